@@ -1,0 +1,11 @@
+//! Symbolic index algebra: integer expressions as polynomials over symbols (lane indices,
+//! block indices, parameters, loop iterations) with non-polynomial operations kept as atoms and
+//! simplified where divisibility makes them exact (Triton's AxisInfo idea).
+
+pub mod atom;
+pub mod poly;
+pub mod predicate;
+
+pub use atom::{Atom, Axis, OpKind, OpNode};
+pub use poly::Poly;
+pub use predicate::{CmpOp, Predicate};

@@ -1,0 +1,269 @@
+//! Abstract interpretation of a kernel body: every variable becomes an index polynomial, a
+//! pointer or a place, and every load and store of memory becomes an [`Access`] with its byte
+//! address, the guards it runs under and its exact span.
+
+mod expr;
+mod geometry;
+mod stmt;
+mod value;
+
+pub use geometry::Geometry;
+pub use value::{MemorySpace, Op, Place, Pointer, Value};
+
+use crate::algebra::{Atom, Poly, Predicate};
+use crate::model::calls::Functions;
+use crate::model::kernel::Kernel;
+use crate::model::layout::Layouts;
+use crate::report::{FieldOf, Unsupported};
+use crate::source::{SourceFile, Span};
+use std::collections::HashMap;
+
+/// One load or store of memory by every lane of a warp.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// The access expression.
+    pub span: Span,
+    /// The index expression.
+    pub index_span: Span,
+    /// The array, as written.
+    pub array: String,
+    /// The index, as written.
+    pub index_text: String,
+    /// Load or store.
+    pub op: Op,
+    /// Global or shared.
+    pub space: MemorySpace,
+    /// Bytes each lane moves.
+    pub width: u64,
+    /// Byte address relative to the array's aligned base.
+    pub address: Poly,
+    /// The struct field accessed, if any.
+    pub field_of: Option<FieldOf>,
+    /// Conditions under which the access runs.
+    pub guards: Vec<Predicate>,
+    /// Things assumed about the access (unknown element type, say).
+    pub notes: Vec<String>,
+}
+
+/// The accesses of a kernel body and what could not be analyzed.
+#[derive(Debug, Default)]
+pub struct KernelBody {
+    /// Accesses in execution order.
+    pub accesses: Vec<Access>,
+    /// Code that was not analyzed, and why.
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// Most nested helper calls followed.
+const MAX_CALL_DEPTH: usize = 8;
+
+/// Walks one kernel.
+pub(crate) struct Interpreter<'a> {
+    file: &'a SourceFile,
+    layouts: &'a Layouts,
+    functions: &'a Functions,
+    geometry: Geometry,
+    scopes: Vec<HashMap<String, Value>>,
+    statics: HashMap<String, Place>,
+    guards: Vec<Predicate>,
+    body: KernelBody,
+    next_id: u32,
+    call_depth: usize,
+    /// Values of `return` expressions in the helper being inlined.
+    returns: Vec<Value>,
+}
+
+/// Interprets a kernel's body under its launch.
+pub fn interpret(file: &SourceFile, syntax: &syn::File, layouts: &Layouts, kernel: &Kernel) -> KernelBody {
+    let functions = Functions::collect(syntax);
+    let mut interpreter = Interpreter {
+        file,
+        layouts,
+        functions: &functions,
+        geometry: Geometry { block: kernel.launch.block },
+        scopes: vec![HashMap::new()],
+        statics: HashMap::new(),
+        guards: Vec::new(),
+        body: KernelBody::default(),
+        next_id: 0,
+        call_depth: 0,
+        returns: Vec::new(),
+    };
+    interpreter.declare_statics(&syntax.items);
+    for input in &kernel.item.sig.inputs {
+        interpreter.bind_parameter(input);
+    }
+    interpreter.block(&kernel.item.block);
+    interpreter.body
+}
+
+impl<'a> Interpreter<'a> {
+    fn fresh_id(&mut self) -> u32 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn span(&self, node: &impl quote::ToTokens) -> Span {
+        self.file.span_of_node(node)
+    }
+
+    fn text(&self, node: &impl quote::ToTokens) -> String {
+        let span = self.span(node);
+        let snippet = self.file.snippet(span);
+        if snippet.is_empty() {
+            quote::ToTokens::to_token_stream(node).to_string()
+        } else {
+            snippet.to_string()
+        }
+    }
+
+    fn unsupported(&mut self, node: &impl quote::ToTokens, message: String) {
+        let span = self.span(node);
+        if !self.body.unsupported.iter().any(|u| u.span == span && u.message == message) {
+            self.body.unsupported.push(Unsupported { span, message });
+        }
+    }
+
+    /// An opaque integer standing for something the analysis cannot follow.
+    fn opaque(&mut self, text: String, lane: bool) -> Poly {
+        let id = self.fresh_id();
+        Poly::opaque(id, text, lane)
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Value> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn define(&mut self, name: String, value: Value) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name, value);
+        }
+    }
+
+    /// Rebinds an existing variable where it was defined.
+    fn assign(&mut self, name: &str, value: Value) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(slot) = scope.get_mut(name) {
+                *slot = value;
+                return;
+            }
+        }
+        self.define(name.to_string(), value);
+    }
+
+    fn declare_statics(&mut self, items: &[syn::Item]) {
+        for item in items {
+            match item {
+                syn::Item::Static(s) => self.declare_static(s),
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        self.declare_statics(items);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A `static` array: shared memory when marked `#[address_space(shared)]`, else global.
+    fn declare_static(&mut self, s: &syn::ItemStatic) {
+        let shared = s.attrs.iter().any(|a| {
+            a.path().segments.last().is_some_and(|seg| seg.ident == "address_space")
+                && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("shared")
+        });
+        let name = s.ident.to_string();
+        let place = Place {
+            array: name.clone(),
+            offset: Poly::default(),
+            layout: self.layouts.layout(&s.ty),
+            space: if shared { MemorySpace::Shared } else { MemorySpace::Global },
+            index: None,
+            field_of: None,
+        };
+        self.statics.insert(name, place);
+    }
+
+    fn bind_parameter(&mut self, input: &syn::FnArg) {
+        let syn::FnArg::Typed(typed) = input else { return };
+        let syn::Pat::Ident(ident) = &*typed.pat else {
+            self.unsupported(&typed.pat, "parameter pattern is not a plain name; its uses are not analyzed".into());
+            return;
+        };
+        let name = ident.ident.to_string();
+        let value = self.parameter_value(&name, &typed.ty, 0);
+        self.define(name, value);
+    }
+
+    /// The value a parameter of type `ty` starts with.
+    fn parameter_value(&mut self, name: &str, ty: &syn::Type, depth: usize) -> Value {
+        let pointer = |elem: &syn::Type, this: &Self| {
+            Value::Pointer(Pointer {
+                array: name.to_string(),
+                offset: Poly::default(),
+                elem: this.layouts.layout(elem),
+                space: MemorySpace::Global,
+                index: None,
+            })
+        };
+        match ty {
+            syn::Type::Reference(r) => match &*r.elem {
+                syn::Type::Slice(s) => pointer(&s.elem, self),
+                elem => pointer(elem, self),
+            },
+            syn::Type::Ptr(p) => pointer(&p.elem, self),
+            syn::Type::Paren(p) => self.parameter_value(name, &p.elem, depth),
+            syn::Type::Path(path) => {
+                let last = path.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                if let Some(fields) = self.layouts.struct_fields(&last).filter(|_| depth < 4) {
+                    let values = fields
+                        .iter()
+                        .map(|(field, ty)| (field.clone(), self.parameter_value(&format!("{name}.{field}"), ty, depth + 1)))
+                        .collect();
+                    Value::Struct(values)
+                } else {
+                    Value::Int(Poly::atom(Atom::Param(name.to_string())))
+                }
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Records an access to a place, one per leaf when a copy is not one wide access.
+    fn access(&mut self, place: &Place, op: Op, span: Span) {
+        let (index_text, index_span) = place.index.clone().unwrap_or_else(|| (String::new(), span));
+        let record = |this: &mut Self, width: u64, offset: Poly, field_of: Option<FieldOf>, notes: Vec<String>| {
+            this.body.accesses.push(Access {
+                span,
+                index_span,
+                array: place.array.clone(),
+                index_text: index_text.clone(),
+                op,
+                space: place.space,
+                width,
+                address: offset,
+                field_of,
+                guards: this.guards.clone(),
+                notes,
+            });
+        };
+        match &place.layout {
+            None => record(
+                self,
+                4,
+                place.offset.clone(),
+                place.field_of.clone(),
+                vec!["element type unknown: 4-byte elements assumed".to_string()],
+            ),
+            Some(layout) if layout.is_single_access() => {
+                record(self, layout.size, place.offset.clone(), place.field_of.clone(), Vec::new())
+            }
+            Some(layout) => {
+                for (field, offset, size) in layout.leaves().into_iter().take(64) {
+                    let field_of = Some(FieldOf { type_name: layout.name.clone(), field, size: layout.size });
+                    let address = place.offset.add(&Poly::constant(offset as i64));
+                    record(self, size, address, field_of, Vec::new());
+                }
+            }
+        }
+    }
+}

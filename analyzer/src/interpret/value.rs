@@ -1,0 +1,113 @@
+//! The abstract values the interpreter tracks for kernel variables.
+
+use crate::algebra::{Poly, Predicate};
+use crate::model::layout::Layout;
+use crate::report::FieldOf;
+use crate::source::Span;
+
+/// Which memory a pointer or place refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum MemorySpace {
+    /// Device global memory.
+    Global,
+    /// Per-block shared memory.
+    Shared,
+}
+
+/// Whether an access reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// A read.
+    Load,
+    /// A write.
+    Store,
+}
+
+impl Op {
+    /// `load` or `store`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Load => "load",
+            Op::Store => "store",
+        }
+    }
+}
+
+/// A pointer into an array: a base assumed 256-byte aligned plus a byte offset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pointer {
+    /// The name the user gave the array (`a`, `p.vx`, `TILE`).
+    pub array: String,
+    /// Bytes from the aligned base.
+    pub offset: Poly,
+    /// Layout of one element, when known.
+    pub elem: Option<Layout>,
+    /// Global or shared.
+    pub space: MemorySpace,
+    /// Index text of the last pointer arithmetic (`i` in `c.add(i)`), for reports.
+    pub index: Option<(String, Span)>,
+}
+
+/// A location in memory that a load or store may use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Place {
+    /// The array the place lies in.
+    pub array: String,
+    /// Bytes from the array's aligned base.
+    pub offset: Poly,
+    /// Layout of the value at the place.
+    pub layout: Option<Layout>,
+    /// Global or shared.
+    pub space: MemorySpace,
+    /// The index, as written, and its span.
+    pub index: Option<(String, Span)>,
+    /// The struct field this place is, if any.
+    pub field_of: Option<FieldOf>,
+}
+
+impl Place {
+    /// The place at the start of a pointer's element.
+    pub fn at(pointer: &Pointer) -> Place {
+        Place {
+            array: pointer.array.clone(),
+            offset: pointer.offset.clone(),
+            layout: pointer.elem.clone(),
+            space: pointer.space,
+            index: pointer.index.clone(),
+            field_of: None,
+        }
+    }
+}
+
+/// The value of a kernel variable as far as memory addressing is concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// An integer (or a number the analysis treats as one).
+    Int(Poly),
+    /// A condition.
+    Bool(Predicate),
+    /// A geometry vector (`thread_idx()`, `index_2d()`): components x, y, z.
+    Vector(Vec<Poly>),
+    /// A pointer or slice.
+    Pointer(Pointer),
+    /// A reference to a place (`&mut *p.add(i)`, `a.get_unchecked(i)`).
+    Place(Place),
+    /// A struct passed by value, by field.
+    Struct(Vec<(String, Value)>),
+    /// A tuple.
+    Tuple(Vec<Value>),
+    /// Nothing worth tracking (floats read from memory, unit).
+    Unknown,
+}
+
+impl Value {
+    /// The integer, if this is one.
+    pub fn as_int(&self) -> Option<&Poly> {
+        match self {
+            Value::Int(p) => Some(p),
+            _ => None,
+        }
+    }
+}

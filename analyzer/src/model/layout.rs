@@ -1,0 +1,384 @@
+//! Memory layout of the types kernels touch: size, alignment and field offsets.
+
+use std::collections::HashMap;
+use syn::{Expr, Fields, Item, Type};
+
+/// Size, alignment and fields of a type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// The type as written (`Particle`, `f32`, `[f32; 4]`).
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+    /// Bytes.
+    pub align: u64,
+    /// Named (or numbered) fields at their offsets; empty for primitives.
+    pub fields: Vec<FieldLayout>,
+    /// Whether the type is a primitive scalar.
+    pub primitive: bool,
+}
+
+/// One field of a struct, tuple or array.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldLayout {
+    /// Field name, or its index for tuples and arrays.
+    pub name: String,
+    /// Byte offset from the start of the value.
+    pub offset: u64,
+    /// The field's own layout.
+    pub layout: Layout,
+}
+
+impl Layout {
+    fn primitive(name: &str, size: u64) -> Layout {
+        Layout { name: name.to_string(), size, align: size, fields: Vec::new(), primitive: true }
+    }
+
+    /// The field with this name.
+    pub fn field(&self, name: &str) -> Option<&FieldLayout> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// Whether a copy of the whole value is one access: power-of-two size up to 16 bytes,
+    /// aligned to its size (a `#[repr(C, align(16))]` four-float struct, `u32`, `f64`).
+    pub fn is_single_access(&self) -> bool {
+        self.primitive || (self.size.is_power_of_two() && self.size <= 16 && self.align >= self.size)
+    }
+
+    /// The primitive leaves of the value with their offsets, in field order: the accesses the
+    /// compiler emits for a copy that is not one wide access.
+    pub fn leaves(&self) -> Vec<(String, u64, u64)> {
+        if self.fields.is_empty() {
+            return vec![(String::new(), 0, self.size)];
+        }
+        let mut out = Vec::new();
+        for field in &self.fields {
+            for (path, offset, size) in field.layout.leaves() {
+                let name = if path.is_empty() { field.name.clone() } else { format!("{}.{path}", field.name) };
+                out.push((name, field.offset + offset, size));
+            }
+        }
+        out
+    }
+}
+
+/// The struct definitions and integer constants of a file.
+#[derive(Debug, Default)]
+pub struct Layouts {
+    structs: HashMap<String, syn::ItemStruct>,
+    /// Integer `const` items, evaluated.
+    pub consts: HashMap<String, i64>,
+}
+
+const MAX_TYPE_DEPTH: usize = 16;
+
+impl Layouts {
+    /// Collects the structs and constants of a file, including those in inline modules.
+    pub fn collect(file: &syn::File) -> Layouts {
+        let mut layouts = Layouts::default();
+        let mut pending_consts = Vec::new();
+        layouts.walk(&file.items, &mut pending_consts);
+        // Constants may refer to each other in any order: resolve until nothing changes.
+        loop {
+            let before = layouts.consts.len();
+            pending_consts.retain(|(name, expr): &(String, Expr)| match layouts.const_value(expr) {
+                Some(v) => {
+                    layouts.consts.insert(name.clone(), v);
+                    false
+                }
+                None => true,
+            });
+            if layouts.consts.len() == before {
+                break;
+            }
+        }
+        layouts
+    }
+
+    fn walk(&mut self, items: &[Item], consts: &mut Vec<(String, Expr)>) {
+        for item in items {
+            match item {
+                Item::Struct(s) => {
+                    self.structs.insert(s.ident.to_string(), s.clone());
+                }
+                Item::Const(c) => consts.push((c.ident.to_string(), (*c.expr).clone())),
+                Item::Static(s) => consts.push((s.ident.to_string(), (*s.expr).clone())),
+                Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        self.walk(items, consts);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The fields of a struct defined in the file, with their types, in declaration order.
+    pub fn struct_fields(&self, name: &str) -> Option<Vec<(String, Type)>> {
+        let def = self.structs.get(name)?;
+        Some(
+            def.fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string()), f.ty.clone()))
+                .collect(),
+        )
+    }
+
+    /// Evaluates a constant integer expression of literals, constants and arithmetic.
+    pub fn const_value(&self, expr: &Expr) -> Option<i64> {
+        match expr {
+            Expr::Lit(lit) => match &lit.lit {
+                syn::Lit::Int(i) => i.base10_parse::<i64>().ok(),
+                _ => None,
+            },
+            Expr::Paren(p) => self.const_value(&p.expr),
+            Expr::Group(g) => self.const_value(&g.expr),
+            Expr::Cast(c) => self.const_value(&c.expr),
+            Expr::Path(p) => {
+                let ident = p.path.segments.last()?.ident.to_string();
+                self.consts.get(&ident).copied()
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.const_value(&u.expr)?.checked_neg(),
+            Expr::Binary(b) => {
+                let (l, r) = (self.const_value(&b.left)?, self.const_value(&b.right)?);
+                use syn::BinOp::*;
+                match b.op {
+                    Add(_) => l.checked_add(r),
+                    Sub(_) => l.checked_sub(r),
+                    Mul(_) => l.checked_mul(r),
+                    Div(_) => l.checked_div(r),
+                    Rem(_) => l.checked_rem(r),
+                    Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                    Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+                    BitAnd(_) => Some(l & r),
+                    BitOr(_) => Some(l | r),
+                    BitXor(_) => Some(l ^ r),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The layout of a type, when it is one kernel-lint knows.
+    pub fn layout(&self, ty: &Type) -> Option<Layout> {
+        self.layout_at(ty, 0)
+    }
+
+    fn layout_at(&self, ty: &Type, depth: usize) -> Option<Layout> {
+        if depth > MAX_TYPE_DEPTH {
+            return None;
+        }
+        match ty {
+            Type::Paren(p) => self.layout_at(&p.elem, depth + 1),
+            Type::Group(g) => self.layout_at(&g.elem, depth + 1),
+            Type::Ptr(_) | Type::Reference(_) => {
+                let fat = matches!(ty, Type::Reference(r) if matches!(*r.elem, Type::Slice(_)));
+                Some(Layout::primitive("pointer", if fat { 16 } else { 8 }))
+            }
+            Type::Array(a) => {
+                let elem = self.layout_at(&a.elem, depth + 1)?;
+                let len = u64::try_from(self.const_value(&a.len)?).ok()?;
+                let size = elem.size.checked_mul(len)?;
+                // Only the first elements are listed: enough for field paths, bounded in size.
+                let fields = (0..len.min(64))
+                    .map(|i| FieldLayout { name: i.to_string(), offset: i * elem.size, layout: elem.clone() })
+                    .collect();
+                Some(Layout {
+                    name: format!("[{}; {len}]", elem.name),
+                    size,
+                    align: elem.align,
+                    fields,
+                    primitive: false,
+                })
+            }
+            Type::Tuple(t) => {
+                let elems: Option<Vec<(String, Layout)>> = t
+                    .elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| Some((i.to_string(), self.layout_at(e, depth + 1)?)))
+                    .collect();
+                Some(c_layout("tuple".to_string(), elems?, None, false))
+            }
+            Type::Path(p) => {
+                let segment = p.path.segments.last()?;
+                let name = segment.ident.to_string();
+                let generic = || match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+                if let Some(layout) = primitive(&name) {
+                    return Some(layout);
+                }
+                if let Some(layout) = vector_type(&name, generic().and_then(|t| self.layout_at(t, depth + 1))) {
+                    return Some(layout);
+                }
+                if matches!(name.as_str(), "MaybeUninit" | "UnsafeCell" | "Cell" | "ManuallyDrop" | "Wrapping") {
+                    return self.layout_at(generic()?, depth + 1);
+                }
+                let def = self.structs.get(&name)?;
+                self.struct_layout(def, depth)
+            }
+            _ => None,
+        }
+    }
+
+    fn struct_layout(&self, def: &syn::ItemStruct, depth: usize) -> Option<Layout> {
+        let mut align_attr = None;
+        let mut packed = false;
+        for attr in def.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+            let _ = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("align") {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let lit: syn::LitInt = content.parse()?;
+                    align_attr = lit.base10_parse::<u64>().ok();
+                } else if meta.path.is_ident("packed") {
+                    packed = true;
+                    if meta.input.peek(syn::token::Paren) {
+                        let content;
+                        syn::parenthesized!(content in meta.input);
+                        let _: syn::LitInt = content.parse()?;
+                    }
+                }
+                Ok(())
+            });
+        }
+        let fields: Option<Vec<(String, Layout)>> = match &def.fields {
+            Fields::Named(named) => named
+                .named
+                .iter()
+                .map(|f| Some((f.ident.as_ref()?.to_string(), self.layout_at(&f.ty, depth + 1)?)))
+                .collect(),
+            Fields::Unnamed(unnamed) => unnamed
+                .unnamed
+                .iter()
+                .enumerate()
+                .map(|(i, f)| Some((i.to_string(), self.layout_at(&f.ty, depth + 1)?)))
+                .collect(),
+            Fields::Unit => Some(Vec::new()),
+        };
+        Some(c_layout(def.ident.to_string(), fields?, align_attr, packed))
+    }
+}
+
+/// Lays out fields in declaration order with C padding rules.
+fn c_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u64>, packed: bool) -> Layout {
+    let mut offset = 0u64;
+    let mut align = 1u64;
+    let mut out = Vec::with_capacity(fields.len());
+    for (field_name, layout) in fields {
+        let field_align = if packed { 1 } else { layout.align.max(1) };
+        offset = offset.next_multiple_of(field_align);
+        align = align.max(field_align);
+        out.push(FieldLayout { name: field_name, offset, layout: layout.clone() });
+        offset += layout.size;
+    }
+    if let Some(a) = align_attr.filter(|a| a.is_power_of_two()) {
+        align = align.max(a);
+    }
+    Layout { name, size: offset.next_multiple_of(align), align, fields: out, primitive: false }
+}
+
+fn primitive(name: &str) -> Option<Layout> {
+    let size = match name {
+        "u8" | "i8" | "bool" => 1,
+        "u16" | "i16" | "f16" | "bf16" => 2,
+        "u32" | "i32" | "f32" | "char" => 4,
+        "u64" | "i64" | "f64" | "usize" | "isize" => 8,
+        "u128" | "i128" => 16,
+        _ => return None,
+    };
+    Some(Layout::primitive(name, size))
+}
+
+/// glam's vector types as compiled for CUDA, and vek's generic `Vec2<T>`/`Vec3<T>`/`Vec4<T>`.
+fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
+    let (scalar, lanes, align) = match name {
+        "Vec2" | "UVec2" | "IVec2" if generic.is_none() => (4, 2, 8),
+        "Vec3" | "UVec3" | "IVec3" if generic.is_none() => (4, 3, 4),
+        "Vec4" | "UVec4" | "IVec4" | "Vec3A" | "Quat" if generic.is_none() => (4, 4, 16),
+        "DVec2" => (8, 2, 16),
+        "DVec3" => (8, 3, 8),
+        "DVec4" => (8, 4, 16),
+        "Vec2" | "Vec3" | "Vec4" | "Rgba" | "Rgb" => {
+            let g = generic?;
+            let lanes = match name {
+                "Vec2" => 2,
+                "Vec3" | "Rgb" => 3,
+                _ => 4,
+            };
+            (g.size, lanes, g.align)
+        }
+        _ => return None,
+    };
+    let names = ["x", "y", "z", "w"];
+    let fields = (0..lanes)
+        .map(|i| FieldLayout {
+            name: names[i as usize].to_string(),
+            offset: i * scalar,
+            layout: Layout::primitive(if scalar == 8 { "f64" } else { "f32" }, scalar),
+        })
+        .collect();
+    let size = (scalar * lanes).next_multiple_of(align);
+    Some(Layout { name: name.to_string(), size, align, fields, primitive: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layouts(src: &str) -> Layouts {
+        Layouts::collect(&syn::parse_file(src).unwrap())
+    }
+
+    fn layout_of(l: &Layouts, ty: &str) -> Layout {
+        l.layout(&syn::parse_str(ty).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn repr_c_padding_and_alignment() {
+        let l = layouts(
+            "#[repr(C)] struct P { x: f32, y: f32, z: f32, vx: f32, vy: f32, vz: f32 }
+             #[repr(C, align(16))] struct F4 { x: f32, y: f32, z: f32, w: f32 }
+             #[repr(C)] struct Mixed { a: u8, b: f64, c: u16 }
+             #[repr(C)] struct Nested { p: (u8, u32), arr: [u16; 3], inner: F4 }",
+        );
+        let p = layout_of(&l, "P");
+        assert_eq!((p.size, p.align, p.field("vx").unwrap().offset), (24, 4, 12));
+        assert!(!p.is_single_access());
+        let f4 = layout_of(&l, "F4");
+        assert_eq!((f4.size, f4.align), (16, 16));
+        assert!(f4.is_single_access());
+        let m = layout_of(&l, "Mixed");
+        assert_eq!((m.size, m.field("b").unwrap().offset, m.field("c").unwrap().offset), (24, 8, 16));
+        let n = layout_of(&l, "Nested");
+        assert_eq!(n.field("inner").unwrap().offset, 16);
+        assert_eq!(n.size, 32);
+        assert_eq!(n.leaves()[1], ("p.1".to_string(), 4, 4));
+    }
+
+    #[test]
+    fn arrays_with_const_lengths_and_wrappers() {
+        let l = layouts("const LEN: usize = 1 << 20; const TWICE: usize = LEN * 2; struct A { x: [f32; LEN], y: [f32; TWICE] }");
+        let a = layout_of(&l, "A");
+        assert_eq!(a.field("y").unwrap().offset, 4 << 20);
+        assert_eq!(a.size, 12 << 20);
+        assert_eq!(layout_of(&l, "MaybeUninit<[f32; 33]>").size, 132);
+        assert_eq!(layout_of(&l, "[[f32; 33]; 32]").size, 33 * 32 * 4);
+    }
+
+    #[test]
+    fn vector_types() {
+        let l = layouts("");
+        assert_eq!(layout_of(&l, "glam::Vec4").align, 16);
+        assert_eq!(layout_of(&l, "Vec3").size, 12);
+        assert_eq!(layout_of(&l, "vek::Vec3<f64>").size, 24);
+        assert_eq!(layout_of(&l, "UVec2").size, 8);
+    }
+}

@@ -1,0 +1,94 @@
+//! Source files and the spans that point into them.
+
+use serde::Serialize;
+
+/// One source file as given by the user: its path as written and its text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The path as the user gave it (printed back unchanged).
+    pub path: String,
+    /// The whole text of the file.
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+/// A region of a source file: byte offsets plus 1-based line and column of its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+pub struct Span {
+    /// Byte offset of the first character.
+    pub start: usize,
+    /// Byte offset one past the last character.
+    pub end: usize,
+    /// 1-based line of the first character.
+    pub line: usize,
+    /// 1-based column (in characters) of the first character.
+    pub column: usize,
+}
+
+impl SourceFile {
+    /// Wraps a file's text, indexing its line starts.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self {
+            path: path.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// Byte offset of a 1-based line and 0-based character column, as proc-macro2 reports them.
+    pub fn offset(&self, line: usize, column: usize) -> usize {
+        let Some(&start) = self.line_starts.get(line.saturating_sub(1)) else {
+            return self.text.len();
+        };
+        let rest = &self.text[start..];
+        let within = rest
+            .char_indices()
+            .nth(column)
+            .map(|(i, _)| i)
+            .unwrap_or(rest.len());
+        start + within
+    }
+
+    /// The span of a syntax node's tokens.
+    pub fn span_of(&self, span: proc_macro2::Span) -> Span {
+        let (start, end) = (span.start(), span.end());
+        let start_byte = self.offset(start.line, start.column);
+        let end_byte = self.offset(end.line, end.column).max(start_byte);
+        Span {
+            start: start_byte,
+            end: end_byte,
+            line: start.line.max(1),
+            column: start.column + 1,
+        }
+    }
+
+    /// The span of a syntax node, from its first to its last token.
+    pub fn span_of_node(&self, node: &impl quote::ToTokens) -> Span {
+        let mut tokens = node.to_token_stream().into_iter();
+        let Some(first) = tokens.next() else {
+            return self.span_of(proc_macro2::Span::call_site());
+        };
+        let first = self.span_of(first.span());
+        let last = tokens.last().map(|t| self.span_of(t.span())).unwrap_or(first);
+        Span {
+            end: last.end.max(first.end),
+            ..first
+        }
+    }
+
+    /// The source text of a span.
+    pub fn snippet(&self, span: Span) -> &str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+
+    /// The 1-based line and column of a byte offset.
+    pub fn line_column(&self, offset: usize) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        let column = self.text.get(start..offset).map_or(0, |s| s.chars().count());
+        (line, column + 1)
+    }
+}

@@ -1,0 +1,6 @@
+//! The warp and sector model: which lanes a warp holds, which 32-byte sectors their byte ranges
+//! touch, and the verdict for an access.
+
+pub mod lanes;
+pub mod predict;
+pub mod sectors;

@@ -1,0 +1,109 @@
+//! The findings model: what a lint reports, independent of how it is rendered.
+
+use kernel_lint_analyzer::Span;
+use serde::Serialize;
+
+/// How seriously a lint's findings are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Not reported.
+    Allow,
+    /// Reported as information; does not fail a run.
+    Note,
+    /// Reported; fails `check` (exit 1).
+    Warn,
+    /// Reported as an error; fails `check` (exit 1).
+    Deny,
+}
+
+impl Level {
+    /// Parses `allow`, `note`, `warn` or `deny`.
+    pub fn parse(text: &str) -> Option<Level> {
+        match text {
+            "allow" => Some(Level::Allow),
+            "note" => Some(Level::Note),
+            "warn" => Some(Level::Warn),
+            "deny" => Some(Level::Deny),
+            _ => None,
+        }
+    }
+
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Note => "note",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
+        }
+    }
+}
+
+/// Whether a fix may be applied without review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applicability {
+    /// Preserves behaviour; may be applied automatically.
+    Safe,
+    /// Changes behaviour or layout; needs review.
+    Unsafe,
+    /// Shown to the user, never applied.
+    DisplayOnly,
+}
+
+/// One text replacement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Edit {
+    /// What is replaced.
+    pub span: Span,
+    /// The new text.
+    pub replacement: String,
+}
+
+/// A suggested change to the source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fix {
+    /// What the fix does, one line.
+    pub title: String,
+    /// Whether it may be applied without review.
+    pub applicability: Applicability,
+    /// The replacements, non-overlapping.
+    pub edits: Vec<Edit>,
+}
+
+/// A span with a message under it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Label {
+    /// Where.
+    pub span: Span,
+    /// What to say there.
+    pub message: String,
+}
+
+/// One finding of one lint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    /// Lint code, `KL001`.
+    pub code: &'static str,
+    /// Lint name, `strided-access`.
+    pub name: &'static str,
+    /// The level it is reported at.
+    pub level: Level,
+    /// The file, as given.
+    pub file: String,
+    /// The kernel it was found in.
+    pub kernel: String,
+    /// One lowercase sentence with the numbers, no trailing period.
+    pub message: String,
+    /// The main span and its label.
+    pub primary: Label,
+    /// Further spans worth showing.
+    pub secondary: Vec<Label>,
+    /// What to do instead, one line.
+    pub help: Option<String>,
+    /// Assumptions and context.
+    pub notes: Vec<String>,
+    /// Suggested code changes.
+    pub fixes: Vec<Fix>,
+}

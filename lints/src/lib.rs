@@ -1,0 +1,227 @@
+//! The lints of kernel-lint: one file per lint under [`rules`], each declared with its code,
+//! name, default level and user documentation, registered in [`LINTS`].
+
+pub mod diagnostic;
+pub mod rules;
+
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Level};
+
+use kernel_lint_analyzer::{AccessReport, FileReport, KernelReport};
+use std::collections::HashMap;
+
+/// What a lint's check sees: one access of one kernel in one file.
+pub struct AccessContext<'a> {
+    /// The file.
+    pub file: &'a FileReport,
+    /// The kernel.
+    pub kernel: &'a KernelReport,
+    /// The access.
+    pub access: &'a AccessReport,
+}
+
+/// What a lint reports, before its code, level and location are attached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// One lowercase sentence with the numbers, no trailing period.
+    pub message: String,
+    /// The label under the primary span.
+    pub label: String,
+    /// The primary span (the index expression, usually).
+    pub span: kernel_lint_analyzer::Span,
+    /// What to do instead, one line.
+    pub help: Option<String>,
+    /// Assumptions and context.
+    pub notes: Vec<String>,
+}
+
+/// A lint: its identity, documentation and check.
+pub struct Lint {
+    /// `KL001`.
+    pub code: &'static str,
+    /// `strided-access`.
+    pub name: &'static str,
+    /// The level it runs at unless configured otherwise.
+    pub default_level: Level,
+    /// The documentation: what it does, why it matters, an example, the fix.
+    pub docs: &'static str,
+    /// The check, run on every access.
+    pub check: fn(&AccessContext<'_>) -> Option<Finding>,
+}
+
+impl Lint {
+    /// The first sentence of the documentation.
+    pub fn summary(&self) -> &'static str {
+        self.docs.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).unwrap_or("")
+    }
+}
+
+/// Declares a lint; its doc comment becomes its documentation.
+#[macro_export]
+macro_rules! declare_lint {
+    ($(#[doc = $doc:literal])+ pub static $ident:ident = { code: $code:literal, name: $name:literal, level: $level:ident, check: $check:path $(,)? }) => {
+        $(#[doc = $doc])+
+        pub static $ident: $crate::Lint = $crate::Lint {
+            code: $code,
+            name: $name,
+            default_level: $crate::Level::$level,
+            docs: concat!($($doc, "\n"),+),
+            check: $check,
+        };
+    };
+}
+
+/// Every lint, in code order.
+pub static LINTS: &[&Lint] = &[
+    &rules::kl001_strided_access::STRIDED_ACCESS,
+    &rules::kl002_array_of_structs_access::ARRAY_OF_STRUCTS_ACCESS,
+    &rules::kl003_misaligned_access::MISALIGNED_ACCESS,
+    &rules::kl004_transposed_access::TRANSPOSED_ACCESS,
+    &rules::kl005_data_dependent_gather::DATA_DEPENDENT_GATHER,
+    &rules::kl006_unanalyzable_index::UNANALYZABLE_INDEX,
+];
+
+/// Finds a lint by code (`KL001`, any case) or name (`strided-access`).
+pub fn find(key: &str) -> Option<&'static Lint> {
+    LINTS.iter().copied().find(|l| l.code.eq_ignore_ascii_case(key) || l.name == key)
+}
+
+/// Levels chosen by the user, by lint code; the rest run at their default.
+#[derive(Debug, Clone, Default)]
+pub struct LintLevels {
+    overrides: HashMap<&'static str, Level>,
+}
+
+impl LintLevels {
+    /// Sets the level of a lint given by code or name; an error names an unknown lint.
+    pub fn set(&mut self, key: &str, level: Level) -> Result<(), String> {
+        let lint = find(key).ok_or_else(|| format!("unknown lint `{key}`"))?;
+        self.overrides.insert(lint.code, level);
+        Ok(())
+    }
+
+    /// The level a lint runs at.
+    pub fn level(&self, lint: &Lint) -> Level {
+        self.overrides.get(lint.code).copied().unwrap_or(lint.default_level)
+    }
+}
+
+/// Runs every enabled lint over a file's accesses, in source order.
+pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for kernel in &file.kernels {
+        for access in &kernel.accesses {
+            let cx = AccessContext { file, kernel, access };
+            for lint in LINTS {
+                let level = levels.level(lint);
+                if level == Level::Allow {
+                    continue;
+                }
+                if let Some(finding) = (lint.check)(&cx) {
+                    out.push(Diagnostic {
+                        code: lint.code,
+                        name: lint.name,
+                        level,
+                        file: file.path.clone(),
+                        kernel: kernel.name.clone(),
+                        message: finding.message,
+                        primary: Label { span: finding.span, message: finding.label },
+                        secondary: Vec::new(),
+                        help: finding.help,
+                        notes: finding.notes,
+                        fixes: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Text pieces shared by the lints' messages.
+pub mod text {
+    use kernel_lint_analyzer::{AccessReport, KernelReport, Prediction};
+
+    /// `a[k]`, `p[idx].vx`, `*c.add(i)` as the user would name the element.
+    pub fn element(access: &AccessReport) -> String {
+        let base = if access.index.is_empty() { access.array.clone() } else { format!("{}[{}]", access.array, access.index) };
+        match &access.field_of {
+            Some(field) => format!("{base}.{}", field.field),
+            None => base,
+        }
+    }
+
+    /// `4` or `4.5`: a figure without needless decimals.
+    pub fn figure(value: f64) -> String {
+        if (value - value.round()).abs() < 1e-9 {
+            format!("{}", value.round() as i64)
+        } else {
+            format!("{value:.2}")
+        }
+    }
+
+    /// `8 sectors per request where 4 would do (50% efficiency)`.
+    pub fn cost(prediction: &Prediction) -> String {
+        match (prediction.sectors_per_request, prediction.ideal_sectors_per_request, prediction.efficiency) {
+            (Some(s), Some(i), Some(e)) => format!(
+                "{} sectors per request where {} would do ({}% efficiency)",
+                figure(s),
+                figure(i),
+                percent(e)
+            ),
+            _ => {
+                let cases: Vec<String> = prediction
+                    .cases
+                    .iter()
+                    .map(|c| format!("{} when {}", figure(c.sectors_per_request), c.condition))
+                    .collect();
+                format!("sectors per request: {}", cases.join(", "))
+            }
+        }
+    }
+
+    /// `80`, `16.7`, `12.5`: a percentage with one decimal where it has one.
+    pub fn percent(ratio: f64) -> String {
+        let tenths = (ratio * 1000.0).round() / 10.0;
+        if (tenths - tenths.round()).abs() < 1e-9 {
+            format!("{}", tenths.round() as i64)
+        } else {
+            format!("{tenths:.1}")
+        }
+    }
+
+    /// The launch assumption, as a note.
+    pub fn launch_note(kernel: &KernelReport) -> String {
+        let [x, y, z] = kernel.launch.block;
+        let source = match kernel.launch.block_source {
+            kernel_lint_analyzer::BlockSource::Config => "from the configuration",
+            kernel_lint_analyzer::BlockSource::Hint => "from the `kernel-lint: block(..)` hint",
+            kernel_lint_analyzer::BlockSource::Launch => "from the launch site",
+            kernel_lint_analyzer::BlockSource::Default => {
+                "assumed: no configuration or hint gives it (add `// kernel-lint: block(x, y)` above the kernel)"
+            }
+        };
+        format!("block ({x}, {y}, {z}) {source}")
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use kernel_lint_analyzer::{analyze_source, LaunchPlan, SourceFile};
+
+    /// The findings of one lint on a snippet.
+    pub fn findings(code: &str, source: &str) -> Vec<Finding> {
+        let file = SourceFile::new("snippet.rs", source);
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("snippet parses");
+        let lint = find(code).expect("lint exists");
+        let mut out = Vec::new();
+        for kernel in &report.kernels {
+            for access in &kernel.accesses {
+                if let Some(f) = (lint.check)(&AccessContext { file: &report, kernel, access }) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,94 @@
+use crate::text::{cost, element, launch_note};
+use crate::{declare_lint, AccessContext, Finding};
+use kernel_lint_analyzer::AccessClass;
+
+declare_lint! {
+    /// ## What it does
+    /// Finds global-memory accesses whose neighbouring lanes are a constant distance apart that
+    /// is wider than one element: `data[tid * stride]`, `image[3 * i + 0]`.
+    ///
+    /// ## Why is this bad?
+    /// The hardware serves a warp's request in 32-byte sectors. With a stride of 2 floats a
+    /// warp touches 8 sectors to use 4 sectors' worth of bytes (50 %); with a stride of 8 floats
+    /// or more, every lane pays for a sector of its own (32 sectors, 12.5 %).
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// let idx = thread::index_1d() as usize * stride;
+    /// out[i] = data[idx];
+    /// ```
+    /// Use instead: arrange the data so that lane `i` reads element `i` (store each interleaved
+    /// component in its own array), or load a contiguous tile into shared memory and pick the
+    /// strided elements from there.
+    pub static STRIDED_ACCESS = {
+        code: "KL001",
+        name: "strided-access",
+        level: Warn,
+        check: check,
+    }
+}
+
+fn check(cx: &AccessContext<'_>) -> Option<Finding> {
+    let p = cx.access.prediction.as_ref()?;
+    if p.class != AccessClass::Strided {
+        return None;
+    }
+    let distance = match (p.stride_bytes, p.sectors_per_request) {
+        (Some(bytes), Some(_)) => format!("lanes are {bytes} bytes apart"),
+        _ => format!("the lane stride is `{}` elements", p.row_length.as_deref().unwrap_or("unknown")),
+    };
+    let interleaved = p.stride_bytes.is_some_and(|s| s > 0 && (s as u64) < 32 && s as u64 % cx.access.elem_bytes == 0);
+    let help = if interleaved {
+        "interleaved components: store each one in its own array (planar, structure of arrays) or pack them into one aligned vector per lane"
+    } else {
+        "make consecutive lanes read consecutive elements (store the data with unit stride), or stage a contiguous tile in shared memory and read the strided elements from there"
+    };
+    let mut notes = vec![launch_note(cx.kernel)];
+    notes.extend(p.assumptions.iter().cloned());
+    Some(Finding {
+        message: format!("strided access to `{}`: {distance}, {}", element(cx.access), cost(p)),
+        label: match p.stride_bytes {
+            Some(bytes) => format!("lane stride {bytes} bytes"),
+            None => "lane stride depends on a runtime value".to_string(),
+        },
+        span: cx.access.index_span,
+        help: Some(help.to_string()),
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::findings;
+
+    #[test]
+    fn constant_stride_is_reported_with_numbers() {
+        let found = findings(
+            "KL001",
+            "#[kernel] pub unsafe fn k(a: &[f32], out: *mut f32) { let i = thread::index_1d() as usize; *out.add(i) = a[2 * i]; }",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].message,
+            "strided access to `a[2 * i]`: lanes are 8 bytes apart, 8 sectors per request where 4 would do (50% efficiency)"
+        );
+        assert_eq!(found[0].label, "lane stride 8 bytes");
+    }
+
+    #[test]
+    fn runtime_stride_reports_each_case() {
+        let found = findings(
+            "KL001",
+            "#[kernel] pub unsafe fn k(a: &[f32], stride: u32) { let i = (thread::index_1d() * stride) as usize; let v = a[i]; }",
+        );
+        assert_eq!(
+            found[0].message,
+            "strided access to `a[i]`: the lane stride is `stride` elements, sectors per request: 4 when stride == 1, 8 when stride == 2, 16 when stride == 4, 32 when stride >= 8"
+        );
+    }
+
+    #[test]
+    fn unit_stride_is_not_reported() {
+        assert!(findings("KL001", "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize]; }").is_empty());
+    }
+}

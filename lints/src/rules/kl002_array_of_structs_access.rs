@@ -1,0 +1,91 @@
+use crate::text::{cost, element, launch_note};
+use crate::{declare_lint, AccessContext, Finding};
+use kernel_lint_analyzer::AccessClass;
+
+declare_lint! {
+    /// ## What it does
+    /// Finds accesses to one field of an array of structs, `particles[i].x`, where consecutive
+    /// lanes are one struct size apart.
+    ///
+    /// ## Why is this bad?
+    /// Each lane wants 4 bytes but the warp's addresses are spread over 32 × the struct size:
+    /// reading `x` of a 24-byte particle costs 24 sectors per request where 4 would do
+    /// (16.7 %). The rest of every sector is fetched and thrown away.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// #[repr(C)] struct Particle { x: f32, y: f32, z: f32, vx: f32, vy: f32, vz: f32 }
+    /// let x = (*p.add(i)).x;
+    /// ```
+    /// Use instead: a structure of arrays (`struct Particles { x: *mut f32, vx: *mut f32, .. }`
+    /// read as `*p.x.add(i)`), or, for structs of 8 or 16 bytes, `#[repr(C, align(16))]` and
+    /// one copy of the whole element per lane.
+    pub static ARRAY_OF_STRUCTS_ACCESS = {
+        code: "KL002",
+        name: "array-of-structs-access",
+        level: Warn,
+        check: check,
+    }
+}
+
+fn check(cx: &AccessContext<'_>) -> Option<Finding> {
+    let p = cx.access.prediction.as_ref()?;
+    let field = cx.access.field_of.as_ref()?;
+    if p.class != AccessClass::Aos {
+        return None;
+    }
+    let help = if field.size.is_power_of_two() && field.size <= 16 {
+        format!(
+            "give `{}` `#[repr(C, align({}))]` and copy whole elements (one {}-byte load per lane), or store it as a structure of arrays",
+            field.type_name, field.size, field.size
+        )
+    } else {
+        format!("store `{}` as a structure of arrays (one array per field) so that lanes read consecutive values", field.type_name)
+    };
+    let mut notes = vec![launch_note(cx.kernel)];
+    notes.extend(p.assumptions.iter().cloned());
+    Some(Finding {
+        message: format!(
+            "array-of-structs access `{}`: a {}-byte field of the {}-byte `{}`, {}",
+            element(cx.access),
+            cx.access.elem_bytes,
+            field.size,
+            field.type_name,
+            cost(p)
+        ),
+        label: format!("lanes are {} bytes apart", field.size),
+        span: cx.access.span,
+        help: Some(help),
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::findings;
+
+    #[test]
+    fn field_of_a_24_byte_struct() {
+        let found = findings(
+            "KL002",
+            "#[repr(C)] struct P { x: f32, y: f32, z: f32, vx: f32, vy: f32, vz: f32 }
+             #[kernel] pub unsafe fn k(p: *mut P) { let i = thread::index_1d() as usize; let v = (*p.add(i)).vx; }",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].message,
+            "array-of-structs access `p[i].vx`: a 4-byte field of the 24-byte `P`, 24 sectors per request where 4 would do (16.7% efficiency)"
+        );
+        assert!(found[0].help.as_deref().unwrap().starts_with("store `P` as a structure of arrays"));
+    }
+
+    #[test]
+    fn wide_aligned_copy_is_fine() {
+        let found = findings(
+            "KL002",
+            "#[repr(C, align(16))] struct F4 { x: f32, y: f32, z: f32, w: f32 }
+             #[kernel] pub unsafe fn k(a: &[F4], out: *mut F4) { let i = thread::index_1d() as usize; *out.add(i) = a[i]; }",
+        );
+        assert!(found.is_empty());
+    }
+}

@@ -1,0 +1,82 @@
+use crate::text::{cost, element, figure, launch_note};
+use crate::{declare_lint, AccessContext, Finding};
+use kernel_lint_analyzer::AccessClass;
+
+declare_lint! {
+    /// ## What it does
+    /// Finds accesses whose lanes read consecutive elements but whose run does not start on a
+    /// 32-byte sector boundary: `a[i + offset]` with an offset that is not a multiple of
+    /// 8 floats.
+    ///
+    /// ## Why is this bad?
+    /// A warp reading 128 contiguous bytes needs 4 sectors when they are aligned and 5 when
+    /// they are not (80 %). The verdict depends on the offset's value, which is reported as a
+    /// condition when it is not known.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// let k = thread::index_1d() + offset;
+    /// let v = a[k as usize];
+    /// ```
+    /// Use instead: keep offsets and sub-slice starts at multiples of 32 bytes (pad the rows),
+    /// or let each thread handle an aligned element and apply the offset on the other side.
+    pub static MISALIGNED_ACCESS = {
+        code: "KL003",
+        name: "misaligned-access",
+        level: Warn,
+        check: check,
+    }
+}
+
+fn check(cx: &AccessContext<'_>) -> Option<Finding> {
+    let p = cx.access.prediction.as_ref()?;
+    if p.class != AccessClass::Misaligned {
+        return None;
+    }
+    let unless = p
+        .cases
+        .first()
+        .map(|c| format!(" unless {} ({} then)", c.condition, figure(c.sectors_per_request)))
+        .unwrap_or_default();
+    let mut notes = vec![launch_note(cx.kernel)];
+    notes.extend(p.assumptions.iter().cloned());
+    Some(Finding {
+        message: format!("misaligned access to `{}`: {}{unless}", element(cx.access), cost(p)),
+        label: "the warp's run starts off a 32-byte sector boundary".to_string(),
+        span: cx.access.index_span,
+        help: Some(
+            "start each warp's run on a 32-byte boundary: keep offsets a multiple of 32 bytes, or pad rows to a multiple of 32 bytes"
+                .to_string(),
+        ),
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::findings;
+
+    #[test]
+    fn unknown_offset_gives_the_condition() {
+        let found = findings(
+            "KL003",
+            "#[kernel] pub unsafe fn k(a: &[f32], offset: u32) { let k = thread::index_1d() + offset; let v = a[k as usize]; }",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].message,
+            "misaligned access to `a[k as usize]`: 5 sectors per request where 4 would do (80% efficiency) unless offset % 8 == 0 (4 then)"
+        );
+    }
+
+    #[test]
+    fn constant_offset_of_one_float() {
+        let found = findings("KL003", "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize + 1]; }");
+        assert_eq!(found[0].message, "misaligned access to `a[thread::index_1d() as usize + 1]`: 5 sectors per request where 4 would do (80% efficiency)");
+    }
+
+    #[test]
+    fn aligned_offset_is_fine() {
+        assert!(findings("KL003", "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize + 8]; }").is_empty());
+    }
+}
