@@ -146,6 +146,7 @@ pub mod text {
         let base = if access.index.is_empty() { access.array.clone() } else { format!("{}[{}]", access.array, access.index) };
         match &access.field_of {
             Some(field) => format!("{base}.{}", field.field),
+            None if access.index.is_empty() => format!("*{}", access.array),
             None => base,
         }
     }

@@ -183,7 +183,7 @@ impl<'a> Interpreter<'a> {
         for (name, steps) in assigned.by_name {
             let Some(Value::Int(start)) = self.lookup(&name).cloned() else { continue };
             let step = match steps.as_slice() {
-                [Some(step)] => self.value(step).as_int().cloned().filter(|s| !s.is_lane_dependent()),
+                [Some(step)] => self.dry_run(step).as_int().cloned().filter(|s| !s.is_lane_dependent()),
                 _ => None,
             };
             let value = match step {
@@ -204,6 +204,18 @@ impl<'a> Interpreter<'a> {
         if pushed {
             self.guards.pop();
         }
+    }
+}
+
+impl Interpreter<'_> {
+    /// Evaluates an expression for its value only: accesses and notes it would record are
+    /// dropped (the loop body records them when it is walked).
+    fn dry_run(&mut self, expr: &Expr) -> Value {
+        let (accesses, unsupported) = (self.body.accesses.len(), self.body.unsupported.len());
+        let value = self.value(expr);
+        self.body.accesses.truncate(accesses);
+        self.body.unsupported.truncate(unsupported);
+        value
     }
 }
 

@@ -101,15 +101,20 @@ struct Outcome {
     broadcast: bool,
 }
 
-/// Everything fixed for one access under one launch.
+/// Everything fixed for one access under one launch and one choice of unknown values.
 struct Setup<'a> {
     launch: &'a ResolvedLaunch,
     lane_part: Poly,
     guards: &'a [Predicate],
     width: u64,
+    /// Start residues mod 32 that varying uniform terms (block index, loop iteration) cycle
+    /// through, each equally often.
     residues: Vec<i64>,
+    /// Shifts that fixed unknown uniform terms (an offset) may add, besides 0.
+    shifts: Vec<i64>,
+    alignment: Vec<(String, i64)>,
     samples: i64,
-    warps: Vec<Warp>,
+    warps: &'a [Warp],
 }
 
 /// Predicts what one warp does with an access under a launch.
@@ -133,113 +138,57 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         return unknowable(class, assumptions);
     }
 
-    let is_lane = |m: &Vec<Atom>| m.iter().any(Atom::is_lane_dependent);
-    let lane_part = address.filter_terms(is_lane);
-    let uniform_part = address.filter_terms(|m| !is_lane(m));
-
-    // Uniform terms shift the whole warp: varying ones (block index, loop iteration) cycle the
-    // start through a subgroup of residues mod 32; fixed unknown ones decide alignment.
-    let mut varying_gcd = 0i64;
-    let mut alignment: Vec<(String, i64)> = Vec::new();
-    for (monomial, coefficient) in uniform_part.terms() {
-        if monomial.is_empty() {
-            continue;
-        }
-        if monomial.iter().any(Atom::is_varying) {
-            varying_gcd = gcd(varying_gcd, coefficient);
-        } else {
-            let name = monomial.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("*");
-            alignment.push((name, coefficient));
-        }
-    }
-    let base = uniform_part.constant_term().rem_euclid(SECTOR_BYTES);
-    let step = gcd(varying_gcd, SECTOR_BYTES);
-    let residues: Vec<i64> = if step == 0 || step == SECTOR_BYTES {
-        vec![base]
-    } else {
-        (0..SECTOR_BYTES / step).map(|k| (base + k * step).rem_euclid(SECTOR_BYTES)).collect()
-    };
-
     // In `x * rows + y` the unknown is a row length, not a small stride.
     let transposed = is_transposed(&access.address, access.width);
-    let mut unknowns: Vec<(Atom, Role)> = Vec::new();
-    let mut lane_varying = false;
-    for (monomial, _) in lane_part.terms() {
-        let scales_x = monomial.contains(&Atom::ThreadIdx(Axis::X)) && !transposed;
-        for atom in monomial {
-            atom.visit(&mut |a| {
-                if a.is_varying() && !matches!(a, Atom::Op(_)) {
-                    lane_varying = true;
-                }
-                if is_fixed_unknown(a) {
-                    let role = if scales_x { Role::Stride } else { Role::Pitch };
-                    match unknowns.iter_mut().find(|(u, _)| u == a) {
-                        Some((_, r)) if role == Role::Stride => *r = Role::Stride,
-                        Some(_) => {}
-                        None => unknowns.push((a.clone(), role)),
-                    }
-                }
-            });
-        }
+    let unknowns = unknowns_of(&address, transposed);
+    let warps = warps(launch.block);
+    let mut results: Vec<(BTreeMap<Atom, i64>, Outcome, Option<(Outcome, String)>)> = Vec::new();
+    for combo in combinations(&unknowns) {
+        let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
+        let Some(aligned) = setup.outcome(0) else {
+            assumptions.push("no lane runs this access under the assumed launch and parameters".into());
+            return unknowable(AccessClass::Unknown, assumptions);
+        };
+        let misaligned = setup
+            .shifts
+            .iter()
+            .filter_map(|&s| setup.outcome(s))
+            .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
+            .filter(|m| m.sectors > aligned.sectors + 1e-9)
+            .map(|m| (m, setup.alignment_condition()));
+        results.push((combo, aligned, misaligned));
     }
+    let worst = |r: &(BTreeMap<Atom, i64>, Outcome, Option<(Outcome, String)>)| r.2.as_ref().map_or(r.1, |m| m.0);
 
-    let setup = Setup {
-        launch,
-        lane_part,
-        guards: &access.guards,
-        width: access.width,
-        residues,
-        samples: if lane_varying { VARYING_SAMPLES } else { 1 },
-        warps: warps(launch.block),
+    let mut cases = Vec::new();
+    let all_same = results.windows(2).all(|w| (worst(&w[0]).sectors - worst(&w[1]).sectors).abs() < 1e-9);
+    let has_stride = unknowns.iter().any(|(_, role)| *role == Role::Stride);
+    let headline = if all_same || !has_stride {
+        // Row pitches are assumed aligned (the first candidate); the odd case is reported.
+        if !all_same {
+            cases = describe_cases(&unknowns, &results.iter().map(|r| (r.0.clone(), worst(r).sectors)).collect::<Vec<_>>());
+            for (atom, _) in &unknowns {
+                assumptions.push(format!("assumes `{atom}` % 32 == 0, a row length that keeps rows sector-aligned"));
+            }
+        }
+        let (_, aligned, misaligned) = &results[0];
+        if let Some((m, condition)) = misaligned {
+            cases.push(Case { condition: condition.clone(), sectors_per_request: round2(aligned.sectors) });
+            assumptions.push(format!("assumes {} (the start is not sector-aligned)", negate(condition)));
+            Some(*m)
+        } else {
+            Some(*aligned)
+        }
+    } else {
+        cases = describe_cases(&unknowns, &results.iter().map(|r| (r.0.clone(), worst(r).sectors)).collect::<Vec<_>>());
+        let names: Vec<String> = unknowns.iter().map(|(a, _)| format!("`{a}`")).collect();
+        assumptions.push(format!("the figure depends on {}: give its value in the configuration for one number", names.join(" and ")));
+        None
     };
-
-    let alignment_gcd = alignment.iter().fold(0, |g, (_, c)| gcd(g, *c));
-    let shifts: Vec<i64> = match gcd(alignment_gcd, SECTOR_BYTES) {
-        0 | SECTOR_BYTES => Vec::new(),
-        h => (1..SECTOR_BYTES / h).map(|k| k * h).collect(),
-    };
-
     if transposed {
         for (atom, _) in &unknowns {
             assumptions.push(format!("assumes `{atom}` is a row length of at least 8 elements"));
         }
-    }
-    let combos = combinations(&unknowns);
-    let mut results: Vec<(BTreeMap<Atom, i64>, Outcome, Option<Outcome>)> = Vec::new();
-    for combo in combos {
-        let Some(aligned) = setup.outcome(&combo, 0) else {
-            assumptions.push("no lane runs this access under the assumed launch and parameters".into());
-            return unknowable(AccessClass::Unknown, assumptions);
-        };
-        let misaligned = shifts
-            .iter()
-            .filter_map(|&s| setup.outcome(&combo, s))
-            .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
-            .filter(|m| m.sectors > aligned.sectors + 1e-9);
-        results.push((combo, aligned, misaligned));
-    }
-    let worst = |(_, aligned, misaligned): &(BTreeMap<Atom, i64>, Outcome, Option<Outcome>)| misaligned.unwrap_or(*aligned);
-
-    let mut cases = Vec::new();
-    let condition_of_alignment = alignment
-        .iter()
-        .map(|(name, c)| format!("{name} % {} == 0", SECTOR_BYTES / gcd(*c, SECTOR_BYTES)))
-        .collect::<Vec<_>>()
-        .join(" && ");
-    let headline: Option<Outcome>;
-    let all_same = results.windows(2).all(|w| (worst(&w[0]).sectors - worst(&w[1]).sectors).abs() < 1e-9);
-    if all_same {
-        let (_, aligned, misaligned) = &results[0];
-        headline = Some(misaligned.unwrap_or(*aligned));
-        if misaligned.is_some() {
-            cases.push(Case { condition: condition_of_alignment.clone(), sectors_per_request: round2(aligned.sectors) });
-            assumptions.push(format!("assumes {} (the base is not sector-aligned)", negate(&condition_of_alignment)));
-        }
-    } else {
-        headline = None;
-        cases = describe_cases(&unknowns, &results.iter().map(|r| (r.0.clone(), worst(r).sectors)).collect::<Vec<_>>());
-        let names: Vec<String> = unknowns.iter().map(|(a, _)| format!("`{a}`")).collect();
-        assumptions.push(format!("the figure depends on {}: give its value in the configuration for one number", names.join(" and ")));
     }
 
     let shown = headline.unwrap_or_else(|| results.iter().map(worst).max_by(|a, b| a.sectors.total_cmp(&b.sectors)).expect("one combination at least"));
@@ -255,6 +204,35 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         assumptions,
         row_length,
     }
+}
+
+/// The unknown values that change which lanes touch which sectors, and how each is explored:
+/// one that scales the fastest lane index is a stride; one that scales a slower lane index or a
+/// varying index (a row length) is a pitch. Unknowns that only shift the whole warp are
+/// alignment questions, handled by [`Setup::shifts`].
+fn unknowns_of(address: &Poly, transposed: bool) -> Vec<(Atom, Role)> {
+    let mut unknowns: Vec<(Atom, Role)> = Vec::new();
+    for (monomial, _) in address.terms() {
+        let lane = monomial.iter().any(Atom::is_lane_dependent);
+        let varying = monomial.iter().any(Atom::is_varying);
+        if !lane && !varying {
+            continue;
+        }
+        let scales_x = monomial.contains(&Atom::ThreadIdx(Axis::X)) && !transposed;
+        let role = if scales_x { Role::Stride } else { Role::Pitch };
+        for atom in monomial {
+            atom.visit(&mut |a| {
+                if is_fixed_unknown(a) {
+                    match unknowns.iter_mut().find(|(u, _)| u == a) {
+                        Some((_, r)) if role == Role::Stride => *r = Role::Stride,
+                        Some(_) => {}
+                        None => unknowns.push((a.clone(), role)),
+                    }
+                }
+            });
+        }
+    }
+    unknowns
 }
 
 fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {
@@ -285,28 +263,77 @@ fn is_fixed_unknown(atom: &Atom) -> bool {
         || matches!(atom, Atom::Opaque { lane: false, .. } | Atom::Load { lane: false, .. })
 }
 
-impl Setup<'_> {
-    fn value(&self, atom: &Atom, thread: [i64; 3], sample: i64, combo: &BTreeMap<Atom, i64>) -> Option<i64> {
+impl<'a> Setup<'a> {
+    fn new(address: &Poly, access: &'a Access, launch: &'a ResolvedLaunch, warps: &'a [Warp]) -> Setup<'a> {
+        let is_lane = |m: &Vec<Atom>| m.iter().any(Atom::is_lane_dependent);
+        let lane_part = address.filter_terms(is_lane);
+        let uniform_part = address.filter_terms(|m| !is_lane(m));
+        let mut varying_gcd = 0i64;
+        let mut alignment: Vec<(String, i64)> = Vec::new();
+        for (monomial, coefficient) in uniform_part.terms().filter(|(m, _)| !m.is_empty()) {
+            if monomial.iter().any(Atom::is_varying) {
+                varying_gcd = gcd(varying_gcd, coefficient);
+            } else {
+                let name = monomial.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("*");
+                alignment.push((name, coefficient));
+            }
+        }
+        let base = uniform_part.constant_term().rem_euclid(SECTOR_BYTES);
+        let step = gcd(varying_gcd, SECTOR_BYTES);
+        let residues = if step == 0 || step == SECTOR_BYTES {
+            vec![base]
+        } else {
+            (0..SECTOR_BYTES / step).map(|k| (base + k * step).rem_euclid(SECTOR_BYTES)).collect()
+        };
+        let shifts = match gcd(alignment.iter().fold(0, |g, (_, c)| gcd(g, *c)), SECTOR_BYTES) {
+            0 | SECTOR_BYTES => Vec::new(),
+            h => (1..SECTOR_BYTES / h).map(|k| k * h).collect(),
+        };
+        let mut lane_varying = false;
+        lane_part.visit_atoms(&mut |a| lane_varying |= matches!(a, Atom::BlockIdx(_) | Atom::Iter(..)));
+        Setup {
+            launch,
+            lane_part,
+            guards: &access.guards,
+            width: access.width,
+            residues,
+            shifts,
+            alignment,
+            samples: if lane_varying { VARYING_SAMPLES } else { 1 },
+            warps,
+        }
+    }
+
+    /// `offset % 8 == 0`: when the fixed unknown shifts keep the start aligned.
+    fn alignment_condition(&self) -> String {
+        self.alignment
+            .iter()
+            .map(|(name, c)| format!("{name} % {} == 0", SECTOR_BYTES / gcd(*c, SECTOR_BYTES)))
+            .collect::<Vec<_>>()
+            .join(" && ")
+    }
+
+    fn value(&self, atom: &Atom, thread: [i64; 3], sample: i64) -> Option<i64> {
         match atom {
             Atom::ThreadIdx(a) => Some(thread[a.index()]),
             Atom::BlockIdx(_) | Atom::Iter(..) => Some(sample),
-            other => known_value(other, self.launch).or_else(|| combo.get(other).copied()),
+            other => known_value(other, self.launch),
         }
     }
 
     /// Average sectors (and the rest) over the warps of a block, the residues the start cycles
     /// through, and samples of varying symbols; `None` when no lane runs the access.
-    fn outcome(&self, combo: &BTreeMap<Atom, i64>, shift: i64) -> Option<Outcome> {
+    fn outcome(&self, shift: i64) -> Option<Outcome> {
         let (mut total, mut ideal, mut count) = (0.0, 0.0, 0usize);
         let mut stride = None;
         let mut broadcast = true;
         for sample in 0..self.samples {
-            for warp in &self.warps {
+            for warp in self.warps {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
                 let mut first_two = [None, None];
                 for (lane, thread) in warp.iter().enumerate() {
                     let Some(thread) = *thread else { continue };
-                    let value = |a: &Atom| self.value(a, thread, sample, combo);
+                    let value = |a: &Atom| self.value(a, thread, sample);
                     if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
                         continue;
                     }
