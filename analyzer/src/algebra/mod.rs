@@ -3,6 +3,7 @@
 //! simplified where divisibility makes them exact (Triton's AxisInfo idea).
 
 pub mod atom;
+pub mod interval;
 pub mod poly;
 pub mod predicate;
 

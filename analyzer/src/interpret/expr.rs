@@ -585,8 +585,9 @@ impl<'a> Interpreter<'a> {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) {
-        let (start, step, guard) = self.range_of(&f.expr);
+        let (start, step, end) = self.range_of(&f.expr);
         self.scopes.push(Default::default());
+        let mut guard = None;
         let name = match &*f.pat {
             syn::Pat::Ident(p) => Some(p.ident.to_string()),
             _ => None,
@@ -595,6 +596,8 @@ impl<'a> Interpreter<'a> {
             (Some(start), Some(name)) => {
                 let id = self.fresh_id();
                 let index = start.add(&Poly::atom(Atom::Iter(id, name.clone())).mul(&step));
+                // The body runs while the variable is inside the range: this bounds the iteration.
+                guard = end.map(|(op, end)| Predicate::Cmp(op, index.clone(), end));
                 self.define(name, Value::Int(index));
             }
             _ => {
@@ -611,7 +614,7 @@ impl<'a> Interpreter<'a> {
     }
 
     /// Start, step and (for the first iteration) the condition of a range being iterated.
-    fn range_of(&mut self, expr: &Expr) -> (Option<Poly>, Poly, Option<Predicate>) {
+    fn range_of(&mut self, expr: &Expr) -> (Option<Poly>, Poly, Option<(CmpOp, Poly)>) {
         match expr {
             Expr::Paren(p) => self.range_of(&p.expr),
             Expr::Range(r) => {
@@ -619,7 +622,7 @@ impl<'a> Interpreter<'a> {
                 let guard = r.end.as_ref().map(|e| {
                     let end = self.int(e);
                     let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) { CmpOp::Le } else { CmpOp::Lt };
-                    Predicate::Cmp(op, start.clone(), end)
+                    (op, end)
                 });
                 (Some(start), Poly::constant(1), guard)
             }
