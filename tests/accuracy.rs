@@ -89,9 +89,15 @@ fn every_global_row_of_the_ground_truth_is_predicted() {
     for (launch, mut measured) in launches {
         measured.sort_by_key(|r| (r.line, r.op));
         let first = measured[0];
-        let (_, file, function) = KERNELS.iter().find(|(cuda, _, _)| *cuda == first.kernel).expect("kernel is mapped");
+        let (_, file, function) = KERNELS
+            .iter()
+            .find(|(cuda, _, _)| *cuda == first.kernel)
+            .expect("kernel is mapped");
         let path = root.join("fixtures/seeds").join(file);
-        let source = SourceFile::new(path.display().to_string(), std::fs::read_to_string(&path).expect("fixture"));
+        let source = SourceFile::new(
+            path.display().to_string(),
+            std::fs::read_to_string(&path).expect("fixture"),
+        );
         let plan = LaunchPlan {
             specs: vec![LaunchSpec {
                 kernel: function.to_string(),
@@ -102,8 +108,16 @@ fn every_global_row_of_the_ground_truth_is_predicted() {
             }],
         };
         let report = analyze_source(&source, &plan).expect("fixture parses");
-        let kernel = report.kernels.iter().find(|k| k.name == *function).expect("kernel found");
-        let predicted: Vec<_> = kernel.accesses.iter().filter(|a| a.space == MemorySpace::Global).collect();
+        let kernel = report
+            .kernels
+            .iter()
+            .find(|k| k.name == *function)
+            .expect("kernel found");
+        let predicted: Vec<_> = kernel
+            .accesses
+            .iter()
+            .filter(|a| a.space == MemorySpace::Global)
+            .collect();
         assert_eq!(
             predicted.len(),
             measured.len(),
@@ -112,7 +126,11 @@ fn every_global_row_of_the_ground_truth_is_predicted() {
             measured.len()
         );
         for (access, row) in predicted.iter().zip(&measured) {
-            assert_eq!(access.op, row.op, "launch {launch} line {}: operation order differs", row.line);
+            assert_eq!(
+                access.op, row.op,
+                "launch {launch} line {}: operation order differs",
+                row.line
+            );
             let sectors = access.prediction.as_ref().and_then(|p| p.sectors_per_request);
             if sectors.map(|s| (s * 100.0).round()) == Some((row.sectors_per_request * 100.0).round()) {
                 agree += 1;
@@ -125,6 +143,12 @@ fn every_global_row_of_the_ground_truth_is_predicted() {
         }
     }
     println!("agreement: {agree} of {} global rows", rows.len());
-    assert!(wrong.is_empty(), "{} of {} rows disagree:\n{}", wrong.len(), rows.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} of {} rows disagree:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
     assert_eq!(agree, 94);
 }

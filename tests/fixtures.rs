@@ -34,10 +34,15 @@ fn expectations(text: &str) -> (BTreeSet<Expectation>, Vec<(usize, f64)>) {
     let mut codes = BTreeSet::new();
     let mut sectors = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let Some((_, annotation)) = line.split_once("//~") else { continue };
+        let Some((_, annotation)) = line.split_once("//~") else {
+            continue;
+        };
         for word in annotation.split_whitespace() {
             if word.starts_with("KL") {
-                codes.insert(Expectation { line: i + 1, code: word.to_string() });
+                codes.insert(Expectation {
+                    line: i + 1,
+                    code: word.to_string(),
+                });
             } else if let Some(n) = word.strip_prefix("sectors=") {
                 sectors.push((i + 1, n.parse().expect("sectors=N")));
             }
@@ -49,7 +54,10 @@ fn expectations(text: &str) -> (BTreeSet<Expectation>, Vec<(usize, f64)>) {
 fn analyze(path: &Path) -> (String, FileReport) {
     let text = std::fs::read_to_string(path).expect("fixture");
     let file = SourceFile::new(path.display().to_string(), text.clone());
-    (text, analyze_source(&file, &LaunchPlan::default()).expect("fixture parses"))
+    (
+        text,
+        analyze_source(&file, &LaunchPlan::default()).expect("fixture parses"),
+    )
 }
 
 #[test]
@@ -65,10 +73,18 @@ fn fixtures_match_their_inline_expectations() {
         let (expected, expected_sectors) = expectations(&text);
         let found: BTreeSet<Expectation> = check_file(&report, &levels)
             .into_iter()
-            .map(|d| Expectation { line: d.primary.span.line, code: d.code.to_string() })
+            .map(|d| Expectation {
+                line: d.primary.span.line,
+                code: d.code.to_string(),
+            })
             .collect();
         for missing in expected.difference(&found) {
-            failures.push(format!("{}:{}: expected {} not reported", path.display(), missing.line, missing.code));
+            failures.push(format!(
+                "{}:{}: expected {} not reported",
+                path.display(),
+                missing.line,
+                missing.code
+            ));
         }
         for extra in found.difference(&expected) {
             failures.push(format!("{}:{}: unexpected {}", path.display(), extra.line, extra.code));
@@ -82,7 +98,10 @@ fn fixtures_match_their_inline_expectations() {
                 .map(|a| a.prediction.as_ref().and_then(|p| p.sectors_per_request))
                 .collect();
             if !predicted.contains(&Some(sectors)) {
-                failures.push(format!("{}:{line}: expected sectors={sectors}, predicted {predicted:?}", path.display()));
+                failures.push(format!(
+                    "{}:{line}: expected sectors={sectors}, predicted {predicted:?}",
+                    path.display()
+                ));
             }
         }
         checked += expected.len();
@@ -96,10 +115,26 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
     let mut kernels = 0;
     for path in fixture_files() {
         let (_, report) = analyze(&path);
-        assert!(report.unsupported.is_empty(), "{}: {:?}", path.display(), report.unsupported);
+        assert!(
+            report.unsupported.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            report.unsupported
+        );
         for kernel in &report.kernels {
-            assert!(kernel.unsupported.is_empty(), "{} {}: {:?}", path.display(), kernel.name, kernel.unsupported);
-            assert!(!kernel.accesses.is_empty(), "{} {}: no accesses", path.display(), kernel.name);
+            assert!(
+                kernel.unsupported.is_empty(),
+                "{} {}: {:?}",
+                path.display(),
+                kernel.name,
+                kernel.unsupported
+            );
+            assert!(
+                !kernel.accesses.is_empty(),
+                "{} {}: no accesses",
+                path.display(),
+                kernel.name
+            );
         }
         kernels += report.kernels.len();
     }

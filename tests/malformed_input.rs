@@ -32,18 +32,29 @@ fn non_utf8_bytes_are_located() {
 
 #[test]
 fn deep_nesting_is_refused_before_parsing() {
-    let parens = format!("#[kernel]\npub unsafe fn k() {{ let x = {}1{}; }}", "(".repeat(20_000), ")".repeat(20_000));
+    let parens = format!(
+        "#[kernel]\npub unsafe fn k() {{ let x = {}1{}; }}",
+        "(".repeat(20_000),
+        ")".repeat(20_000)
+    );
     let err = analyze(&parens).unwrap_err();
     assert_eq!(err.span.map(|s| s.line), Some(2));
     assert!(err.message.contains("nested deeper than 128 levels"), "{}", err.message);
 
-    let blocks = format!("#[kernel]\npub unsafe fn k() {}{}", "{".repeat(5_000), "}".repeat(5_000));
+    let blocks = format!(
+        "#[kernel]\npub unsafe fn k() {}{}",
+        "{".repeat(5_000),
+        "}".repeat(5_000)
+    );
     assert!(analyze(&blocks).unwrap_err().message.contains("nested deeper"));
 
     let unary = format!("#[kernel]\npub unsafe fn k() {{ let x = {}1; }}", "!".repeat(50_000));
     assert!(analyze(&unary).unwrap_err().message.contains("prefix operators"));
 
-    let chain = format!("#[kernel]\npub unsafe fn k(a: &[f32]) {{ let x = a[0]{}; }}", " + a[0]".repeat(50_000));
+    let chain = format!(
+        "#[kernel]\npub unsafe fn k(a: &[f32]) {{ let x = a[0]{}; }}",
+        " + a[0]".repeat(50_000)
+    );
     assert!(analyze(&chain).unwrap_err().message.contains("longer than"));
 }
 
@@ -55,7 +66,14 @@ fn nesting_within_the_limits_is_analyzed() {
         ")".repeat(100)
     );
     let report = analyze(&src).expect("analyzed");
-    assert_eq!(report.kernels[0].accesses[0].prediction.as_ref().unwrap().sectors_per_request, Some(4.0));
+    assert_eq!(
+        report.kernels[0].accesses[0]
+            .prediction
+            .as_ref()
+            .unwrap()
+            .sectors_per_request,
+        Some(4.0)
+    );
 }
 
 #[test]
@@ -67,16 +85,30 @@ fn unexpanded_macros_and_recursion_are_reported_not_guessed() {
                *out.add(i) = a[r(i)];\n}\n";
     let report = analyze(src).expect("analyzed");
     let kernel = &report.kernels[0];
-    let messages: Vec<_> = kernel.unsupported.iter().map(|u| (u.span.line, u.message.as_str())).collect();
+    let messages: Vec<_> = kernel
+        .unsupported
+        .iter()
+        .map(|u| (u.span.line, u.message.as_str()))
+        .collect();
     assert_eq!(
         messages,
         [
-            (5, "macro `my_macro!` is not expanded: accesses inside it are not analyzed"),
+            (
+                5,
+                "macro `my_macro!` is not expanded: accesses inside it are not analyzed"
+            ),
             (6, "`r` is recursive; its accesses are not analyzed"),
         ]
     );
-    let gathered = kernel.accesses.iter().find(|a| a.index == "r(i)").expect("the access is still listed");
-    assert_eq!(gathered.prediction.as_ref().unwrap().class, kernel_lint_analyzer::AccessClass::Unknown);
+    let gathered = kernel
+        .accesses
+        .iter()
+        .find(|a| a.index == "r(i)")
+        .expect("the access is still listed");
+    assert_eq!(
+        gathered.prediction.as_ref().unwrap().class,
+        kernel_lint_analyzer::AccessClass::Unknown
+    );
 }
 
 #[test]

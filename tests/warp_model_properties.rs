@@ -34,14 +34,16 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         0i64..70,
         0i64..70,
     )
-        .prop_map(|(block, elem, coefficients, block_coefficient, constant, offset)| Case {
-            block,
-            elem,
-            coefficients,
-            block_coefficient,
-            constant,
-            offset,
-        })
+        .prop_map(
+            |(block, elem, coefficients, block_coefficient, constant, offset)| Case {
+                block,
+                elem,
+                coefficients,
+                block_coefficient,
+                constant,
+                offset,
+            },
+        )
 }
 
 fn kernel_source(case: &Case) -> String {
@@ -80,7 +82,8 @@ fn brute_force(case: &Case) -> f64 {
                 }
                 let (tx, ty, tz) = (linear % bx, (linear / bx) % by, linear / (bx * by));
                 let [cx, cy, cz] = case.coefficients;
-                let index = cx * tx + cy * ty + cz * tz + case.block_coefficient * block_index + case.constant + case.offset;
+                let index =
+                    cx * tx + cy * ty + cz * tz + case.block_coefficient * block_index + case.constant + case.offset;
                 let start = index * size;
                 for byte in [start, start + size - 1] {
                     touched.insert(byte.div_euclid(32));
@@ -104,7 +107,11 @@ fn predict(case: &Case) -> (Option<f64>, String) {
         }],
     };
     let report = analyze_source(&file, &plan).expect("generated kernel parses");
-    let load = report.kernels[0].accesses.iter().find(|a| a.array == "a").expect("the load");
+    let load = report.kernels[0]
+        .accesses
+        .iter()
+        .find(|a| a.array == "a")
+        .expect("the load");
     let prediction = load.prediction.as_ref().expect("global access");
     (prediction.sectors_per_request, format!("{prediction:?}"))
 }

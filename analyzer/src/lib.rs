@@ -46,8 +46,16 @@ pub fn analyze_source(file: &SourceFile, plan: &LaunchPlan) -> Result<FileReport
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            Err(ParseError { path: file.path.clone(), message: format!("internal error while analyzing this file: {what}"), span: None })
+            Err(ParseError {
+                path: file.path.clone(),
+                message: format!("internal error while analyzing this file: {what}"),
+                span: None,
+            })
         }
-        Err(spawn) => Err(ParseError { path: file.path.clone(), message: format!("cannot start the analysis: {spawn}"), span: None }),
+        Err(spawn) => Err(ParseError {
+            path: file.path.clone(),
+            message: format!("cannot start the analysis: {spawn}"),
+            span: None,
+        }),
     }
 }

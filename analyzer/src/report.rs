@@ -99,8 +99,7 @@ pub fn build(file: &SourceFile, syntax: &syn::File, plan: &crate::LaunchPlan) ->
                     space: access.space,
                     elem_bytes: access.width,
                     field_of: access.field_of.clone(),
-                    prediction: (access.space == MemorySpace::Global)
-                        .then(|| predict(access, &kernel.launch)),
+                    prediction: (access.space == MemorySpace::Global).then(|| predict(access, &kernel.launch)),
                 })
                 .collect();
             KernelReport {

@@ -44,11 +44,7 @@ impl SourceFile {
             return self.text.len();
         };
         let rest = &self.text[start..];
-        let within = rest
-            .char_indices()
-            .nth(column)
-            .map(|(i, _)| i)
-            .unwrap_or(rest.len());
+        let within = rest.char_indices().nth(column).map(|(i, _)| i).unwrap_or(rest.len());
         start + within
     }
 

@@ -49,9 +49,20 @@ pub struct Lint {
 }
 
 impl Lint {
-    /// The first sentence of the documentation.
-    pub fn summary(&self) -> &'static str {
-        self.docs.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).unwrap_or("")
+    /// The first sentence of the documentation's first paragraph (which may span lines).
+    pub fn summary(&self) -> String {
+        let paragraph: Vec<&str> = self
+            .docs
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| l.is_empty() || l.starts_with('#'))
+            .take_while(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        let text = paragraph.join(" ");
+        match text.find(". ") {
+            Some(end) => text[..=end].to_string(),
+            None => text,
+        }
     }
 }
 
@@ -82,7 +93,10 @@ pub static LINTS: &[&Lint] = &[
 
 /// Finds a lint by code (`KL001`, any case) or name (`strided-access`).
 pub fn find(key: &str) -> Option<&'static Lint> {
-    LINTS.iter().copied().find(|l| l.code.eq_ignore_ascii_case(key) || l.name == key)
+    LINTS
+        .iter()
+        .copied()
+        .find(|l| l.code.eq_ignore_ascii_case(key) || l.name == key)
 }
 
 /// Levels chosen by the user, by lint code; the rest run at their default.
@@ -124,7 +138,10 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                         file: file.path.clone(),
                         kernel: kernel.name.clone(),
                         message: finding.message,
-                        primary: Label { span: finding.span, message: finding.label },
+                        primary: Label {
+                            span: finding.span,
+                            message: finding.label,
+                        },
                         secondary: Vec::new(),
                         help: finding.help,
                         notes: finding.notes,
@@ -143,7 +160,11 @@ pub mod text {
 
     /// `a[k]`, `p[idx].vx`, `*c.add(i)` as the user would name the element.
     pub fn element(access: &AccessReport) -> String {
-        let base = if access.index.is_empty() { access.array.clone() } else { format!("{}[{}]", access.array, access.index) };
+        let base = if access.index.is_empty() {
+            access.array.clone()
+        } else {
+            format!("{}[{}]", access.array, access.index)
+        };
         match &access.field_of {
             Some(field) => format!("{base}.{}", field.field),
             None if access.index.is_empty() => format!("*{}", access.array),
@@ -162,7 +183,11 @@ pub mod text {
 
     /// `8 sectors per request where 4 would do (50% efficiency)`.
     pub fn cost(prediction: &Prediction) -> String {
-        match (prediction.sectors_per_request, prediction.ideal_sectors_per_request, prediction.efficiency) {
+        match (
+            prediction.sectors_per_request,
+            prediction.ideal_sectors_per_request,
+            prediction.efficiency,
+        ) {
             (Some(s), Some(i), Some(e)) => format!(
                 "{} sectors per request where {} would do ({}% efficiency)",
                 figure(s),
@@ -218,7 +243,11 @@ pub(crate) mod test_support {
         let mut out = Vec::new();
         for kernel in &report.kernels {
             for access in &kernel.accesses {
-                if let Some(f) = (lint.check)(&AccessContext { file: &report, kernel, access }) {
+                if let Some(f) = (lint.check)(&AccessContext {
+                    file: &report,
+                    kernel,
+                    access,
+                }) {
                     out.push(f);
                 }
             }

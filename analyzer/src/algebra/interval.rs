@@ -17,7 +17,10 @@ pub struct Interval {
 impl Interval {
     /// `[lo, hi]`.
     pub fn new(lo: i64, hi: i64) -> Interval {
-        Interval { lo: lo.min(hi), hi: hi.max(lo) }
+        Interval {
+            lo: lo.min(hi),
+            hi: hi.max(lo),
+        }
     }
 
     /// The single value `v`.
@@ -41,7 +44,10 @@ impl Interval {
             self.hi.saturating_mul(o.lo),
             self.hi.saturating_mul(o.hi),
         ];
-        Interval::new(*products.iter().min().expect("four"), *products.iter().max().expect("four"))
+        Interval::new(
+            *products.iter().min().expect("four"),
+            *products.iter().max().expect("four"),
+        )
     }
 }
 
@@ -67,7 +73,12 @@ fn op_bounds(kind: OpKind, l: Interval, r: Interval) -> Option<Interval> {
     let non_negative = l.lo >= 0 && r.lo >= 0;
     match kind {
         OpKind::Div if r.lo > 0 => {
-            let candidates = [l.lo.div_euclid(r.lo), l.lo.div_euclid(r.hi), l.hi.div_euclid(r.lo), l.hi.div_euclid(r.hi)];
+            let candidates = [
+                l.lo.div_euclid(r.lo),
+                l.lo.div_euclid(r.hi),
+                l.hi.div_euclid(r.lo),
+                l.hi.div_euclid(r.hi),
+            ];
             Some(Interval::new(*candidates.iter().min()?, *candidates.iter().max()?))
         }
         OpKind::Rem if r.lo > 0 => Some(if l.lo >= 0 {
@@ -82,7 +93,11 @@ fn op_bounds(kind: OpKind, l: Interval, r: Interval) -> Option<Interval> {
         OpKind::And if non_negative => Some(Interval::new(0, l.hi.min(r.hi))),
         OpKind::Or | OpKind::Xor if non_negative => {
             let top = l.hi.max(r.hi);
-            let mask = if top <= 0 { 0 } else { (1i64 << (64 - top.leading_zeros()).min(62)) - 1 };
+            let mask = if top <= 0 {
+                0
+            } else {
+                (1i64 << (64 - top.leading_zeros()).min(62)) - 1
+            };
             Some(Interval::new(0, mask))
         }
         OpKind::Min => Some(Interval::new(l.lo.min(r.lo), l.hi.min(r.hi))),
@@ -104,7 +119,9 @@ pub fn iteration_bound(iter: &Atom, guards: &[Predicate], range: &dyn Fn(&Atom) 
             CmpOp::Ge => (r, l, false),
             _ => continue,
         };
-        let Some(c) = small.coefficient_of(iter).as_constant().filter(|c| *c > 0) else { continue };
+        let Some(c) = small.coefficient_of(iter).as_constant().filter(|c| *c > 0) else {
+            continue;
+        };
         let rest = small.sub(&Poly::atom(iter.clone()).scale(c));
         // Other loop counters in `rest` only make it larger: their minimum, 0, is safe.
         let rest_min = bounds(&rest, &|a| match a {
@@ -116,7 +133,10 @@ pub fn iteration_bound(iter: &Atom, guards: &[Predicate], range: &dyn Fn(&Atom) 
         if end_max >= i64::MAX / 4 {
             continue;
         }
-        let limit = end_max.saturating_sub(rest_min).saturating_sub(i64::from(strict)).div_euclid(c);
+        let limit = end_max
+            .saturating_sub(rest_min)
+            .saturating_sub(i64::from(strict))
+            .div_euclid(c);
         best = Some(best.map_or(limit, |b| b.min(limit)));
     }
     best.map(|b| b.max(0))
@@ -138,7 +158,9 @@ mod tests {
 
     #[test]
     fn affine_and_operation_bounds() {
-        let i = Poly::atom(Atom::BlockIdx(Axis::X)).scale(256).add(&Poly::thread_idx(Axis::X));
+        let i = Poly::atom(Atom::BlockIdx(Axis::X))
+            .scale(256)
+            .add(&Poly::thread_idx(Axis::X));
         assert_eq!(bounds(&i, &range), Some(Interval::new(0, 99 * 256 + 255)));
         let half = Poly::op(OpKind::Div, &i.add(&Poly::constant(1)), &Poly::constant(3));
         assert_eq!(bounds(&half, &range), Some(Interval::new(0, (99 * 256 + 256) / 3)));

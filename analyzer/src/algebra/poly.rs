@@ -31,7 +31,9 @@ impl Poly {
 
     /// The atom itself.
     pub fn atom(atom: Atom) -> Poly {
-        Poly { terms: BTreeMap::from([(vec![atom], 1)]) }
+        Poly {
+            terms: BTreeMap::from([(vec![atom], 1)]),
+        }
     }
 
     /// `threadIdx.axis`.
@@ -41,7 +43,11 @@ impl Poly {
 
     /// An opaque value the analysis cannot follow.
     pub fn opaque(id: u32, text: impl Into<String>, lane: bool) -> Poly {
-        Poly::atom(Atom::Opaque { id, text: text.into(), lane })
+        Poly::atom(Atom::Opaque {
+            id,
+            text: text.into(),
+            lane,
+        })
     }
 
     /// The terms: monomial and coefficient.
@@ -148,13 +154,17 @@ impl Poly {
         let mut out = Poly::default();
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
-                let Some(c) = ca.checked_mul(*cb) else { return Poly::overflow("product") };
+                let Some(c) = ca.checked_mul(*cb) else {
+                    return Poly::overflow("product");
+                };
                 let mut m: Monomial = ma.iter().chain(mb).cloned().collect();
                 if m.len() > MAX_DEGREE {
                     return Poly::overflow("product");
                 }
                 m.sort();
-                out = out.add(&Poly { terms: BTreeMap::from([(m, c)]) });
+                out = out.add(&Poly {
+                    terms: BTreeMap::from([(m, c)]),
+                });
             }
         }
         out
@@ -180,7 +190,11 @@ impl Poly {
         if kind == OpKind::Div && lhs == rhs {
             return Poly::constant(1);
         }
-        Poly::atom(Atom::Op(Rc::new(OpNode { kind, lhs: lhs.clone(), rhs: rhs.clone() })))
+        Poly::atom(Atom::Op(Rc::new(OpNode {
+            kind,
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+        })))
     }
 
     /// Splits into the terms whose coefficient `c` divides and the rest.
@@ -207,7 +221,11 @@ impl Poly {
         }
         let rest_op = match rest.as_constant() {
             Some(r) => Poly::constant(r.div_euclid(c)),
-            None => Poly::atom(Atom::Op(Rc::new(OpNode { kind: OpKind::Div, lhs: rest, rhs: Poly::constant(c) }))),
+            None => Poly::atom(Atom::Op(Rc::new(OpNode {
+                kind: OpKind::Div,
+                lhs: rest,
+                rhs: Poly::constant(c),
+            }))),
         };
         quotient.add(&rest_op)
     }
@@ -220,7 +238,11 @@ impl Poly {
         let (_, rest) = self.split_divisible(c);
         match rest.as_constant() {
             Some(r) => Poly::constant(r.rem_euclid(c)),
-            None => Poly::atom(Atom::Op(Rc::new(OpNode { kind: OpKind::Rem, lhs: rest, rhs: Poly::constant(c) }))),
+            None => Poly::atom(Atom::Op(Rc::new(OpNode {
+                kind: OpKind::Rem,
+                lhs: rest,
+                rhs: Poly::constant(c),
+            }))),
         }
     }
 
@@ -268,7 +290,9 @@ impl Poly {
         for (m, c) in &self.terms {
             if m.iter().filter(|a| *a == atom).count() == 1 {
                 let rest: Monomial = m.iter().filter(|a| *a != atom).cloned().collect();
-                out = out.add(&Poly { terms: BTreeMap::from([(rest, *c)]) });
+                out = out.add(&Poly {
+                    terms: BTreeMap::from([(rest, *c)]),
+                });
             }
         }
         out
@@ -276,7 +300,14 @@ impl Poly {
 
     /// The terms for which `keep` holds.
     pub fn filter_terms(&self, keep: impl Fn(&Monomial) -> bool) -> Poly {
-        Poly { terms: self.terms.iter().filter(|(m, _)| keep(m)).map(|(m, c)| (m.clone(), *c)).collect() }
+        Poly {
+            terms: self
+                .terms
+                .iter()
+                .filter(|(m, _)| keep(m))
+                .map(|(m, c)| (m.clone(), *c))
+                .collect(),
+        }
     }
 }
 
@@ -286,9 +317,17 @@ impl fmt::Display for Poly {
             return f.write_str("0");
         }
         // Constant last reads naturally: `tx + 4*bx + 1`.
-        let ordered = self.terms.iter().filter(|(m, _)| !m.is_empty()).chain(self.terms.iter().filter(|(m, _)| m.is_empty()));
+        let ordered = self
+            .terms
+            .iter()
+            .filter(|(m, _)| !m.is_empty())
+            .chain(self.terms.iter().filter(|(m, _)| m.is_empty()));
         for (i, (m, c)) in ordered.enumerate() {
-            let (sign, abs) = if *c < 0 { ("-", c.unsigned_abs()) } else { ("+", c.unsigned_abs()) };
+            let (sign, abs) = if *c < 0 {
+                ("-", c.unsigned_abs())
+            } else {
+                ("+", c.unsigned_abs())
+            };
             if i == 0 {
                 if *c < 0 {
                     f.write_str("-")?;
@@ -326,7 +365,10 @@ mod tests {
         let i = bx().scale(256).add(&tx());
         let k = i.add(&param("offset"));
         assert_eq!(k.sub(&param("offset")), i);
-        assert_eq!(i.mul(&Poly::constant(4)).coefficient_of(&Atom::ThreadIdx(Axis::X)), Poly::constant(4));
+        assert_eq!(
+            i.mul(&Poly::constant(4)).coefficient_of(&Atom::ThreadIdx(Axis::X)),
+            Poly::constant(4)
+        );
         let product = tx().add(&Poly::constant(1)).mul(&param("w"));
         assert_eq!(product.to_string(), "tx*w + w");
     }

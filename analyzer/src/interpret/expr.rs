@@ -17,8 +17,23 @@ pub(crate) enum Operand {
 
 /// Macros whose arguments are ordinary expressions that run.
 const EXPRESSION_MACROS: &[&str] = &[
-    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print",
-    "format", "format_args", "write", "writeln", "panic", "unreachable", "todo", "unimplemented", "dbg",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "println",
+    "print",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "dbg",
 ];
 
 impl<'a> Interpreter<'a> {
@@ -69,7 +84,11 @@ impl<'a> Interpreter<'a> {
         }
         let id = self.fresh_id();
         let lane = place.offset.is_lane_dependent();
-        Value::Int(Poly::atom(Atom::Load { id, array: place.array.clone(), lane }))
+        Value::Int(Poly::atom(Atom::Load {
+            id,
+            array: place.array.clone(),
+            lane,
+        }))
     }
 
     fn store(&mut self, target: &Expr, value_first: &Expr) {
@@ -124,7 +143,9 @@ impl<'a> Interpreter<'a> {
     }
 
     fn path_value(&mut self, p: &syn::ExprPath) -> Value {
-        let Some(last) = p.path.segments.last() else { return Value::Unknown };
+        let Some(last) = p.path.segments.last() else {
+            return Value::Unknown;
+        };
         let name = last.ident.to_string();
         if p.path.segments.len() == 1 {
             if let Some(v) = self.lookup(&name) {
@@ -187,7 +208,10 @@ impl<'a> Interpreter<'a> {
                 Some(place)
             }
             Operand::Value(Value::Vector(components)) => {
-                let component = i.as_constant().and_then(|c| usize::try_from(c).ok()).and_then(|c| components.get(c).cloned());
+                let component = i
+                    .as_constant()
+                    .and_then(|c| usize::try_from(c).ok())
+                    .and_then(|c| components.get(c).cloned());
                 return Operand::Value(component.map_or(Value::Unknown, Value::Int));
             }
             Operand::Value(_) => None,
@@ -204,12 +228,18 @@ impl<'a> Interpreter<'a> {
             Operand::Place(p) | Operand::Value(Value::Place(p)) => p,
             Operand::Value(Value::Pointer(p)) => Place::at(&p),
             Operand::Value(Value::Struct(fields)) => {
-                let v = fields.into_iter().find(|(n, _)| n == member).map_or(Value::Unknown, |(_, v)| v);
+                let v = fields
+                    .into_iter()
+                    .find(|(n, _)| n == member)
+                    .map_or(Value::Unknown, |(_, v)| v);
                 return Operand::Value(v);
             }
             Operand::Value(Value::Vector(components)) => {
                 let i = ["x", "y", "z", "w"].iter().position(|c| *c == member);
-                return Operand::Value(i.and_then(|i| components.get(i).cloned()).map_or(Value::Unknown, Value::Int));
+                return Operand::Value(
+                    i.and_then(|i| components.get(i).cloned())
+                        .map_or(Value::Unknown, Value::Int),
+                );
             }
             Operand::Value(Value::Tuple(parts)) => {
                 let v = member.parse::<usize>().ok().and_then(|i| parts.get(i).cloned());
@@ -223,12 +253,19 @@ impl<'a> Interpreter<'a> {
         let Some(field) = layout.field(member) else {
             return Operand::Value(Value::Unknown);
         };
-        let field_of = FieldOf { type_name: layout.name.clone(), field: member.to_string(), size: layout.size };
+        let field_of = FieldOf {
+            type_name: layout.name.clone(),
+            field: member.to_string(),
+            size: layout.size,
+        };
         Operand::Place(Place {
             offset: place.offset.add(&Poly::constant(field.offset as i64)),
             layout: Some(field.layout.clone()),
             field_of: Some(match place.field_of {
-                Some(outer) => FieldOf { field: format!("{}.{member}", outer.field), ..outer },
+                Some(outer) => FieldOf {
+                    field: format!("{}.{member}", outer.field),
+                    ..outer
+                },
                 None => field_of,
             }),
             ..place
@@ -265,8 +302,18 @@ impl<'a> Interpreter<'a> {
         }
         let receiver = match self.operand(&call.receiver) {
             Operand::Place(p) if matches!(method.as_str(), "as_ptr" | "as_mut_ptr") => {
-                let elem = p.layout.as_ref().and_then(|l| l.fields.first()).map(|f| f.layout.clone());
-                return Operand::Value(Value::Pointer(Pointer { array: p.array, offset: p.offset, elem, space: p.space, index: None }));
+                let elem = p
+                    .layout
+                    .as_ref()
+                    .and_then(|l| l.fields.first())
+                    .map(|f| f.layout.clone());
+                return Operand::Value(Value::Pointer(Pointer {
+                    array: p.array,
+                    offset: p.offset,
+                    elem,
+                    space: p.space,
+                    index: None,
+                }));
             }
             Operand::Place(p) => self.load(&p, &call.receiver),
             Operand::Value(v) => v,
@@ -285,33 +332,47 @@ impl<'a> Interpreter<'a> {
         };
         match (method, receiver) {
             ("add" | "offset" | "wrapping_add" | "wrapping_offset", Value::Pointer(mut p)) => {
-                let Some(i) = first_int(self, &args) else { return Value::Pointer(p) };
+                let Some(i) = first_int(self, &args) else {
+                    return Value::Pointer(p);
+                };
                 let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
                 p.offset = p.offset.add(&i.scale(size));
                 p.index = Some((self.text(&call.args[0]), self.span(&call.args[0])));
                 Value::Pointer(p)
             }
             ("sub" | "wrapping_sub", Value::Pointer(mut p)) => {
-                let Some(i) = first_int(self, &args) else { return Value::Pointer(p) };
+                let Some(i) = first_int(self, &args) else {
+                    return Value::Pointer(p);
+                };
                 let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
                 p.offset = p.offset.sub(&i.scale(size));
                 Value::Pointer(p)
             }
             ("byte_add" | "byte_offset", Value::Pointer(mut p)) => {
-                let Some(i) = first_int(self, &args) else { return Value::Pointer(p) };
+                let Some(i) = first_int(self, &args) else {
+                    return Value::Pointer(p);
+                };
                 p.offset = p.offset.add(&i);
                 Value::Pointer(p)
             }
             ("cast", Value::Pointer(mut p)) => {
-                let target = call.turbofish.as_ref().and_then(|t| t.args.first()).and_then(|a| match a {
-                    syn::GenericArgument::Type(t) => self.layouts.layout(t),
-                    _ => None,
-                });
+                let target = call
+                    .turbofish
+                    .as_ref()
+                    .and_then(|t| t.args.first())
+                    .and_then(|a| match a {
+                        syn::GenericArgument::Type(t) => self.layouts.layout(t),
+                        _ => None,
+                    });
                 p.elem = target;
                 Value::Pointer(p)
             }
             ("len", Value::Pointer(p)) => Value::Int(Poly::atom(Atom::Len(p.array))),
-            ("as_ptr" | "as_mut_ptr" | "unwrap" | "expect" | "clone" | "into" | "try_into" | "to_owned" | "as_ref" | "as_mut", v) => v,
+            (
+                "as_ptr" | "as_mut_ptr" | "unwrap" | "expect" | "clone" | "into" | "try_into" | "to_owned" | "as_ref"
+                | "as_mut",
+                v,
+            ) => v,
             ("wrapping_add" | "saturating_add" | "checked_add", Value::Int(a)) => match first_int(self, &args) {
                 Some(b) => Value::Int(a.add(&b)),
                 None => Value::Unknown,
@@ -325,7 +386,11 @@ impl<'a> Interpreter<'a> {
                 None => Value::Unknown,
             },
             ("min" | "max", Value::Int(a)) => match first_int(self, &args) {
-                Some(b) => Value::Int(Poly::op(if method == "min" { OpKind::Min } else { OpKind::Max }, &a, &b)),
+                Some(b) => Value::Int(Poly::op(
+                    if method == "min" { OpKind::Min } else { OpKind::Max },
+                    &a,
+                    &b,
+                )),
                 None => Value::Unknown,
             },
             ("pow", Value::Int(a)) => match args.first().and_then(Value::as_int).and_then(Poly::as_constant) {
@@ -337,7 +402,10 @@ impl<'a> Interpreter<'a> {
                 None => Value::Unknown,
             },
             (_, Value::Int(a)) => {
-                let lane = a.is_lane_dependent() || args.iter().any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
+                let lane = a.is_lane_dependent()
+                    || args
+                        .iter()
+                        .any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
                 Value::Int(self.opaque(self.text(call), lane))
             }
             _ => Value::Unknown,
@@ -348,7 +416,9 @@ impl<'a> Interpreter<'a> {
     fn plain_value(&mut self, expr: &Expr) -> Value {
         match expr {
             Expr::Lit(lit) => match &lit.lit {
-                syn::Lit::Int(i) => i.base10_parse::<i64>().map_or(Value::Unknown, |v| Value::Int(Poly::constant(v))),
+                syn::Lit::Int(i) => i
+                    .base10_parse::<i64>()
+                    .map_or(Value::Unknown, |v| Value::Int(Poly::constant(v))),
                 syn::Lit::Bool(b) => {
                     let op = if b.value { CmpOp::Eq } else { CmpOp::Ne };
                     Value::Bool(Predicate::Cmp(op, Poly::default(), Poly::default()))
@@ -477,7 +547,11 @@ impl<'a> Interpreter<'a> {
                 let l = self.condition(&b.left);
                 let r = self.condition(&b.right);
                 let (l, r) = (Box::new(l), Box::new(r));
-                return Value::Bool(if matches!(b.op, BinOp::And(_)) { Predicate::And(l, r) } else { Predicate::Or(l, r) });
+                return Value::Bool(if matches!(b.op, BinOp::And(_)) {
+                    Predicate::And(l, r)
+                } else {
+                    Predicate::Or(l, r)
+                });
             }
             _ => {}
         }
@@ -556,7 +630,11 @@ impl<'a> Interpreter<'a> {
                 self.guards.push(Predicate::Not(Box::new(cond)));
                 let v = self.value(else_expr);
                 self.guards.pop();
-                let flow = if matches!(&**else_expr, Expr::Return(_)) { Flow::Diverges } else { Flow::Falls };
+                let flow = if matches!(&**else_expr, Expr::Return(_)) {
+                    Flow::Diverges
+                } else {
+                    Flow::Falls
+                };
                 (flow, v)
             }
             None => (Flow::Falls, Value::Unknown),
@@ -621,7 +699,11 @@ impl<'a> Interpreter<'a> {
                 let start = r.start.as_ref().map_or(Poly::default(), |s| self.int(s));
                 let guard = r.end.as_ref().map(|e| {
                     let end = self.int(e);
-                    let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) { CmpOp::Le } else { CmpOp::Lt };
+                    let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                        CmpOp::Le
+                    } else {
+                        CmpOp::Lt
+                    };
                     (op, end)
                 });
                 (Some(start), Poly::constant(1), guard)
@@ -645,7 +727,12 @@ impl<'a> Interpreter<'a> {
             }
             return Value::Unknown;
         };
-        let name = path.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = path
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         if call.args.is_empty() {
             match self.geometry.call(&name) {
                 Some(GeometryValue::Scalar(p)) => return Value::Int(p),
@@ -696,16 +783,26 @@ impl<'a> Interpreter<'a> {
 
     /// Follows a call to a helper function of the same file with its arguments bound.
     fn inline_call(&mut self, call: &syn::ExprCall, name: &str, args: Vec<Value>) -> Value {
-        let lane = args.iter().any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
+        let lane = args
+            .iter()
+            .any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
         if self.functions.is_recursive(name) {
             self.unsupported(call, format!("`{name}` is recursive; its accesses are not analyzed"));
             return Value::Int(self.opaque(self.text(call), lane));
         }
         if self.call_depth >= super::MAX_CALL_DEPTH {
-            self.unsupported(call, format!("calls nested deeper than {} levels are not followed", super::MAX_CALL_DEPTH));
+            self.unsupported(
+                call,
+                format!(
+                    "calls nested deeper than {} levels are not followed",
+                    super::MAX_CALL_DEPTH
+                ),
+            );
             return Value::Int(self.opaque(self.text(call), lane));
         }
-        let Some(function) = self.functions.get(name).cloned() else { return Value::Unknown };
+        let Some(function) = self.functions.get(name).cloned() else {
+            return Value::Unknown;
+        };
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![Default::default()]);
         let saved_returns = std::mem::take(&mut self.returns);
         for (input, value) in function.sig.inputs.iter().zip(args) {
@@ -731,7 +828,12 @@ impl<'a> Interpreter<'a> {
 
     /// Macros: `shared_array!`, the standard ones whose arguments run, and the rest reported.
     pub(crate) fn macro_call(&mut self, mac: &syn::Macro) -> Value {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         if name == "shared_array" {
             let elem = mac
                 .parse_body_with(|input: syn::parse::ParseStream| {
@@ -758,7 +860,10 @@ impl<'a> Interpreter<'a> {
                 return Value::Unknown;
             }
         }
-        self.unsupported(mac, format!("macro `{name}!` is not expanded: accesses inside it are not analyzed"));
+        self.unsupported(
+            mac,
+            format!("macro `{name}!` is not expanded: accesses inside it are not analyzed"),
+        );
         Value::Unknown
     }
 }

@@ -72,9 +72,7 @@ impl Geometry {
             "index_2d" => Vector(vec![self.global(Axis::X), self.global(Axis::Y)]),
             "index_3d" => per_axis(&|a| self.global(a)),
             "index" => Scalar(self.linear_index()),
-            "sync_threads" | "syncthreads" | "sync_warp" | "barrier_sync" | "threadfence" | "threadfence_block" => {
-                Unit
-            }
+            "sync_threads" | "syncthreads" | "sync_warp" | "barrier_sync" | "threadfence" | "threadfence_block" => Unit,
             _ => {
                 let (stem, suffix) = name.rsplit_once('_')?;
                 let a = axis(suffix)?;

@@ -80,7 +80,9 @@ pub fn interpret(file: &SourceFile, syntax: &syn::File, layouts: &Layouts, kerne
         file,
         layouts,
         functions: &functions,
-        geometry: Geometry { block: kernel.launch.block },
+        geometry: Geometry {
+            block: kernel.launch.block,
+        },
         scopes: vec![HashMap::new()],
         statics: HashMap::new(),
         guards: Vec::new(),
@@ -119,7 +121,12 @@ impl<'a> Interpreter<'a> {
 
     fn unsupported(&mut self, node: &impl quote::ToTokens, message: String) {
         let span = self.span(node);
-        if !self.body.unsupported.iter().any(|u| u.span == span && u.message == message) {
+        if !self
+            .body
+            .unsupported
+            .iter()
+            .any(|u| u.span == span && u.message == message)
+        {
             self.body.unsupported.push(Unsupported { span, message });
         }
     }
@@ -176,7 +183,11 @@ impl<'a> Interpreter<'a> {
             array: name.clone(),
             offset: Poly::default(),
             layout: self.layouts.layout(&s.ty),
-            space: if shared { MemorySpace::Shared } else { MemorySpace::Global },
+            space: if shared {
+                MemorySpace::Shared
+            } else {
+                MemorySpace::Global
+            },
             index: None,
             field_of: None,
         };
@@ -186,7 +197,10 @@ impl<'a> Interpreter<'a> {
     fn bind_parameter(&mut self, input: &syn::FnArg) {
         let syn::FnArg::Typed(typed) = input else { return };
         let syn::Pat::Ident(ident) = &*typed.pat else {
-            self.unsupported(&typed.pat, "parameter pattern is not a plain name; its uses are not analyzed".into());
+            self.unsupported(
+                &typed.pat,
+                "parameter pattern is not a plain name; its uses are not analyzed".into(),
+            );
             return;
         };
         let name = ident.ident.to_string();
@@ -213,11 +227,21 @@ impl<'a> Interpreter<'a> {
             syn::Type::Ptr(p) => pointer(&p.elem, self),
             syn::Type::Paren(p) => self.parameter_value(name, &p.elem, depth),
             syn::Type::Path(path) => {
-                let last = path.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let last = path
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 if let Some(fields) = self.layouts.struct_fields(&last).filter(|_| depth < 4) {
                     let values = fields
                         .iter()
-                        .map(|(field, ty)| (field.clone(), self.parameter_value(&format!("{name}.{field}"), ty, depth + 1)))
+                        .map(|(field, ty)| {
+                            (
+                                field.clone(),
+                                self.parameter_value(&format!("{name}.{field}"), ty, depth + 1),
+                            )
+                        })
                         .collect();
                     Value::Struct(values)
                 } else {
@@ -254,12 +278,20 @@ impl<'a> Interpreter<'a> {
                 place.field_of.clone(),
                 vec!["element type unknown: 4-byte elements assumed".to_string()],
             ),
-            Some(layout) if layout.is_single_access() => {
-                record(self, layout.size, place.offset.clone(), place.field_of.clone(), Vec::new())
-            }
+            Some(layout) if layout.is_single_access() => record(
+                self,
+                layout.size,
+                place.offset.clone(),
+                place.field_of.clone(),
+                Vec::new(),
+            ),
             Some(layout) => {
                 for (field, offset, size) in layout.leaves().into_iter().take(64) {
-                    let field_of = Some(FieldOf { type_name: layout.name.clone(), field, size: layout.size });
+                    let field_of = Some(FieldOf {
+                        type_name: layout.name.clone(),
+                        field,
+                        size: layout.size,
+                    });
                     let address = place.offset.add(&Poly::constant(offset as i64));
                     record(self, size, address, field_of, Vec::new());
                 }

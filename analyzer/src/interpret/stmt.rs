@@ -95,7 +95,9 @@ impl<'a> Interpreter<'a> {
     pub(crate) fn merge(&mut self, before: &[HashMap<String, Value>], after: &[HashMap<String, Value>]) {
         for (depth, scope) in before.iter().enumerate() {
             for (name, old) in scope {
-                let Some(new) = after.get(depth).and_then(|s| s.get(name)) else { continue };
+                let Some(new) = after.get(depth).and_then(|s| s.get(name)) else {
+                    continue;
+                };
                 if new != old {
                     let merged = self.merge_values(name, old, new);
                     self.scopes[depth].insert(name.clone(), merged);
@@ -107,7 +109,8 @@ impl<'a> Interpreter<'a> {
     fn merge_values(&mut self, name: &str, old: &Value, new: &Value) -> Value {
         match (old, new) {
             (Value::Int(a), Value::Int(b)) => {
-                let lane = a.is_lane_dependent() || b.is_lane_dependent() || self.guards.iter().any(|g| g.is_lane_dependent());
+                let lane =
+                    a.is_lane_dependent() || b.is_lane_dependent() || self.guards.iter().any(|g| g.is_lane_dependent());
                 Value::Int(self.opaque(format!("{name} (set on some paths)"), lane))
             }
             _ => Value::Unknown,
@@ -181,7 +184,9 @@ impl<'a> Interpreter<'a> {
         let mut assigned = AssignedVariables::default();
         assigned.visit_block(body);
         for (name, steps) in assigned.by_name {
-            let Some(Value::Int(start)) = self.lookup(&name).cloned() else { continue };
+            let Some(Value::Int(start)) = self.lookup(&name).cloned() else {
+                continue;
+            };
             let step = match steps.as_slice() {
                 [Some(step)] => self.dry_run(step).as_int().cloned().filter(|s| !s.is_lane_dependent()),
                 _ => None,
@@ -251,7 +256,9 @@ impl<'ast> Visit<'ast> for AssignedVariables {
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
         // `x = x + step` is the same as `x += step`.
         let step = match &*e.right {
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && same_path(&b.left, &e.left) => Some((*b.right).clone()),
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && same_path(&b.left, &e.left) => {
+                Some((*b.right).clone())
+            }
             _ => None,
         };
         self.record(&e.left, step);
@@ -282,6 +289,15 @@ pub(crate) fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
-        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_)
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
     )
 }

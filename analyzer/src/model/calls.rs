@@ -20,7 +20,10 @@ impl Functions {
         let mut by_name = HashMap::new();
         gather(&file.items, &mut by_name);
         let mut graph = DiGraph::<&str, ()>::new();
-        let nodes: HashMap<&str, _> = by_name.keys().map(|n| (n.as_str(), graph.add_node(n.as_str()))).collect();
+        let nodes: HashMap<&str, _> = by_name
+            .keys()
+            .map(|n| (n.as_str(), graph.add_node(n.as_str())))
+            .collect();
         for (name, item) in &by_name {
             let mut calls = CallCollector::default();
             calls.visit_block(&item.block);

@@ -52,7 +52,12 @@ pub fn find_kernels(
                 block_source,
                 params: spec.map(|s| s.params.clone()).unwrap_or_default(),
             };
-            Kernel { name, span, item: item.clone(), launch }
+            Kernel {
+                name,
+                span,
+                item: item.clone(),
+                launch,
+            }
         })
         .collect()
 }
@@ -91,7 +96,9 @@ fn is_kernel_attr(attr: &Attribute) -> bool {
     if !attr.path().is_ident("cfg_attr") {
         return false;
     }
-    let Ok(list) = attr.meta.require_list() else { return false };
+    let Ok(list) = attr.meta.require_list() else {
+        return false;
+    };
     let Ok(metas) = list.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
     else {
         return false;
@@ -116,7 +123,12 @@ fn hint_above(file: &SourceFile, first_line: usize, unsupported: &mut Vec<Unsupp
                 let start = file.offset(line, 0) + (text.len() - trimmed.len());
                 let column = text.len() - trimmed.len() + 1;
                 unsupported.push(Unsupported {
-                    span: Span { start, end: start + trimmed.len(), line, column },
+                    span: Span {
+                        start,
+                        end: start + trimmed.len(),
+                        line,
+                        column,
+                    },
                     message: format!("ignored malformed launch hint: {message}"),
                 });
                 return None;
@@ -164,11 +176,21 @@ mod inner { #[kernel] pub unsafe fn e() {} }
     fn config_beats_hint_beats_default() {
         let src = "// kernel-lint: block(16, 16)\n#[kernel]\npub unsafe fn t() {}\n// kernel-lint: block(32)\n#[kernel]\npub unsafe fn u() {}\n";
         let plan = LaunchPlan {
-            specs: vec![LaunchSpec { kernel: "u".into(), block: Some([64, 2, 1]), ..Default::default() }],
+            specs: vec![LaunchSpec {
+                kernel: "u".into(),
+                block: Some([64, 2, 1]),
+                ..Default::default()
+            }],
         };
         let (found, _) = kernels(src, &plan);
-        assert_eq!((found[0].launch.block, found[0].launch.block_source), ([16, 16, 1], BlockSource::Hint));
-        assert_eq!((found[1].launch.block, found[1].launch.block_source), ([64, 2, 1], BlockSource::Config));
+        assert_eq!(
+            (found[0].launch.block, found[0].launch.block_source),
+            ([16, 16, 1], BlockSource::Hint)
+        );
+        assert_eq!(
+            (found[1].launch.block, found[1].launch.block_source),
+            ([64, 2, 1], BlockSource::Config)
+        );
     }
 
     #[test]
@@ -178,6 +200,10 @@ mod inner { #[kernel] pub unsafe fn e() {} }
         assert_eq!(found[0].launch.block_source, BlockSource::Default);
         assert_eq!(unsupported.len(), 1);
         assert_eq!((unsupported[0].span.line, unsupported[0].span.column), (2, 3));
-        assert!(unsupported[0].message.contains("`x` is not a block extent"), "{}", unsupported[0].message);
+        assert!(
+            unsupported[0].message.contains("`x` is not a block extent"),
+            "{}",
+            unsupported[0].message
+        );
     }
 }

@@ -58,6 +58,23 @@ impl LaunchPlan {
     }
 }
 
+impl LaunchPlan {
+    /// Every entry for a kernel in a file, in order: the file-specific ones if there are any,
+    /// else the general ones. Each is one launch for the harness.
+    pub fn find_all(&self, file: &str, kernel: &str) -> Vec<&LaunchSpec> {
+        let normalized = file.replace('\\', "/");
+        let named = || self.specs.iter().filter(move |s| s.kernel == kernel);
+        let specific: Vec<&LaunchSpec> = named()
+            .filter(|s| s.file.as_deref().is_some_and(|f| normalized.ends_with(f)))
+            .collect();
+        if specific.is_empty() {
+            named().filter(|s| s.file.is_none()).collect()
+        } else {
+            specific
+        }
+    }
+}
+
 /// The launch a kernel is analyzed under.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolvedLaunch {
@@ -120,14 +137,20 @@ mod tests {
 
     #[test]
     fn file_specific_entry_wins() {
-        let general = LaunchSpec { kernel: "k".into(), block: Some([64, 1, 1]), ..Default::default() };
+        let general = LaunchSpec {
+            kernel: "k".into(),
+            block: Some([64, 1, 1]),
+            ..Default::default()
+        };
         let specific = LaunchSpec {
             kernel: "k".into(),
             file: Some("src/a.rs".into()),
             block: Some([32, 8, 1]),
             ..Default::default()
         };
-        let plan = LaunchPlan { specs: vec![general.clone(), specific.clone()] };
+        let plan = LaunchPlan {
+            specs: vec![general.clone(), specific.clone()],
+        };
         assert_eq!(plan.find("crate/src/a.rs", "k"), Some(&specific));
         assert_eq!(plan.find("crate/src/b.rs", "k"), Some(&general));
         assert_eq!(plan.find("crate/src/b.rs", "other"), None);

@@ -31,7 +31,13 @@ pub struct FieldLayout {
 
 impl Layout {
     fn primitive(name: &str, size: u64) -> Layout {
-        Layout { name: name.to_string(), size, align: size, fields: Vec::new(), primitive: true }
+        Layout {
+            name: name.to_string(),
+            size,
+            align: size,
+            fields: Vec::new(),
+            primitive: true,
+        }
     }
 
     /// The field with this name.
@@ -54,7 +60,11 @@ impl Layout {
         let mut out = Vec::new();
         for field in &self.fields {
             for (path, offset, size) in field.layout.leaves() {
-                let name = if path.is_empty() { field.name.clone() } else { format!("{}.{path}", field.name) };
+                let name = if path.is_empty() {
+                    field.name.clone()
+                } else {
+                    format!("{}.{path}", field.name)
+                };
                 out.push((name, field.offset + offset, size));
             }
         }
@@ -120,7 +130,12 @@ impl Layouts {
             def.fields
                 .iter()
                 .enumerate()
-                .map(|(i, f)| (f.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string()), f.ty.clone()))
+                .map(|(i, f)| {
+                    (
+                        f.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string()),
+                        f.ty.clone(),
+                    )
+                })
                 .collect(),
         )
     }
@@ -183,7 +198,11 @@ impl Layouts {
                 let size = elem.size.checked_mul(len)?;
                 // Only the first elements are listed: enough for field paths, bounded in size.
                 let fields = (0..len.min(64))
-                    .map(|i| FieldLayout { name: i.to_string(), offset: i * elem.size, layout: elem.clone() })
+                    .map(|i| FieldLayout {
+                        name: i.to_string(),
+                        offset: i * elem.size,
+                        layout: elem.clone(),
+                    })
                     .collect();
                 Some(Layout {
                     name: format!("[{}; {len}]", elem.name),
@@ -218,7 +237,10 @@ impl Layouts {
                 if let Some(layout) = vector_type(&name, generic().and_then(|t| self.layout_at(t, depth + 1))) {
                     return Some(layout);
                 }
-                if matches!(name.as_str(), "MaybeUninit" | "UnsafeCell" | "Cell" | "ManuallyDrop" | "Wrapping") {
+                if matches!(
+                    name.as_str(),
+                    "MaybeUninit" | "UnsafeCell" | "Cell" | "ManuallyDrop" | "Wrapping"
+                ) {
                     return self.layout_at(generic()?, depth + 1);
                 }
                 let def = self.structs.get(&name)?;
@@ -276,13 +298,23 @@ fn c_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u64>
         let field_align = if packed { 1 } else { layout.align.max(1) };
         offset = offset.next_multiple_of(field_align);
         align = align.max(field_align);
-        out.push(FieldLayout { name: field_name, offset, layout: layout.clone() });
+        out.push(FieldLayout {
+            name: field_name,
+            offset,
+            layout: layout.clone(),
+        });
         offset += layout.size;
     }
     if let Some(a) = align_attr.filter(|a| a.is_power_of_two()) {
         align = align.max(a);
     }
-    Layout { name, size: offset.next_multiple_of(align), align, fields: out, primitive: false }
+    Layout {
+        name,
+        size: offset.next_multiple_of(align),
+        align,
+        fields: out,
+        primitive: false,
+    }
 }
 
 fn primitive(name: &str) -> Option<Layout> {
@@ -326,7 +358,13 @@ fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
         })
         .collect();
     let size = (scalar * lanes).next_multiple_of(align);
-    Some(Layout { name: name.to_string(), size, align, fields, primitive: false })
+    Some(Layout {
+        name: name.to_string(),
+        size,
+        align,
+        fields,
+        primitive: false,
+    })
 }
 
 #[cfg(test)]
@@ -356,7 +394,10 @@ mod tests {
         assert_eq!((f4.size, f4.align), (16, 16));
         assert!(f4.is_single_access());
         let m = layout_of(&l, "Mixed");
-        assert_eq!((m.size, m.field("b").unwrap().offset, m.field("c").unwrap().offset), (24, 8, 16));
+        assert_eq!(
+            (m.size, m.field("b").unwrap().offset, m.field("c").unwrap().offset),
+            (24, 8, 16)
+        );
         let n = layout_of(&l, "Nested");
         assert_eq!(n.field("inner").unwrap().offset, 16);
         assert_eq!(n.size, 32);
@@ -365,7 +406,9 @@ mod tests {
 
     #[test]
     fn arrays_with_const_lengths_and_wrappers() {
-        let l = layouts("const LEN: usize = 1 << 20; const TWICE: usize = LEN * 2; struct A { x: [f32; LEN], y: [f32; TWICE] }");
+        let l = layouts(
+            "const LEN: usize = 1 << 20; const TWICE: usize = LEN * 2; struct A { x: [f32; LEN], y: [f32; TWICE] }",
+        );
         let a = layout_of(&l, "A");
         assert_eq!(a.field("y").unwrap().offset, 4 << 20);
         assert_eq!(a.size, 12 << 20);

@@ -41,7 +41,12 @@ impl SourceFile {
                 let (line, column) = prefix.line_column(valid);
                 Err(ParseError {
                     message: format!("file is not valid UTF-8 (invalid byte 0x{:02x})", bytes[valid]),
-                    span: Some(Span { start: valid, end: valid + 1, line, column }),
+                    span: Some(Span {
+                        start: valid,
+                        end: valid + 1,
+                        line,
+                        column,
+                    }),
                     path,
                 })
             }

@@ -17,7 +17,13 @@ pub fn warps(block: Dim3) -> Vec<Warp> {
         .map(|w| {
             std::array::from_fn(|lane| {
                 let linear = w * WARP_SIZE + lane;
-                (linear < threads).then(|| [(linear % bx) as i64, ((linear / bx) % by) as i64, (linear / (bx * by)) as i64])
+                (linear < threads).then(|| {
+                    [
+                        (linear % bx) as i64,
+                        ((linear / bx) % by) as i64,
+                        (linear / (bx * by)) as i64,
+                    ]
+                })
             })
         })
         .collect()

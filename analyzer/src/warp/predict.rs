@@ -101,6 +101,14 @@ struct Outcome {
     broadcast: bool,
 }
 
+/// The outcome for one assignment of the unknowns: aligned, and at the worst misalignment that
+/// fixed unknown offsets allow (with the condition that avoids it).
+struct ComboResult {
+    combo: BTreeMap<Atom, i64>,
+    aligned: Outcome,
+    misaligned: Option<(Outcome, String)>,
+}
+
 /// Everything fixed for one access under one launch and one choice of unknown values.
 struct Setup<'a> {
     launch: &'a ResolvedLaunch,
@@ -131,8 +139,14 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     });
     if gather || opaque.is_some() {
         let (class, note) = match opaque {
-            Some(text) if !gather => (AccessClass::Unknown, format!("the index depends on `{text}`, which the analysis cannot follow")),
-            _ => (AccessClass::Gather, "the index is read from memory: which sectors the lanes touch depends on the data".to_string()),
+            Some(text) if !gather => (
+                AccessClass::Unknown,
+                format!("the index depends on `{text}`, which the analysis cannot follow"),
+            ),
+            _ => (
+                AccessClass::Gather,
+                "the index is read from memory: which sectors the lanes touch depends on the data".to_string(),
+            ),
         };
         assumptions.push(note);
         return unknowable(class, assumptions);
@@ -142,7 +156,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let transposed = is_transposed(&access.address, access.width);
     let unknowns = unknowns_of(&address, transposed);
     let warps = warps(launch.block);
-    let mut results: Vec<(BTreeMap<Atom, i64>, Outcome, Option<(Outcome, String)>)> = Vec::new();
+    let mut results: Vec<ComboResult> = Vec::new();
     for combo in combinations(&unknowns) {
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let Some(aligned) = setup.outcome(0) else {
@@ -156,33 +170,58 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
             .filter(|m| m.sectors > aligned.sectors + 1e-9)
             .map(|m| (m, setup.alignment_condition()));
-        results.push((combo, aligned, misaligned));
+        results.push(ComboResult { combo, aligned, misaligned });
     }
-    let worst = |r: &(BTreeMap<Atom, i64>, Outcome, Option<(Outcome, String)>)| r.2.as_ref().map_or(r.1, |m| m.0);
+    let worst = |r: &ComboResult| r.misaligned.as_ref().map_or(r.aligned, |m| m.0);
 
     let mut cases = Vec::new();
-    let all_same = results.windows(2).all(|w| (worst(&w[0]).sectors - worst(&w[1]).sectors).abs() < 1e-9);
+    let all_same = results
+        .windows(2)
+        .all(|w| (worst(&w[0]).sectors - worst(&w[1]).sectors).abs() < 1e-9);
     let has_stride = unknowns.iter().any(|(_, role)| *role == Role::Stride);
     let headline = if all_same || !has_stride {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
-            cases = describe_cases(&unknowns, &results.iter().map(|r| (r.0.clone(), worst(r).sectors)).collect::<Vec<_>>());
+            cases = describe_cases(
+                &unknowns,
+                &results
+                    .iter()
+                    .map(|r| (r.combo.clone(), worst(r).sectors))
+                    .collect::<Vec<_>>(),
+            );
             for (atom, _) in &unknowns {
-                assumptions.push(format!("assumes `{atom}` % 32 == 0, a row length that keeps rows sector-aligned"));
+                assumptions.push(format!(
+                    "assumes `{atom}` % 32 == 0, a row length that keeps rows sector-aligned"
+                ));
             }
         }
-        let (_, aligned, misaligned) = &results[0];
+        let ComboResult { aligned, misaligned, .. } = &results[0];
         if let Some((m, condition)) = misaligned {
-            cases.push(Case { condition: condition.clone(), sectors_per_request: round2(aligned.sectors) });
-            assumptions.push(format!("assumes {} (the start is not sector-aligned)", negate(condition)));
+            cases.push(Case {
+                condition: condition.clone(),
+                sectors_per_request: round2(aligned.sectors),
+            });
+            assumptions.push(format!(
+                "assumes {} (the start is not sector-aligned)",
+                negate(condition)
+            ));
             Some(*m)
         } else {
             Some(*aligned)
         }
     } else {
-        cases = describe_cases(&unknowns, &results.iter().map(|r| (r.0.clone(), worst(r).sectors)).collect::<Vec<_>>());
+        cases = describe_cases(
+            &unknowns,
+            &results
+                .iter()
+                .map(|r| (r.combo.clone(), worst(r).sectors))
+                .collect::<Vec<_>>(),
+        );
         let names: Vec<String> = unknowns.iter().map(|(a, _)| format!("`{a}`")).collect();
-        assumptions.push(format!("the figure depends on {}: give its value in the configuration for one number", names.join(" and ")));
+        assumptions.push(format!(
+            "the figure depends on {}: give its value in the configuration for one number",
+            names.join(" and ")
+        ));
         None
     };
     if transposed {
@@ -191,9 +230,17 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         }
     }
 
-    let shown = headline.unwrap_or_else(|| results.iter().map(worst).max_by(|a, b| a.sectors.total_cmp(&b.sectors)).expect("one combination at least"));
+    let shown = headline.unwrap_or_else(|| {
+        results
+            .iter()
+            .map(worst)
+            .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
+            .expect("one combination at least")
+    });
     let class = classify(access, &shown, &address);
-    let row_length = matches!(class, AccessClass::Transposed | AccessClass::Strided).then(|| row_length(&access.address, access.width)).flatten();
+    let row_length = matches!(class, AccessClass::Transposed | AccessClass::Strided)
+        .then(|| row_length(&access.address, access.width))
+        .flatten();
     Prediction {
         class,
         stride_bytes: shown.stride,
@@ -259,8 +306,10 @@ fn known_value(atom: &Atom, launch: &ResolvedLaunch) -> Option<i64> {
 
 /// A value that is the same for a whole launch but not known here.
 fn is_fixed_unknown(atom: &Atom) -> bool {
-    matches!(atom, Atom::Param(_) | Atom::Len(_) | Atom::GridDim(_) | Atom::BlockDim(_))
-        || matches!(atom, Atom::Opaque { lane: false, .. } | Atom::Load { lane: false, .. })
+    matches!(
+        atom,
+        Atom::Param(_) | Atom::Len(_) | Atom::GridDim(_) | Atom::BlockDim(_)
+    ) || matches!(atom, Atom::Opaque { lane: false, .. } | Atom::Load { lane: false, .. })
 }
 
 impl<'a> Setup<'a> {
@@ -283,7 +332,9 @@ impl<'a> Setup<'a> {
         let residues = if step == 0 || step == SECTOR_BYTES {
             vec![base]
         } else {
-            (0..SECTOR_BYTES / step).map(|k| (base + k * step).rem_euclid(SECTOR_BYTES)).collect()
+            (0..SECTOR_BYTES / step)
+                .map(|k| (base + k * step).rem_euclid(SECTOR_BYTES))
+                .collect()
         };
         let shifts = match gcd(alignment.iter().fold(0, |g, (_, c)| gcd(g, *c)), SECTOR_BYTES) {
             0 | SECTOR_BYTES => Vec::new(),
@@ -353,14 +404,20 @@ impl<'a> Setup<'a> {
                 }
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
                 for &residue in &self.residues {
-                    let ranges: Vec<(i64, u64)> = addresses.iter().map(|&a| (a + residue + shift, self.width)).collect();
+                    let ranges: Vec<(i64, u64)> =
+                        addresses.iter().map(|&a| (a + residue + shift, self.width)).collect();
                     total += sectors(&ranges) as f64;
                     ideal += ideal_sectors(&ranges) as f64;
                     count += 1;
                 }
             }
         }
-        (count > 0).then(|| Outcome { sectors: total / count as f64, ideal: ideal / count as f64, stride, broadcast })
+        (count > 0).then(|| Outcome {
+            sectors: total / count as f64,
+            ideal: ideal / count as f64,
+            stride,
+            broadcast,
+        })
     }
 }
 
@@ -400,7 +457,10 @@ fn describe_cases(unknowns: &[(Atom, Role)], results: &[(BTreeMap<Atom, i64>, f6
                     } else {
                         format!("{atom} is odd")
                     };
-                    cases.push(Case { condition, sectors_per_request: round2(*sectors) });
+                    cases.push(Case {
+                        condition,
+                        sectors_per_request: round2(*sectors),
+                    });
                 }
             }
             Role::Stride => {
@@ -410,8 +470,15 @@ fn describe_cases(unknowns: &[(Atom, Role)], results: &[(BTreeMap<Atom, i64>, f6
                     tail -= 1;
                 }
                 for (i, (combo, sectors)) in results.iter().enumerate().take(tail) {
-                    let op = if i + 1 == tail && tail < results.len() { ">=" } else { "==" };
-                    cases.push(Case { condition: format!("{atom} {op} {}", combo[atom]), sectors_per_request: round2(*sectors) });
+                    let op = if i + 1 == tail && tail < results.len() {
+                        ">="
+                    } else {
+                        "=="
+                    };
+                    cases.push(Case {
+                        condition: format!("{atom} {op} {}", combo[atom]),
+                        sectors_per_request: round2(*sectors),
+                    });
                 }
             }
         }
@@ -420,7 +487,11 @@ fn describe_cases(unknowns: &[(Atom, Role)], results: &[(BTreeMap<Atom, i64>, f6
     results
         .iter()
         .map(|(combo, sectors)| Case {
-            condition: combo.iter().map(|(a, v)| format!("{a} == {v}")).collect::<Vec<_>>().join(" && "),
+            condition: combo
+                .iter()
+                .map(|(a, v)| format!("{a} == {v}"))
+                .collect::<Vec<_>>()
+                .join(" && "),
             sectors_per_request: round2(*sectors),
         })
         .collect()
@@ -461,7 +532,10 @@ fn is_transposed(address: &Poly, width: u64) -> bool {
     row && address.terms().any(|(m, c)| {
         c.unsigned_abs() == width
             && m.len() == 1
-            && matches!(m[0], Atom::ThreadIdx(Axis::Y | Axis::Z) | Atom::Iter(..) | Atom::BlockIdx(_))
+            && matches!(
+                m[0],
+                Atom::ThreadIdx(Axis::Y | Axis::Z) | Atom::Iter(..) | Atom::BlockIdx(_)
+            )
     })
 }
 
@@ -477,7 +551,9 @@ fn row_length(address: &Poly, width: u64) -> Option<String> {
         if c % width != 0 {
             return Some(x_coefficient.to_string());
         }
-        let term = m.iter().fold(Poly::constant(c / width), |acc, a| acc.mul(&Poly::atom(a.clone())));
+        let term = m
+            .iter()
+            .fold(Poly::constant(c / width), |acc, a| acc.mul(&Poly::atom(a.clone())));
         per_element = per_element.add(&term);
     }
     Some(per_element.to_string())

@@ -35,9 +35,14 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     }
     let distance = match (p.stride_bytes, p.sectors_per_request) {
         (Some(bytes), Some(_)) => format!("lanes are {bytes} bytes apart"),
-        _ => format!("the lane stride is `{}` elements", p.row_length.as_deref().unwrap_or("unknown")),
+        _ => format!(
+            "the lane stride is `{}` elements",
+            p.row_length.as_deref().unwrap_or("unknown")
+        ),
     };
-    let interleaved = p.stride_bytes.is_some_and(|s| s > 0 && (s as u64) < 32 && s as u64 % cx.access.elem_bytes == 0);
+    let interleaved = p
+        .stride_bytes
+        .is_some_and(|s| s > 0 && (s as u64) < 32 && (s as u64).is_multiple_of(cx.access.elem_bytes));
     let help = if interleaved {
         "interleaved components: store each one in its own array (planar, structure of arrays) or pack them into one aligned vector per lane"
     } else {
@@ -47,9 +52,9 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     notes.extend(p.assumptions.iter().cloned());
     Some(Finding {
         message: format!("strided access to `{}`: {distance}, {}", element(cx.access), cost(p)),
-        label: match p.stride_bytes {
-            Some(bytes) => format!("lane stride {bytes} bytes"),
-            None => "lane stride depends on a runtime value".to_string(),
+        label: match (p.stride_bytes, p.sectors_per_request) {
+            (Some(bytes), Some(_)) => format!("lane stride {bytes} bytes"),
+            _ => format!("lane stride `{}` elements", p.row_length.as_deref().unwrap_or("unknown")),
         },
         span: cx.access.index_span,
         help: Some(help.to_string()),
@@ -85,10 +90,15 @@ mod tests {
             found[0].message,
             "strided access to `a[i]`: the lane stride is `stride` elements, sectors per request: 4 when stride == 1, 8 when stride == 2, 16 when stride == 4, 32 when stride >= 8"
         );
+        assert_eq!(found[0].label, "lane stride `stride` elements");
     }
 
     #[test]
     fn unit_stride_is_not_reported() {
-        assert!(findings("KL001", "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize]; }").is_empty());
+        assert!(findings(
+            "KL001",
+            "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize]; }"
+        )
+        .is_empty());
     }
 }

@@ -40,7 +40,10 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
             field.type_name, field.size, field.size
         )
     } else {
-        format!("store `{}` as a structure of arrays (one array per field) so that lanes read consecutive values", field.type_name)
+        format!(
+            "store `{}` as a structure of arrays (one array per field) so that lanes read consecutive values",
+            field.type_name
+        )
     };
     let mut notes = vec![launch_note(cx.kernel)];
     notes.extend(p.assumptions.iter().cloned());
@@ -76,7 +79,11 @@ mod tests {
             found[0].message,
             "array-of-structs access `p[i].vx`: a 4-byte field of the 24-byte `P`, 24 sectors per request where 4 would do (16.7% efficiency)"
         );
-        assert!(found[0].help.as_deref().unwrap().starts_with("store `P` as a structure of arrays"));
+        assert!(found[0]
+            .help
+            .as_deref()
+            .unwrap()
+            .starts_with("store `P` as a structure of arrays"));
     }
 
     #[test]

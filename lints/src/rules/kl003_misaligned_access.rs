@@ -71,12 +71,19 @@ mod tests {
 
     #[test]
     fn constant_offset_of_one_float() {
-        let found = findings("KL003", "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize + 1]; }");
+        let found = findings(
+            "KL003",
+            "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize + 1]; }",
+        );
         assert_eq!(found[0].message, "misaligned access to `a[thread::index_1d() as usize + 1]`: 5 sectors per request where 4 would do (80% efficiency)");
     }
 
     #[test]
     fn aligned_offset_is_fine() {
-        assert!(findings("KL003", "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize + 8]; }").is_empty());
+        assert!(findings(
+            "KL003",
+            "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize + 8]; }"
+        )
+        .is_empty());
     }
 }

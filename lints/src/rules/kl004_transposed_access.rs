@@ -78,6 +78,12 @@ mod tests {
             "#[kernel] pub unsafe fn s(m: &[f32], cols: u32) { let row = thread::index_1d(); for col in 0..cols { let v = m[(row * cols + col) as usize]; } }",
         );
         assert_eq!(found.len(), 1);
-        assert!(found[0].message.starts_with("transposed access to `m[(row * cols + col) as usize]`"), "{}", found[0].message);
+        assert!(
+            found[0]
+                .message
+                .starts_with("transposed access to `m[(row * cols + col) as usize]`"),
+            "{}",
+            found[0].message
+        );
     }
 }

@@ -31,7 +31,11 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     if p.class != AccessClass::Unknown {
         return None;
     }
-    let why = p.assumptions.last().cloned().unwrap_or_else(|| "the index could not be reduced".to_string());
+    let why = p
+        .assumptions
+        .last()
+        .cloned()
+        .unwrap_or_else(|| "the index could not be reduced".to_string());
     Some(Finding {
         message: format!("index of `{}` not analyzed: {why}", element(cx.access)),
         label: "not analyzed".to_string(),

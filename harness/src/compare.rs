@@ -1,0 +1,1 @@
+//! Predictions against measurements.

@@ -1,0 +1,374 @@
+//! `harness emit`: the CUDA C program that launches every lowered kernel with its
+//! configuration and buffers sized from the analysis, and the manifest of predictions.
+
+use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS};
+use crate::lower::{lower_file, LoweredKernel, Param, PRELUDE};
+use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, PredictedAccess, SCHEMA};
+use kernel_lint_analyzer::algebra::interval::{bounds, iteration_bound, Interval};
+use kernel_lint_analyzer::algebra::{Atom, Predicate};
+use kernel_lint_analyzer::interpret::{interpret, Access, MemorySpace};
+use kernel_lint_analyzer::model::kernel::{find_kernels, Kernel};
+use kernel_lint_analyzer::model::launch::{LaunchPlan, ResolvedLaunch};
+use kernel_lint_analyzer::model::layout::Layouts;
+use kernel_lint_analyzer::parse::{parse_file, ParseError};
+use kernel_lint_analyzer::warp::predict::predict;
+use kernel_lint_analyzer::SourceFile;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Threads a 1D launch covers when the configuration gives no grid.
+pub const DEFAULT_THREADS: u32 = 1 << 20;
+
+/// The generated program and what it launches.
+#[derive(Debug, Clone)]
+pub struct Emitted {
+    /// CUDA C++ source of the whole program.
+    pub program: String,
+    /// Launches and predictions.
+    pub manifest: Manifest,
+    /// Files that could not be parsed.
+    pub errors: Vec<ParseError>,
+}
+
+/// One launch ready to be written: the kernel, its launch and its analysis.
+pub struct PlannedLaunch {
+    /// Namespace of the file.
+    pub namespace: String,
+    /// The lowered kernel.
+    pub kernel: LoweredKernel,
+    /// The launch.
+    pub launch: ResolvedLaunch,
+    /// Its accesses under this launch.
+    pub accesses: Vec<Access>,
+    /// Buffer needs by array.
+    pub buffers: BTreeMap<String, BufferNeed>,
+    /// The manifest record.
+    pub record: LaunchRecord,
+}
+
+/// Lowers, plans and writes the program for a set of files.
+pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
+    let mut program = String::from(PRELUDE);
+    program.push_str(CHECK_MACRO);
+    let mut errors = Vec::new();
+    let mut launches: Vec<PlannedLaunch> = Vec::new();
+    let mut not_lowered = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let syntax = match parse_file(file) {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let namespace = format!("kl_file{i}");
+        let mut unsupported = Vec::new();
+        let kernels = find_kernels(file, &syntax, plan, &mut unsupported);
+        let lowered = lower_file(file, &syntax, &kernels, &namespace);
+        program.push_str(&lowered.code);
+        for failure in &lowered.not_lowered {
+            not_lowered.push(NotLoweredRecord {
+                kernel: failure.kernel.clone(),
+                file: file.path.clone(),
+                line: failure.span.line,
+                column: failure.span.column,
+                reason: failure.reason.clone(),
+            });
+        }
+        let layouts = Layouts::collect(&syntax);
+        for lowered_kernel in &lowered.kernels {
+            let Some(kernel) = kernels.iter().find(|k| k.name == lowered_kernel.name) else {
+                continue;
+            };
+            for launch in launches_of(file, kernel, plan) {
+                let index = launches.len();
+                launches.push(plan_launch(
+                    file,
+                    &syntax,
+                    &layouts,
+                    kernel,
+                    lowered_kernel,
+                    launch,
+                    &namespace,
+                    index,
+                ));
+            }
+        }
+    }
+    program.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+    for planned in &launches {
+        program.push_str(&launcher(planned));
+    }
+    program.push_str("int main() {\n");
+    for planned in &launches {
+        let _ = writeln!(
+            program,
+            "  {}::kl_launch_{}();",
+            planned.namespace, planned.record.index
+        );
+    }
+    let _ = writeln!(
+        program,
+        "  printf(\"kernel-lint harness: {} launches ok\\n\");\n  return 0;\n}}",
+        launches.len()
+    );
+    let manifest = Manifest {
+        schema: SCHEMA.to_string(),
+        launches: launches.into_iter().map(|l| l.record).collect(),
+        not_lowered,
+    };
+    Emitted {
+        program,
+        manifest,
+        errors,
+    }
+}
+
+const CHECK_MACRO: &str = "#define KL_CHECK(x) do { cudaError_t kl_err = (x); if (kl_err != cudaSuccess) { \
+fprintf(stderr, \"CUDA error %s in %s\\n\", cudaGetErrorString(kl_err), #x); exit(1); } } while (0)\n";
+
+/// The launches of one kernel: one per configuration entry, or one from its hint or default.
+fn launches_of(file: &SourceFile, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLaunch> {
+    let specs = plan.find_all(&file.path, &kernel.name);
+    if specs.is_empty() {
+        return vec![kernel.launch.clone()];
+    }
+    specs
+        .into_iter()
+        .map(|spec| ResolvedLaunch {
+            block: spec.block.unwrap_or(kernel.launch.block),
+            grid: spec.grid,
+            block_source: kernel.launch.block_source,
+            params: spec.params.clone(),
+        })
+        .collect()
+}
+
+/// Completes a launch (grid, parameter values), analyzes the kernel under it and sizes buffers.
+#[allow(clippy::too_many_arguments)]
+fn plan_launch(
+    file: &SourceFile,
+    syntax: &syn::File,
+    layouts: &Layouts,
+    kernel: &Kernel,
+    lowered: &LoweredKernel,
+    mut launch: ResolvedLaunch,
+    namespace: &str,
+    index: usize,
+) -> PlannedLaunch {
+    let [bx, by, _] = launch.block;
+    let grid = *launch.grid.get_or_insert_with(|| {
+        if by > 1 {
+            [1024u32.div_ceil(bx).max(1), 1024u32.div_ceil(by).max(1), 1]
+        } else {
+            [(DEFAULT_THREADS / (bx * by).max(1)).max(1), 1, 1]
+        }
+    });
+    let mut defaulted = Vec::new();
+    let default_value = i64::from(grid[0]) * i64::from(bx);
+    for param in scalar_params(&lowered.params, "") {
+        if !launch.params.contains_key(&param) {
+            launch.params.insert(param.clone(), default_value);
+            defaulted.push(param);
+        }
+    }
+    let mut analyzed = kernel.clone();
+    analyzed.launch = launch.clone();
+    let body = interpret(file, syntax, layouts, &analyzed);
+    let buffers = buffer_needs(&body.accesses, &launch);
+    let accesses = body
+        .accesses
+        .iter()
+        .map(|access| {
+            let prediction = (access.space == MemorySpace::Global).then(|| predict(access, &launch));
+            PredictedAccess {
+                line: lowered.attributed_line(access.span),
+                source_line: access.span.line,
+                column: access.span.column,
+                array: access.array.clone(),
+                op: access.op.as_str().to_string(),
+                space: if access.space == MemorySpace::Global {
+                    "global"
+                } else {
+                    "shared"
+                }
+                .to_string(),
+                elem_bytes: access.width,
+                class: prediction.as_ref().map(|p| p.class.as_str().to_string()),
+                sectors_per_request: prediction.as_ref().and_then(|p| p.sectors_per_request),
+                ideal_sectors_per_request: prediction.as_ref().and_then(|p| p.ideal_sectors_per_request),
+                executions_per_warp: executions_per_warp(access, &launch),
+            }
+        })
+        .collect();
+    let record = LaunchRecord {
+        index,
+        kernel: kernel.name.clone(),
+        file: file.path.clone(),
+        line: kernel.span.line,
+        block: launch.block,
+        grid,
+        params: launch.params.clone(),
+        defaulted,
+        buffers: buffers
+            .iter()
+            .map(|(array, need)| BufferRecord {
+                array: array.clone(),
+                bytes: need.bytes,
+                unbounded: need.unbounded.clone(),
+                index_array: need.index_array,
+            })
+            .collect(),
+        accesses,
+    };
+    PlannedLaunch {
+        namespace: namespace.to_string(),
+        kernel: lowered.clone(),
+        launch,
+        accesses: body.accesses,
+        buffers,
+        record,
+    }
+}
+
+/// Names of the integer and float scalars a kernel takes, struct fields as `p.n`.
+fn scalar_params(params: &[Param], prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in params {
+        match p {
+            Param::Scalar { name, float: false, .. } => out.push(format!("{prefix}{name}")),
+            Param::Struct { name, fields, .. } => out.extend(scalar_params(fields, &format!("{prefix}{name}."))),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// How many times one warp runs an access: the product of the trip counts of the loops whose
+/// guards it runs under.
+pub fn executions_per_warp(access: &Access, launch: &ResolvedLaunch) -> Option<f64> {
+    let base = |a: &Atom| -> Option<Interval> {
+        Some(match a {
+            Atom::ThreadIdx(axis) => Interval::new(0, i64::from(launch.block[axis.index()]) - 1),
+            Atom::BlockIdx(axis) => Interval::new(0, i64::from(launch.grid?[axis.index()]) - 1),
+            Atom::GridDim(axis) => Interval::point(i64::from(launch.grid?[axis.index()])),
+            Atom::BlockDim(axis) => Interval::point(i64::from(launch.block[axis.index()])),
+            Atom::Param(name) => Interval::point(*launch.params.get(name)?),
+            Atom::Len(_) => Interval::point(SLICE_ELEMENTS),
+            _ => return None,
+        })
+    };
+    let mut iters: Vec<Atom> = Vec::new();
+    for guard in &access.guards {
+        if let Predicate::Cmp(_, l, r) = guard {
+            for side in [l, r] {
+                side.visit_atoms(&mut |a| {
+                    if matches!(a, Atom::Iter(..)) && !iters.contains(a) {
+                        iters.push(a.clone());
+                    }
+                });
+            }
+        }
+    }
+    let mut product = 1.0;
+    for iter in iters {
+        product *= (iteration_bound(&iter, &access.guards, &base)? + 1) as f64;
+    }
+    let _ = bounds; // bounds are computed inside iteration_bound
+    Some(product)
+}
+
+const INTEGER_TYPES: &[&str] = &[
+    "unsigned char",
+    "signed char",
+    "unsigned short",
+    "short",
+    "unsigned int",
+    "int",
+    "unsigned long long",
+    "long long",
+];
+
+/// The host function that allocates, fills, launches and frees for one launch.
+fn launcher(planned: &PlannedLaunch) -> String {
+    let record = &planned.record;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "namespace {} {{\nvoid kl_launch_{}() {{",
+        planned.namespace, record.index
+    );
+    let _ = writeln!(
+        out,
+        "  // {} at {}:{}, block {:?}, grid {:?}",
+        record.kernel, record.file, record.line, record.block, record.grid
+    );
+    let mut frees = Vec::new();
+    let mut args = Vec::new();
+    for param in &planned.kernel.params {
+        args.push(argument(param, "", planned, &mut out, &mut frees));
+    }
+    let [gx, gy, gz] = record.grid;
+    let [bx, by, bz] = record.block;
+    let _ = writeln!(
+        out,
+        "  {}<<<dim3({gx}u, {gy}u, {gz}u), dim3({bx}u, {by}u, {bz}u)>>>({});",
+        record.kernel,
+        args.join(", ")
+    );
+    out.push_str("  KL_CHECK(cudaGetLastError());\n  KL_CHECK(cudaDeviceSynchronize());\n");
+    for f in frees {
+        let _ = writeln!(out, "  KL_CHECK(cudaFree({f}));");
+    }
+    out.push_str("}\n}\n");
+    out
+}
+
+/// Writes the host code for one parameter and returns the argument expression.
+fn argument(param: &Param, prefix: &str, planned: &PlannedLaunch, out: &mut String, frees: &mut Vec<String>) -> String {
+    let array = format!("{prefix}{}", param.name());
+    let var = array.replace('.', "_");
+    match param {
+        Param::Slice { elem, elem_bytes, .. } | Param::Pointer { elem, elem_bytes, .. } => {
+            let need = planned.buffers.get(&array);
+            let mut bytes = need.map_or(256, |n| n.bytes);
+            if matches!(param, Param::Slice { .. }) {
+                bytes = bytes.max(SLICE_ELEMENTS as u64 * elem_bytes);
+            }
+            let elements = bytes / elem_bytes.max(&1);
+            let _ = writeln!(out, "  {elem}* {var} = nullptr;");
+            let _ = writeln!(out, "  KL_CHECK(cudaMalloc((void**)&{var}, {bytes}ull));");
+            let _ = writeln!(out, "  KL_CHECK(cudaMemset({var}, 0, {bytes}ull));");
+            if need.is_some_and(|n| n.index_array) && INTEGER_TYPES.contains(&elem.as_str()) {
+                let _ = writeln!(
+                    out,
+                    "  {{ std::vector<{elem}> host({elements}ull); for (unsigned long long i = 0; i < host.size(); ++i) host[i] = ({elem})((i * 2654435761ull) % {INDEX_FILL_RANGE}ull);\n    KL_CHECK(cudaMemcpy({var}, host.data(), host.size() * sizeof({elem}), cudaMemcpyHostToDevice)); }}"
+                );
+            }
+            frees.push(var.clone());
+            if matches!(param, Param::Slice { .. }) {
+                format!("{var}, {elements}ull")
+            } else {
+                var
+            }
+        }
+        Param::Scalar { c_type, float, .. } => {
+            if *float {
+                format!("({c_type})1.0")
+            } else {
+                let value = planned.launch.params.get(&array).copied().unwrap_or(1);
+                format!("({c_type}){value}ll")
+            }
+        }
+        Param::Struct { c_type, fields, .. } => {
+            let _ = writeln!(out, "  {c_type} {var}{{}};");
+            for field in fields {
+                let value = argument(field, &format!("{array}."), planned, out, frees);
+                let member = field.name();
+                let value = value.split(", ").next().unwrap_or(&value).to_string();
+                let _ = writeln!(out, "  {var}.{member} = {value};");
+            }
+            var
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! What the harness launched and what the analyzer predicted for it, per (file, line, op).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The schema name of [`Manifest`].
+pub const SCHEMA: &str = "kernel-lint/harness-manifest/v1";
+
+/// Everything `harness emit` produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// Launches in the order the driver makes them (Nsight Compute's launch order).
+    pub launches: Vec<LaunchRecord>,
+    /// Kernels that could not be lowered, with the reason.
+    pub not_lowered: Vec<NotLoweredRecord>,
+}
+
+/// One kernel launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchRecord {
+    /// Position in launch order, from 0.
+    pub index: usize,
+    /// Kernel function name.
+    pub kernel: String,
+    /// Source file as given.
+    pub file: String,
+    /// Line of the kernel's name.
+    pub line: usize,
+    /// Block extents.
+    pub block: [u32; 3],
+    /// Grid extents.
+    pub grid: [u32; 3],
+    /// Scalar parameter values passed.
+    pub params: BTreeMap<String, i64>,
+    /// Parameters given a default value because the configuration had none.
+    pub defaulted: Vec<String>,
+    /// Buffers allocated, by array.
+    pub buffers: Vec<BufferRecord>,
+    /// Predicted accesses.
+    pub accesses: Vec<PredictedAccess>,
+}
+
+/// One allocated array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BufferRecord {
+    /// Array name (`a`, `p.vx`).
+    pub array: String,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Why the size is a fallback, if it is.
+    pub unbounded: Option<String>,
+    /// Whether it was filled with indices.
+    pub index_array: bool,
+}
+
+/// One predicted access.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictedAccess {
+    /// The line instructions are attributed to (the `#line` of the innermost statement).
+    pub line: usize,
+    /// The line of the access itself.
+    pub source_line: usize,
+    /// Its column.
+    pub column: usize,
+    /// Array name.
+    pub array: String,
+    /// `load` or `store`.
+    pub op: String,
+    /// `global` or `shared`.
+    pub space: String,
+    /// Bytes per lane.
+    pub elem_bytes: u64,
+    /// The predicted class.
+    pub class: Option<String>,
+    /// Predicted sectors per request.
+    pub sectors_per_request: Option<f64>,
+    /// Predicted ideal.
+    pub ideal_sectors_per_request: Option<f64>,
+    /// How many times one warp executes it per launch (loop trips), when bounded.
+    pub executions_per_warp: Option<f64>,
+}
+
+/// A kernel that was not lowered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotLoweredRecord {
+    /// Kernel name.
+    pub kernel: String,
+    /// File as given.
+    pub file: String,
+    /// Line of the construct that stopped it.
+    pub line: usize,
+    /// Column of it.
+    pub column: usize,
+    /// Why.
+    pub reason: String,
+}

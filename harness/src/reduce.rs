@@ -1,0 +1,1 @@
+//! Nsight Compute source-counter exports to measured rows.

@@ -1,0 +1,192 @@
+//! Reads and analyzes each file, keeping going past the ones that fail.
+
+use crate::discover::{io_message, Candidate};
+use kernel_lint_analyzer::interpret::MemorySpace;
+use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, ParseError, SourceFile, Span};
+use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
+use std::fmt;
+
+/// A file that could not be analyzed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileError {
+    /// The path as given.
+    pub file: String,
+    /// Where, when known.
+    pub span: Option<Span>,
+    /// What went wrong, one lowercase sentence.
+    pub message: String,
+}
+
+impl FileError {
+    /// An error about a whole file.
+    pub fn without_span(file: &str, message: impl Into<String>) -> Self {
+        Self {
+            file: file.to_string(),
+            span: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ParseError> for FileError {
+    fn from(err: ParseError) -> Self {
+        Self {
+            file: err.path,
+            span: err.span,
+            message: err.message,
+        }
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.span {
+            Some(span) => write!(f, "{}:{}:{}: {}", self.file, span.line, span.column, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// A file that was analyzed: its text (for snippets), report and findings.
+#[derive(Debug)]
+pub struct Analyzed {
+    /// The text, for rendering spans.
+    pub source: SourceFile,
+    /// What the analyzer found.
+    pub report: FileReport,
+    /// What the lints found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The outcome for one input, in input order.
+#[derive(Debug)]
+pub enum Entry {
+    /// Analyzed.
+    Ok(Box<Analyzed>),
+    /// Failed; the text is kept when it could be read, for a snippet.
+    Failed(FileError, Option<SourceFile>),
+}
+
+/// Everything a run found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// One entry per input.
+    pub entries: Vec<Entry>,
+}
+
+impl Outcome {
+    /// The files that were analyzed.
+    pub fn analyzed(&self) -> impl Iterator<Item = &Analyzed> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Ok(a) => Some(a.as_ref()),
+            Entry::Failed(..) => None,
+        })
+    }
+
+    /// The inputs that failed.
+    pub fn errors(&self) -> impl Iterator<Item = &FileError> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Failed(err, _) => Some(err),
+            Entry::Ok(_) => None,
+        })
+    }
+
+    /// Whether any input failed.
+    pub fn has_errors(&self) -> bool {
+        self.errors().next().is_some()
+    }
+
+    /// Whether any finding is at warn or deny level.
+    pub fn has_failing_findings(&self) -> bool {
+        self.analyzed()
+            .flat_map(|a| &a.diagnostics)
+            .any(|d| d.level >= Level::Warn)
+    }
+
+    /// Counts for the summary line.
+    pub fn totals(&self) -> Totals {
+        let mut totals = Totals::default();
+        for file in self.analyzed() {
+            totals.files += 1;
+            totals.kernels += file.report.kernels.len();
+            totals.global_accesses += file
+                .report
+                .kernels
+                .iter()
+                .flat_map(|k| &k.accesses)
+                .filter(|a| a.space == MemorySpace::Global)
+                .count();
+            totals.unsupported +=
+                file.report.unsupported.len() + file.report.kernels.iter().map(|k| k.unsupported.len()).sum::<usize>();
+            for diagnostic in &file.diagnostics {
+                match diagnostic.level {
+                    Level::Deny => totals.errors += 1,
+                    Level::Warn => totals.warnings += 1,
+                    Level::Note => totals.notes += 1,
+                    Level::Allow => {}
+                }
+            }
+        }
+        totals.failed_files = self.errors().count();
+        totals
+    }
+}
+
+/// Counts of what a run found.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    /// Files analyzed.
+    pub files: usize,
+    /// Inputs that failed.
+    pub failed_files: usize,
+    /// Kernels found.
+    pub kernels: usize,
+    /// Global-memory accesses.
+    pub global_accesses: usize,
+    /// Code the analysis could not see into.
+    pub unsupported: usize,
+    /// Findings at warn level.
+    pub warnings: usize,
+    /// Findings at note level.
+    pub notes: usize,
+    /// Findings at deny level.
+    pub errors: usize,
+}
+
+/// Analyzes every candidate under a plan and lints it at the given levels.
+pub fn run(candidates: Vec<Candidate>, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
+    let entries = candidates
+        .into_iter()
+        .map(|candidate| match candidate {
+            Candidate::Error(err) => Entry::Failed(err, None),
+            Candidate::File { display, path } => analyze_file(display, &path, plan, levels),
+        })
+        .collect();
+    Outcome { entries }
+}
+
+fn analyze_file(display: String, path: &std::path::Path, plan: &LaunchPlan, levels: &LintLevels) -> Entry {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) => return Entry::Failed(FileError::without_span(&display, io_message(&err)), None),
+    };
+    // Lossy text keeps the valid prefix unchanged, so the error's span still points right.
+    let lossy = std::str::from_utf8(&bytes)
+        .is_err()
+        .then(|| SourceFile::new(display.clone(), String::from_utf8_lossy(&bytes).into_owned()));
+    let source = match SourceFile::from_bytes(display, bytes) {
+        Ok(source) => source,
+        Err(err) => return Entry::Failed(err.into(), lossy),
+    };
+    match analyze_source(&source, plan) {
+        Ok(report) => {
+            let diagnostics = check_file(&report, levels);
+            Entry::Ok(Box::new(Analyzed {
+                source,
+                report,
+                diagnostics,
+            }))
+        }
+        Err(err) => Entry::Failed(err.into(), Some(source)),
+    }
+}

@@ -1,0 +1,255 @@
+//! Command-line definitions.
+
+use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use kernel_lint_lints::Level;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Static analysis of global-memory access patterns in Rust GPU kernels.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-kernel-lint",
+    version,
+    after_help = "Exit status: 0 no findings at warn or deny level, 1 findings at warn or deny \
+                  level, 2 usage error, unreadable or unparsable input, bad configuration or \
+                  internal error."
+)]
+pub struct Cli {
+    /// What to do; `check` when omitted.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Arguments of the implied `check`.
+    #[command(flatten)]
+    pub check: CheckArgs,
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint kernels and report findings (the default).
+    Check(CheckArgs),
+    /// List every memory access of every kernel with its predicted cost.
+    Accesses(AccessesArgs),
+    /// Show a lint's documentation, or a table of all lints.
+    Rule(RuleArgs),
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CheckArgs {
+    /// Files or directories to analyze; the cargo workspace's sources when omitted.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Output format [default: human].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Lint levels.
+    #[command(flatten)]
+    pub levels: LevelArgs,
+}
+
+/// Arguments of `accesses`.
+#[derive(Debug, Clone, Args)]
+pub struct AccessesArgs {
+    /// Files or directories to analyze; the cargo workspace's sources when omitted.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Output format [default: human].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Lint levels.
+    #[command(flatten)]
+    pub levels: LevelArgs,
+}
+
+/// Arguments of `rule`.
+#[derive(Debug, Clone, Args)]
+pub struct RuleArgs {
+    /// Lint code or name (`KL001`, `strided-access`); all lints when omitted.
+    pub code: Option<String>,
+}
+
+/// Options accepted before or after the subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Configuration file (default: ./kernel-lint.toml, else Cargo.toml metadata).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Cargo.toml of the workspace to analyze when no paths are given.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub manifest_path: Option<PathBuf>,
+    /// When to color the output.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Every `--allow`, `--warn` and `--deny` in command-line order (later ones win).
+    #[arg(skip)]
+    pub level_flags: Vec<(Level, String)>,
+}
+
+/// Lint level flags, accepted before and after the subcommand; read back in order through
+/// [`level_flags`] (clap's global arguments would drop the ones before the subcommand).
+#[derive(Debug, Clone, Default, Args)]
+pub struct LevelArgs {
+    /// Silence a lint (code or name); repeatable.
+    #[arg(long, value_name = "CODE")]
+    pub allow: Vec<String>,
+    /// Report a lint as a warning (code or name); repeatable.
+    #[arg(long, value_name = "CODE")]
+    pub warn: Vec<String>,
+    /// Report a lint as an error (code or name); repeatable.
+    #[arg(long, value_name = "CODE")]
+    pub deny: Vec<String>,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// Text for people.
+    #[default]
+    Human,
+    /// Machine-readable JSON on stdout.
+    Json,
+}
+
+/// Color choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Color {
+    /// Color when stdout is a terminal.
+    #[default]
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+impl Cli {
+    /// Parses arguments (without a leading `kernel-lint`), keeping the order of level flags.
+    pub fn try_parse_args(args: Vec<OsString>, bin_name: &str) -> Result<Cli, clap::Error> {
+        let mut command = <Cli as clap::CommandFactory>::command().bin_name(bin_name.to_string());
+        let matches = command.try_get_matches_from_mut(args)?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        cli.global.level_flags = level_flags(&matches);
+        // `--format` before a subcommand belongs to the implied `check`; pass it on.
+        if let Some(format) = cli.check.format {
+            match &mut cli.command {
+                Some(Command::Check(args)) => args.format = args.format.or(Some(format)),
+                Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
+                Some(Command::Rule(_)) => {
+                    let message = "`--format` does not apply to `rule`";
+                    return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));
+                }
+                None => {}
+            }
+        }
+        Ok(cli)
+    }
+}
+
+/// The level flags in the order given, wherever they appear on the line.
+fn level_flags(matches: &ArgMatches) -> Vec<(Level, String)> {
+    let mut out = Vec::new();
+    // Those before the subcommand come first; indices order each group.
+    for m in std::iter::once(matches).chain(matches.subcommand().map(|(_, sub)| sub)) {
+        let mut flags: Vec<(usize, Level, String)> = Vec::new();
+        for (id, level) in [("allow", Level::Allow), ("warn", Level::Warn), ("deny", Level::Deny)] {
+            // `rule` does not define these flags: asking for them there would be a bug.
+            if !m.try_contains_id(id).unwrap_or(false) {
+                continue;
+            }
+            let (Some(indices), Ok(Some(values))) = (m.indices_of(id), m.try_get_many::<String>(id)) else {
+                continue;
+            };
+            for (index, value) in indices.zip(values) {
+                flags.push((index, level, value.clone()));
+            }
+        }
+        flags.sort_by_key(|(index, _, _)| *index);
+        out.extend(flags.into_iter().map(|(_, level, code)| (level, code)));
+    }
+    out
+}
+
+/// Drops the `kernel-lint` argument cargo inserts when it runs `cargo kernel-lint`; tells
+/// whether it was there.
+pub fn strip_cargo_subcommand(mut args: Vec<OsString>) -> (Vec<OsString>, bool) {
+    let via_cargo = args.get(1).is_some_and(|a| a == "kernel-lint");
+    if via_cargo {
+        args.remove(1);
+    }
+    (args, via_cargo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        let args = std::iter::once("cargo-kernel-lint")
+            .chain(args.iter().copied())
+            .map(OsString::from)
+            .collect();
+        match Cli::try_parse_args(args, "cargo-kernel-lint") {
+            Ok(cli) => cli,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn check_is_the_default() {
+        let cli = parse(&["a.rs", "--format", "json"]);
+        assert!(cli.command.is_none());
+        assert_eq!(cli.check.paths, vec![PathBuf::from("a.rs")]);
+        assert_eq!(cli.check.format, Some(Format::Json));
+    }
+
+    #[test]
+    fn format_before_the_subcommand_is_kept() {
+        let cli = parse(&["--format", "json", "check", "a.rs"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::Check(CheckArgs {
+                format: Some(Format::Json),
+                ..
+            }))
+        ));
+        let cli = parse(&["--format", "json", "accesses", "--format", "human"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::Accesses(AccessesArgs {
+                format: Some(Format::Human),
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn subcommand_after_global_options() {
+        let cli = parse(&["--color", "never", "check", "a.rs"]);
+        assert!(matches!(&cli.command, Some(Command::Check(args)) if args.paths == [PathBuf::from("a.rs")]));
+    }
+
+    #[test]
+    fn level_flags_keep_their_order() {
+        let cli = parse(&[
+            "--deny", "KL001", "check", "--allow", "KL001", "--warn", "KL002", "x.rs",
+        ]);
+        let flags: Vec<(Level, &str)> = cli.global.level_flags.iter().map(|(l, c)| (*l, c.as_str())).collect();
+        assert_eq!(
+            flags,
+            vec![(Level::Deny, "KL001"), (Level::Allow, "KL001"), (Level::Warn, "KL002")]
+        );
+    }
+
+    #[test]
+    fn cargo_inserts_the_subcommand_name() {
+        let args = ["cargo-kernel-lint", "kernel-lint", "check"]
+            .map(OsString::from)
+            .to_vec();
+        let expected = ["cargo-kernel-lint", "check"].map(OsString::from).to_vec();
+        assert_eq!(strip_cargo_subcommand(args), (expected, true));
+    }
+}

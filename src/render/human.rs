@@ -1,0 +1,272 @@
+//! `check` output for people: each finding with its source snippet, then a summary line.
+
+use crate::analysis::{Analyzed, Entry, FileError, Outcome, Totals};
+use kernel_lint_analyzer::{SourceFile, Span};
+use kernel_lint_lints::{Diagnostic, Level};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode,
+    SourceSpan, SpanContents,
+};
+use std::fmt;
+
+/// Lines longer than this are not shown as snippets (a minified or generated line would flood
+/// the terminal); the location is named in the message instead.
+const MAX_SNIPPET_LINE: usize = 400;
+
+/// Renders every entry of a run and the summary line.
+pub fn check(outcome: &Outcome, color: bool) -> String {
+    let renderer = Renderer::new(color);
+    let mut out = String::new();
+    for entry in &outcome.entries {
+        match entry {
+            Entry::Ok(file) => {
+                for report in file_reports(file) {
+                    renderer.render(&mut out, &report);
+                }
+            }
+            Entry::Failed(err, source) => renderer.render(&mut out, &error_report(err, source.as_ref())),
+        }
+    }
+    out.push_str(&summary(&outcome.totals()));
+    out.push('\n');
+    out
+}
+
+/// `kernel-lint: 20 kernels in 9 files, 61 global accesses; 12 warnings, 1 note, 0 errors`.
+pub fn summary(totals: &Totals) -> String {
+    format!(
+        "kernel-lint: {} in {}, {}; {}, {}, {}",
+        plural(totals.kernels, "kernel", "kernels"),
+        plural(totals.files, "file", "files"),
+        plural(totals.global_accesses, "global access", "global accesses"),
+        plural(totals.warnings, "warning", "warnings"),
+        plural(totals.notes + totals.unsupported, "note", "notes"),
+        plural(totals.errors + totals.failed_files, "error", "errors"),
+    )
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One thing to show: a header, and optionally a snippet with a label, help and notes.
+struct Report<'a> {
+    header: String,
+    severity: Severity,
+    source: Option<Named<'a>>,
+    label: Option<(Span, String)>,
+    help: Option<String>,
+    notes: Vec<String>,
+}
+
+/// Findings and unsupported code of one file, in source order.
+fn file_reports(file: &Analyzed) -> Vec<Report<'_>> {
+    let mut items: Vec<(usize, Report<'_>)> = Vec::new();
+    for diagnostic in &file.diagnostics {
+        items.push((
+            diagnostic.primary.span.start,
+            diagnostic_report(diagnostic, &file.source),
+        ));
+    }
+    let unsupported = file
+        .report
+        .unsupported
+        .iter()
+        .chain(file.report.kernels.iter().flat_map(|k| &k.unsupported));
+    for item in unsupported {
+        let report = spanned(
+            &file.source,
+            Severity::Advice,
+            "note",
+            &item.message,
+            item.span,
+            String::new(),
+        );
+        items.push((item.span.start, report));
+    }
+    items.sort_by_key(|(start, _)| *start);
+    items.into_iter().map(|(_, report)| report).collect()
+}
+
+fn diagnostic_report<'a>(diagnostic: &Diagnostic, source: &'a SourceFile) -> Report<'a> {
+    let (word, severity) = match diagnostic.level {
+        Level::Deny => ("error", Severity::Error),
+        Level::Warn => ("warning", Severity::Warning),
+        Level::Note | Level::Allow => ("note", Severity::Advice),
+    };
+    let kind = format!("{word}[{}]", diagnostic.code);
+    let mut report = spanned(
+        source,
+        severity,
+        &kind,
+        &diagnostic.message,
+        diagnostic.primary.span,
+        diagnostic.primary.message.clone(),
+    );
+    report.help = diagnostic.help.clone();
+    report.notes = diagnostic.notes.clone();
+    report
+}
+
+fn error_report<'a>(err: &FileError, source: Option<&'a SourceFile>) -> Report<'a> {
+    match (err.span, source) {
+        (Some(span), Some(source)) => spanned(source, Severity::Error, "error", &err.message, span, String::new()),
+        _ => Report {
+            header: format!("error: {err}"),
+            severity: Severity::Error,
+            source: None,
+            label: None,
+            help: None,
+            notes: Vec::new(),
+        },
+    }
+}
+
+/// A report pointing into a file; the location goes into the header when no snippet is shown.
+fn spanned<'a>(
+    source: &'a SourceFile,
+    severity: Severity,
+    kind: &str,
+    message: &str,
+    span: Span,
+    label: String,
+) -> Report<'a> {
+    match snippet_span(source, span) {
+        Some(span) => Report {
+            header: format!("{kind}: {message}"),
+            severity,
+            source: Some(Named(source)),
+            label: Some((span, label)),
+            help: None,
+            notes: Vec::new(),
+        },
+        None => Report {
+            header: format!("{kind}: {}:{}:{}: {message}", source.path, span.line, span.column),
+            severity,
+            source: None,
+            label: None,
+            help: None,
+            notes: Vec::new(),
+        },
+    }
+}
+
+/// The span clamped to the text and to character boundaries; `None` when its line is too long
+/// to show.
+fn snippet_span(source: &SourceFile, span: Span) -> Option<Span> {
+    let text = source.text.as_str();
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = floor(span.start);
+    let end = floor(span.end.max(start));
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    (text[line_start..line_end].chars().count() <= MAX_SNIPPET_LINE).then_some(Span { start, end, ..span })
+}
+
+/// A source file that miette reads snippets from, under its path as given.
+struct Named<'a>(&'a SourceFile);
+
+impl SourceCode for Named<'_> {
+    fn read_span<'b>(
+        &'b self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        let inner = self
+            .0
+            .text
+            .as_str()
+            .read_span(span, context_lines_before, context_lines_after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.0.path.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line(),
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+impl fmt::Debug for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.header)
+    }
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.header)
+    }
+}
+
+impl std::error::Error for Report<'_> {}
+
+impl miette::Diagnostic for Report<'_> {
+    fn severity(&self) -> Option<Severity> {
+        Some(self.severity)
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let (span, label) = self.label.as_ref()?;
+        let text = (!label.is_empty()).then(|| label.clone());
+        let labeled = LabeledSpan::new_primary_with_span(text, (span.start, span.end - span.start));
+        Some(Box::new(std::iter::once(labeled)))
+    }
+}
+
+/// miette's graphical handler with the chosen coloring, plus the notes it has no place for.
+struct Renderer {
+    handler: GraphicalReportHandler,
+    color: bool,
+}
+
+impl Renderer {
+    fn new(color: bool) -> Self {
+        let theme = if color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::unicode_nocolor()
+        };
+        let handler = GraphicalReportHandler::new_themed(theme).without_syntax_highlighting();
+        Self { handler, color }
+    }
+
+    fn render(&self, out: &mut String, report: &Report<'_>) {
+        let mut text = String::new();
+        if self.handler.render_report(&mut text, report).is_err() {
+            // A span miette cannot read: still say what was found, and where.
+            text = match (&report.source, &report.label) {
+                (Some(Named(file)), Some((span, _))) => {
+                    format!("  {} ({}:{}:{})\n", report.header, file.path, span.line, span.column)
+                }
+                _ => format!("  {}\n", report.header),
+            };
+        }
+        out.push_str(&text);
+        for note in &report.notes {
+            let prefix = if self.color {
+                "\u{1b}[36mnote:\u{1b}[0m"
+            } else {
+                "note:"
+            };
+            out.push_str(&format!("  {prefix} {note}\n"));
+        }
+        out.push('\n');
+    }
+}

@@ -1,0 +1,237 @@
+//! JSON output: `kernel-lint/accesses/v1` for `accesses`, `kernel-lint/diagnostics/v1` for
+//! `check`.
+
+use crate::analysis::{FileError, Outcome};
+use kernel_lint_analyzer::interpret::{MemorySpace, Op};
+use kernel_lint_analyzer::{AccessClass, AccessReport, BlockSource, Case, Dim3, KernelReport, SourceFile, Span};
+use kernel_lint_lints::{Diagnostic, Level};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Schema name of the `accesses` document.
+pub const ACCESSES_SCHEMA: &str = "kernel-lint/accesses/v1";
+/// Schema name of the `check` document.
+pub const DIAGNOSTICS_SCHEMA: &str = "kernel-lint/diagnostics/v1";
+
+#[derive(Serialize)]
+struct AccessesDoc<'a> {
+    schema: &'static str,
+    kernels: Vec<KernelJson<'a>>,
+    errors: Vec<ErrorJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct KernelJson<'a> {
+    name: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    block: Dim3,
+    block_source: BlockSource,
+    grid: Option<Dim3>,
+    params: &'a BTreeMap<String, i64>,
+    accesses: Vec<AccessJson<'a>>,
+    unsupported: Vec<UnsupportedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct AccessJson<'a> {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    array: &'a str,
+    index: &'a str,
+    field: Option<&'a str>,
+    op: Op,
+    space: MemorySpace,
+    elem_bytes: u64,
+    class: Option<AccessClass>,
+    stride_bytes: Option<i64>,
+    sectors_per_request: Option<f64>,
+    ideal_sectors_per_request: Option<f64>,
+    efficiency: Option<f64>,
+    cases: &'a [Case],
+    assumptions: &'a [String],
+}
+
+#[derive(Serialize)]
+struct UnsupportedJson<'a> {
+    file: &'a str,
+    kernel: Option<&'a str>,
+    line: usize,
+    column: usize,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct ErrorJson<'a> {
+    file: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct DiagnosticsDoc<'a> {
+    schema: &'static str,
+    diagnostics: Vec<DiagnosticJson<'a>>,
+    unsupported: Vec<UnsupportedJson<'a>>,
+    errors: Vec<ErrorJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct DiagnosticJson<'a> {
+    code: &'static str,
+    name: &'static str,
+    level: Level,
+    file: &'a str,
+    kernel: &'a str,
+    message: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    label: &'a str,
+    help: Option<&'a str>,
+    notes: &'a [String],
+}
+
+/// The `accesses` document.
+pub fn accesses(outcome: &Outcome) -> String {
+    let kernels = outcome
+        .analyzed()
+        .flat_map(|file| file.report.kernels.iter().map(move |k| kernel_json(k, &file.source)))
+        .collect();
+    to_string(&AccessesDoc {
+        schema: ACCESSES_SCHEMA,
+        kernels,
+        errors: errors(outcome),
+    })
+}
+
+/// The `check` document.
+pub fn diagnostics(outcome: &Outcome) -> String {
+    let mut diagnostics = Vec::new();
+    let mut unsupported = Vec::new();
+    for file in outcome.analyzed() {
+        diagnostics.extend(file.diagnostics.iter().map(|d| diagnostic_json(d, &file.source)));
+        unsupported.extend(file.report.unsupported.iter().map(|u| UnsupportedJson {
+            file: &file.source.path,
+            kernel: None,
+            line: u.span.line,
+            column: u.span.column,
+            message: &u.message,
+        }));
+        for kernel in &file.report.kernels {
+            unsupported.extend(kernel.unsupported.iter().map(|u| UnsupportedJson {
+                file: &file.source.path,
+                kernel: Some(&kernel.name),
+                line: u.span.line,
+                column: u.span.column,
+                message: &u.message,
+            }));
+        }
+    }
+    to_string(&DiagnosticsDoc {
+        schema: DIAGNOSTICS_SCHEMA,
+        diagnostics,
+        unsupported,
+        errors: errors(outcome),
+    })
+}
+
+fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile) -> KernelJson<'a> {
+    KernelJson {
+        name: &kernel.name,
+        file: &source.path,
+        line: kernel.span.line,
+        column: kernel.span.column,
+        block: kernel.launch.block,
+        block_source: kernel.launch.block_source,
+        grid: kernel.launch.grid,
+        params: &kernel.launch.params,
+        accesses: kernel.accesses.iter().map(|a| access_json(a, source)).collect(),
+        unsupported: kernel
+            .unsupported
+            .iter()
+            .map(|u| UnsupportedJson {
+                file: &source.path,
+                kernel: Some(&kernel.name),
+                line: u.span.line,
+                column: u.span.column,
+                message: &u.message,
+            })
+            .collect(),
+    }
+}
+
+fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<'a> {
+    let (end_line, end_column) = end(access.span, source);
+    let prediction = access.prediction.as_ref();
+    AccessJson {
+        line: access.span.line,
+        column: access.span.column,
+        end_line,
+        end_column,
+        array: &access.array,
+        index: &access.index,
+        field: access.field_of.as_ref().map(|f| f.field.as_str()),
+        op: access.op,
+        space: access.space,
+        elem_bytes: access.elem_bytes,
+        class: prediction.map(|p| p.class),
+        stride_bytes: prediction.and_then(|p| p.stride_bytes),
+        sectors_per_request: prediction.and_then(|p| p.sectors_per_request),
+        ideal_sectors_per_request: prediction.and_then(|p| p.ideal_sectors_per_request),
+        efficiency: prediction.and_then(|p| p.efficiency),
+        cases: prediction.map_or(&[], |p| p.cases.as_slice()),
+        assumptions: prediction.map_or(&[], |p| p.assumptions.as_slice()),
+    }
+}
+
+fn diagnostic_json<'a>(diagnostic: &'a Diagnostic, source: &SourceFile) -> DiagnosticJson<'a> {
+    let span = diagnostic.primary.span;
+    let (end_line, end_column) = end(span, source);
+    DiagnosticJson {
+        code: diagnostic.code,
+        name: diagnostic.name,
+        level: diagnostic.level,
+        file: &diagnostic.file,
+        kernel: &diagnostic.kernel,
+        message: &diagnostic.message,
+        line: span.line,
+        column: span.column,
+        end_line,
+        end_column,
+        label: &diagnostic.primary.message,
+        help: diagnostic.help.as_deref(),
+        notes: &diagnostic.notes,
+    }
+}
+
+fn errors(outcome: &Outcome) -> Vec<ErrorJson<'_>> {
+    outcome.errors().map(error_json).collect()
+}
+
+fn error_json(err: &FileError) -> ErrorJson<'_> {
+    ErrorJson {
+        file: &err.file,
+        line: err.span.map(|s| s.line),
+        column: err.span.map(|s| s.column),
+        message: &err.message,
+    }
+}
+
+/// 1-based line and column of the span's end (one past its last character).
+fn end(span: Span, source: &SourceFile) -> (usize, usize) {
+    source.line_column(span.end.max(span.start))
+}
+
+fn to_string(doc: &impl Serialize) -> String {
+    // These documents hold only strings, numbers and maps with string keys: they always serialize.
+    let mut text = serde_json::to_string_pretty(doc)
+        .unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }).to_string());
+    text.push('\n');
+    text
+}

@@ -1,0 +1,122 @@
+//! `accesses` output for people: per kernel a header line and an aligned table.
+
+use crate::analysis::Outcome;
+use kernel_lint_analyzer::interpret::MemorySpace;
+use kernel_lint_analyzer::{AccessReport, BlockSource, KernelReport, SourceFile};
+use kernel_lint_lints::text::{element, figure, percent};
+
+const HEADINGS: [&str; 10] = [
+    "line:col", "op", "space", "access", "bytes", "class", "sectors", "ideal", "eff", "notes",
+];
+/// Columns holding numbers, aligned right.
+const NUMERIC: [bool; 10] = [false, false, false, false, true, false, true, true, true, false];
+
+/// Renders every kernel of every analyzed file.
+pub fn accesses(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    for file in outcome.analyzed() {
+        for kernel in &file.report.kernels {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            kernel_table(&mut out, kernel, &file.source);
+        }
+        for item in &file.report.unsupported {
+            out.push_str(&format!(
+                "note: {}:{}:{}: {}\n",
+                file.source.path, item.span.line, item.span.column, item.message
+            ));
+        }
+    }
+    out
+}
+
+fn kernel_table(out: &mut String, kernel: &KernelReport, source: &SourceFile) {
+    let [x, y, z] = kernel.launch.block;
+    let origin = match kernel.launch.block_source {
+        BlockSource::Config => "config",
+        BlockSource::Hint => "hint",
+        BlockSource::Launch => "launch",
+        BlockSource::Default => "default",
+    };
+    out.push_str(&format!(
+        "kernel {}  {}:{}  block ({x}, {y}, {z}) {origin}\n",
+        kernel.name, source.path, kernel.span.line
+    ));
+    if kernel.accesses.is_empty() {
+        out.push_str("  (no memory accesses)\n");
+    } else {
+        let rows: Vec<[String; 10]> = kernel.accesses.iter().map(row).collect();
+        out.push_str(&aligned(&rows));
+    }
+    for item in &kernel.unsupported {
+        out.push_str(&format!(
+            "  note: {}:{}: {}\n",
+            item.span.line, item.span.column, item.message
+        ));
+    }
+}
+
+fn row(access: &AccessReport) -> [String; 10] {
+    let p = access.prediction.as_ref();
+    let space = match access.space {
+        MemorySpace::Global => "global",
+        MemorySpace::Shared => "shared",
+    };
+    let number = |v: Option<f64>| v.map_or_else(|| "-".to_string(), figure);
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(p) = p {
+        notes.extend(
+            p.cases
+                .iter()
+                .map(|c| format!("{} when {}", figure(c.sectors_per_request), c.condition)),
+        );
+        notes.extend(p.assumptions.iter().cloned());
+    }
+    [
+        format!("{}:{}", access.span.line, access.span.column),
+        access.op.as_str().to_string(),
+        space.to_string(),
+        element(access),
+        access.elem_bytes.to_string(),
+        p.map_or("-", |p| p.class.as_str()).to_string(),
+        number(p.and_then(|p| p.sectors_per_request)),
+        number(p.and_then(|p| p.ideal_sectors_per_request)),
+        p.and_then(|p| p.efficiency)
+            .map_or_else(|| "-".to_string(), |e| format!("{}%", percent(e))),
+        notes.join("; "),
+    ]
+}
+
+/// The heading and rows, indented, columns padded to their widest cell.
+fn aligned(rows: &[[String; 10]]) -> String {
+    let mut widths = HEADINGS.map(|h| h.chars().count());
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 10]| {
+        let mut text = String::from(" ");
+        for (i, cell) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            text.push(' ');
+            if NUMERIC[i] {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad));
+            }
+            text.push(' ');
+        }
+        let mut text = text.trim_end().to_string();
+        text.push('\n');
+        text
+    };
+    let mut out = line(HEADINGS);
+    for row in rows {
+        out.push_str(&line(row.each_ref().map(String::as_str)));
+    }
+    out
+}

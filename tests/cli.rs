@@ -1,0 +1,537 @@
+//! The command line as users run it: exit codes, output formats, configuration, discovery.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-kernel-lint");
+
+/// A kernel whose every access is coalesced.
+const CLEAN_KERNEL: &str = r#"use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn add(a: &[f32], b: &[f32], c: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        *c.add(i) = a[i] + b[i];
+    }
+}
+"#;
+
+/// A kernel with a stride-2 access: one KL001 warning.
+const STRIDED_KERNEL: &str = r#"use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn every_other(a: &[f32], c: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        *c.add(i) = a[2 * i];
+    }
+}
+"#;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+fn finish(output: Output) -> Run {
+    let run = Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked"), "the binary panicked:\n{}", run.stderr);
+    run
+}
+
+/// Runs the binary in the repository root (where the fixtures are).
+fn run(args: &[&str]) -> Run {
+    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the binary runs");
+    finish(output)
+}
+
+fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create dir");
+    }
+    std::fs::write(&path, contents).expect("write file");
+    path
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("temporary paths are UTF-8")
+}
+
+fn first_access(doc: &Value, kernel: &str) -> Value {
+    let kernels = doc["kernels"].as_array().expect("kernels array");
+    let kernel = kernels.iter().find(|k| k["name"] == kernel).expect("kernel listed");
+    kernel["accesses"][0].clone()
+}
+
+#[test]
+fn clean_kernel_exits_zero() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(dir.path(), "clean.rs", CLEAN_KERNEL);
+    let run = run(&["check", path_str(&file)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout
+            .contains("kernel-lint: 1 kernel in 1 file, 3 global accesses; 0 warnings"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn strided_fixture_warns_and_exits_one() {
+    let run = run(&["fixtures/seeds/strided.rs"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(run.stdout.contains("warning[KL001]"), "{}", run.stdout);
+    assert!(run.stdout.contains("fixtures/seeds/strided.rs:19:22"), "{}", run.stdout);
+    let summary = run.stdout.lines().last().expect("a summary line");
+    assert!(summary.starts_with("kernel-lint: 2 kernels in 1 file, "), "{summary}");
+    assert!(summary.contains("1 warning,"), "{summary}");
+}
+
+#[test]
+fn explicit_check_subcommand_matches_the_default() {
+    let implicit = run(&["fixtures/seeds/strided.rs"]);
+    let explicit = run(&["check", "fixtures/seeds/strided.rs"]);
+    assert_eq!(implicit.stdout, explicit.stdout);
+    assert_eq!(implicit.code, explicit.code);
+}
+
+#[test]
+fn cargo_subcommand_argument_is_dropped() {
+    let run = run(&["kernel-lint", "check", "fixtures/seeds/strided.rs"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(run.stdout.contains("warning[KL001]"), "{}", run.stdout);
+}
+
+#[test]
+fn accesses_json_schema_and_values() {
+    let run = run(&["accesses", "--format", "json", "fixtures/seeds/offset.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let doc = run.json();
+    assert_eq!(doc["schema"], "kernel-lint/accesses/v1");
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let kernel = &doc["kernels"][0];
+    assert_eq!(kernel["name"], "read_offset");
+    assert_eq!(kernel["file"], "fixtures/seeds/offset.rs");
+    assert_eq!(kernel["line"], 6);
+    assert_eq!(kernel["block"], serde_json::json!([256, 1, 1]));
+    assert_eq!(kernel["block_source"], "default");
+    let access = first_access(&doc, "read_offset");
+    assert_eq!(access["line"], 10);
+    assert_eq!(access["column"], 17);
+    assert_eq!(access["array"], "a");
+    assert_eq!(access["index"], "k as usize");
+    assert_eq!(access["op"], "load");
+    assert_eq!(access["space"], "global");
+    assert_eq!(access["elem_bytes"], 4);
+    assert_eq!(access["class"], "misaligned");
+    assert_eq!(access["stride_bytes"], 4);
+    assert_eq!(access["sectors_per_request"], 5.0);
+    assert_eq!(access["ideal_sectors_per_request"], 4.0);
+    assert_eq!(access["efficiency"], 0.8);
+    assert_eq!(access["cases"][0]["condition"], "offset % 8 == 0");
+    assert_eq!(access["cases"][0]["sectors_per_request"], 4.0);
+    assert!(access["assumptions"].is_array());
+    for key in ["field", "end_line", "end_column"] {
+        assert!(access.get(key).is_some(), "missing {key}");
+    }
+}
+
+#[test]
+fn shared_accesses_have_no_prediction() {
+    let run = run(&["accesses", "--format", "json", "fixtures/seeds/matmul.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let doc = run.json();
+    let kernel = &doc["kernels"][0];
+    assert_eq!(kernel["block"], serde_json::json!([32, 32, 1]));
+    assert_eq!(kernel["block_source"], "hint");
+    let accesses = kernel["accesses"].as_array().expect("accesses");
+    let shared = accesses
+        .iter()
+        .find(|a| a["space"] == "shared")
+        .expect("a shared access");
+    for key in [
+        "class",
+        "stride_bytes",
+        "sectors_per_request",
+        "ideal_sectors_per_request",
+        "efficiency",
+    ] {
+        assert!(shared[key].is_null(), "{key} of a shared access: {}", shared[key]);
+    }
+}
+
+#[test]
+fn accesses_table_for_people() {
+    let run = run(&["accesses", "fixtures/seeds/offset.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let mut lines = run.stdout.lines();
+    assert_eq!(
+        lines.next(),
+        Some("kernel read_offset  fixtures/seeds/offset.rs:6  block (256, 1, 1) default")
+    );
+    let heading = lines.next().expect("heading");
+    for column in [
+        "line:col", "op", "space", "access", "bytes", "class", "sectors", "ideal", "eff", "notes",
+    ] {
+        assert!(heading.contains(column), "{heading}");
+    }
+    let row = lines.next().expect("first row");
+    assert!(row.trim_start().starts_with("10:17"), "{row}");
+    assert!(
+        row.contains("a[k as usize]") && row.contains("misaligned") && row.contains("80%"),
+        "{row}"
+    );
+    assert!(row.contains("4 when offset % 8 == 0"), "{row}");
+}
+
+#[test]
+fn config_parameters_change_the_prediction() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = write(
+        dir.path(),
+        "kl.toml",
+        "[[kernel]]\nname = \"read_offset\"\nblock = [256, 1, 1]\n[kernel.params]\noffset = 8\n",
+    );
+    let run = run(&[
+        "accesses",
+        "--format",
+        "json",
+        "--config",
+        path_str(&config),
+        "fixtures/seeds/offset.rs",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let doc = run.json();
+    let kernel = &doc["kernels"][0];
+    assert_eq!(kernel["block_source"], "config");
+    let access = first_access(&doc, "read_offset");
+    assert_eq!(access["sectors_per_request"], 4.0);
+    assert_eq!(access["class"], "coalesced");
+}
+
+#[test]
+fn config_file_in_the_current_directory_is_used() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", STRIDED_KERNEL);
+    write(dir.path(), "kernel-lint.toml", "[lints]\nstrided-access = \"allow\"\n");
+    let run = run_in(dir.path(), &["k.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(!run.stdout.contains("KL001"), "{}", run.stdout);
+}
+
+#[test]
+fn level_flags_override_the_configuration() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", STRIDED_KERNEL);
+    write(dir.path(), "kernel-lint.toml", "[lints]\nKL001 = \"allow\"\n");
+    let denied = run_in(dir.path(), &["--deny", "KL001", "k.rs"]);
+    assert_eq!(denied.code, 1, "{}", denied.all());
+    assert!(denied.stdout.contains("error[KL001]"), "{}", denied.stdout);
+    // The last of conflicting flags wins.
+    let allowed = run_in(
+        dir.path(),
+        &["check", "--deny", "KL001", "--allow", "strided-access", "k.rs"],
+    );
+    assert_eq!(allowed.code, 0, "{}", allowed.all());
+    let noted = run_in(dir.path(), &["--warn", "KL001", "--color", "never", "check", "k.rs"]);
+    assert_eq!(noted.code, 1, "{}", noted.all());
+    assert!(noted.stdout.contains("warning[KL001]"), "{}", noted.stdout);
+}
+
+#[test]
+fn unknown_lint_flag_is_an_error() {
+    let run = run(&["--deny", "KL999", "fixtures/seeds/strided.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("KL999"), "{}", run.stderr);
+}
+
+#[test]
+fn missing_path_is_named_and_the_rest_still_reported() {
+    let run = run(&["no/such/kernel.rs", "fixtures/seeds/strided.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.all().contains("no/such/kernel.rs"), "{}", run.all());
+    assert!(run.stdout.contains("warning[KL001]"), "{}", run.stdout);
+
+    let json = self::run(&["--format", "json", "no/such/kernel.rs", "fixtures/seeds/strided.rs"]);
+    assert_eq!(json.code, 2);
+    let doc = json.json();
+    assert_eq!(doc["schema"], "kernel-lint/diagnostics/v1");
+    assert_eq!(doc["errors"][0]["file"], "no/such/kernel.rs");
+    assert_eq!(doc["diagnostics"][0]["code"], "KL001");
+}
+
+#[test]
+fn syntax_error_is_located_and_other_files_still_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "bad.rs", "fn f() {\n    let = 5;\n}\n");
+    let good = write(dir.path(), "good.rs", STRIDED_KERNEL);
+    let run = run_in(dir.path(), &["--color", "never", "bad.rs", "good.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stdout.contains("bad.rs:2:9"), "{}", run.stdout);
+    assert!(run.stdout.contains("syntax error"), "{}", run.stdout);
+    assert!(run.stdout.contains("warning[KL001]"), "{}", run.stdout);
+
+    let json = self::run(&["--format", "json", path_str(&bad), path_str(&good)]);
+    assert_eq!(json.code, 2);
+    let doc = json.json();
+    let error = &doc["errors"][0];
+    assert_eq!(error["file"], path_str(&bad));
+    assert_eq!((error["line"].clone(), error["column"].clone()), (2.into(), 9.into()));
+    assert_eq!(doc["diagnostics"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn non_utf8_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "latin1.rs", b"fn f() {}\n// caf\xe9\n");
+    let run = run_in(dir.path(), &["latin1.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stdout.contains("not valid UTF-8"), "{}", run.stdout);
+    assert!(run.stdout.contains("latin1.rs:2:7"), "{}", run.stdout);
+}
+
+#[test]
+fn deeply_nested_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let deep = format!("fn f() -> i32 {{ {}1{} }}\n", "(".repeat(10_000), ")".repeat(10_000));
+    write(dir.path(), "deep.rs", deep);
+    let run = run_in(dir.path(), &["deep.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stdout.contains("deep.rs:1:"), "{}", run.stdout);
+    assert!(run.stdout.contains("nested"), "{}", run.stdout);
+    // The 20,000-character line is not echoed back.
+    assert!(run.stdout.len() < 2_000, "{} bytes of output", run.stdout.len());
+}
+
+#[test]
+fn unknown_config_key_names_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(dir.path(), "bad.toml", "[[kernel]]\nname = \"add\"\nblok = [256]\n");
+    let run = run_in(dir.path(), &["--config", "bad.toml", "k.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("bad.toml:3:1"), "{}", run.stderr);
+    assert!(run.stderr.contains("blok"), "{}", run.stderr);
+}
+
+#[test]
+fn oversized_block_in_config_names_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\nblock = [2000]\n",
+    );
+    let run = run_in(dir.path(), &["accesses", "k.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("kernel-lint.toml:3:9"), "{}", run.stderr);
+    assert!(run.stderr.contains("2000"), "{}", run.stderr);
+
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\nblock = [64, 64]\n",
+    );
+    let run = run_in(dir.path(), &["k.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("1024"), "{}", run.stderr);
+}
+
+#[test]
+fn config_lint_levels_are_validated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[lints]\nKL001 = \"warn\"\nKL999 = \"deny\"\n",
+    );
+    let run = run_in(dir.path(), &["k.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains("kernel-lint.toml:3:1") && run.stderr.contains("KL999"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn missing_config_file_is_an_error() {
+    let run = run(&["--config", "no-such-config.toml", "fixtures/seeds/strided.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("no-such-config.toml"), "{}", run.stderr);
+}
+
+#[test]
+fn rule_prints_documentation() {
+    let run = run(&["rule", "KL001"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.starts_with("KL001 strided-access"), "{}", run.stdout);
+    assert!(run.stdout.contains("## What it does"), "{}", run.stdout);
+    assert_eq!(self::run(&["rule", "strided-access"]).stdout, run.stdout);
+}
+
+#[test]
+fn rule_without_code_lists_every_lint() {
+    let run = run(&["rule"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    for code in ["KL001", "KL002", "KL003", "KL004", "KL005", "KL006"] {
+        assert!(run.stdout.contains(code), "{}", run.stdout);
+    }
+    assert!(
+        run.stdout.contains("strided-access") && run.stdout.contains("warn"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn unknown_rule_is_an_error() {
+    let run = run(&["rule", "KL999"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("KL999"), "{}", run.stderr);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    assert_eq!(run(&["--format", "xml", "fixtures/seeds/strided.rs"]).code, 2);
+    assert_eq!(run(&["accesses", "--bogus"]).code, 2);
+    assert_eq!(run(&["--help"]).code, 0);
+}
+
+#[test]
+fn color_follows_the_flag() {
+    let never = run(&["--color", "never", "fixtures/seeds/strided.rs"]);
+    assert!(!never.stdout.contains('\u{1b}'), "{}", never.stdout);
+    let always = run(&["--color", "always", "fixtures/seeds/strided.rs"]);
+    assert!(always.stdout.contains('\u{1b}'), "{}", always.stdout);
+    // Output to a pipe is plain unless asked otherwise.
+    assert!(!run(&["fixtures/seeds/strided.rs"]).stdout.contains('\u{1b}'));
+}
+
+#[test]
+fn directories_are_walked_in_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "kernels/b.rs", STRIDED_KERNEL);
+    write(dir.path(), "kernels/a.rs", CLEAN_KERNEL);
+    write(dir.path(), "kernels/notes.txt", "not rust");
+    let run = run_in(dir.path(), &["accesses", "--format", "json", "kernels"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let doc = run.json();
+    let files: Vec<&str> = doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .filter_map(|k| k["file"].as_str())
+        .collect();
+    assert_eq!(files, ["kernels/a.rs", "kernels/b.rs"]);
+}
+
+#[test]
+fn cargo_workspace_sources_are_found_without_paths() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [package.metadata.kernel-lint]\nlints = { KL001 = \"deny\" }\n",
+    );
+    write(dir.path(), "src/lib.rs", STRIDED_KERNEL);
+    write(dir.path(), "src/clean.rs", CLEAN_KERNEL);
+    let run = run_in(dir.path(), &["kernel-lint", "--color", "never"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(run.stdout.contains("error[KL001]"), "{}", run.stdout);
+    assert!(run.stdout.contains("src/lib.rs:8:"), "{}", run.stdout);
+    assert!(run.stdout.contains("2 kernels in 2 files"), "{}", run.stdout);
+
+    let json = run_in(dir.path(), &["accesses", "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.all());
+    let doc = json.json();
+    let files: Vec<&str> = doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .filter_map(|k| k["file"].as_str())
+        .collect();
+    assert_eq!(files, ["src/clean.rs", "src/lib.rs"]);
+}
+
+#[test]
+fn manifest_path_selects_the_workspace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let manifest = write(
+        dir.path(),
+        "pkg/Cargo.toml",
+        "[package]\nname = \"k\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(dir.path(), "pkg/src/lib.rs", CLEAN_KERNEL);
+    let run = run_in(dir.path(), &["--manifest-path", path_str(&manifest)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("1 kernel in 1 file"), "{}", run.stdout);
+}
+
+#[test]
+fn outside_a_cargo_workspace_without_paths_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = run_in(dir.path(), &["check"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("cargo"), "{}", run.stderr);
+}
+
+#[test]
+fn workspace_metadata_applies_to_members() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"k\"]\nresolver = \"2\"\n\n\
+         [workspace.metadata.kernel-lint]\nlints = { strided-access = \"deny\" }\n",
+    );
+    write(
+        dir.path(),
+        "k/Cargo.toml",
+        "[package]\nname = \"k\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(dir.path(), "k/src/lib.rs", STRIDED_KERNEL);
+    let member = run_in(&dir.path().join("k"), &["--color", "never"]);
+    assert_eq!(member.code, 1, "{}", member.all());
+    assert!(
+        member.stdout.contains("error[KL001]") && member.stdout.contains("src/lib.rs:8:"),
+        "{}",
+        member.stdout
+    );
+    let root = run_in(dir.path(), &["--color", "never"]);
+    assert!(root.stdout.contains("k/src/lib.rs:8:"), "{}", root.stdout);
+    assert!(root.stdout.contains("error[KL001]"), "{}", root.stdout);
+}
