@@ -1,1 +1,210 @@
-//! Predictions against measurements.
+//! Predictions against measurements: per access, predicted and measured sectors per request,
+//! how well they agree, and the confusion matrix of verdicts.
+
+use crate::manifest::Manifest;
+use crate::reduce::MeasuredRow;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// How a prediction and a measurement agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agreement {
+    /// Equal to two decimals.
+    Exact,
+    /// Within 10 % of the measurement.
+    Within10,
+    /// Further off.
+    Wrong,
+    /// Predicted, but the hardware executed no such instruction on that line.
+    NotMeasured,
+    /// Measured, but no access was predicted on that line.
+    NotPredicted,
+}
+
+impl Agreement {
+    /// The word used in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agreement::Exact => "exact",
+            Agreement::Within10 => "within 10%",
+            Agreement::Wrong => "wrong",
+            Agreement::NotMeasured => "not measured",
+            Agreement::NotPredicted => "not predicted",
+        }
+    }
+}
+
+/// One (launch, line, op) compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComparedLine {
+    /// Launch index.
+    pub launch: usize,
+    /// Kernel.
+    pub kernel: String,
+    /// File.
+    pub file: String,
+    /// Line.
+    pub line: usize,
+    /// `load` or `store`.
+    pub op: String,
+    /// The predicted class (`mixed` when accesses on the line differ).
+    pub class: Option<String>,
+    /// Predicted sectors per request (mean over the line's accesses).
+    pub predicted: Option<f64>,
+    /// Measured sectors per request.
+    pub measured: Option<f64>,
+    /// Measured ideal.
+    pub measured_ideal: Option<f64>,
+    /// Verdict.
+    pub agreement: Agreement,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Comparison {
+    /// Every line, in launch and line order.
+    pub lines: Vec<ComparedLine>,
+}
+
+impl Comparison {
+    /// How many lines have each agreement.
+    pub fn counts(&self) -> BTreeMap<Agreement, usize> {
+        let mut counts = BTreeMap::new();
+        for l in &self.lines {
+            *counts.entry(l.agreement).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Lines both predicted and measured.
+    pub fn scored(&self) -> usize {
+        self.lines.iter().filter(|l| matches!(l.agreement, Agreement::Exact | Agreement::Within10 | Agreement::Wrong)).count()
+    }
+
+    /// Exact lines over scored lines.
+    pub fn exact_fraction(&self) -> f64 {
+        let exact = self.lines.iter().filter(|l| l.agreement == Agreement::Exact).count();
+        exact as f64 / self.scored().max(1) as f64
+    }
+
+    /// Predicted class against the measured verdict (`efficient` when the measured sectors
+    /// equal the measured ideal, `wasteful` otherwise).
+    pub fn confusion(&self) -> BTreeMap<(String, &'static str), usize> {
+        let mut matrix = BTreeMap::new();
+        for l in &self.lines {
+            let (Some(class), Some(measured), Some(ideal)) = (&l.class, l.measured, l.measured_ideal) else { continue };
+            let verdict = if measured <= ideal + 0.01 { "efficient" } else { "wasteful" };
+            *matrix.entry((class.clone(), verdict)).or_insert(0) += 1;
+        }
+        matrix
+    }
+
+    /// A table for people: one row per line, then the totals and the confusion matrix.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{:>6}  {:<28} {:>5}  {:<5}  {:<10}  {:>9}  {:>8}  agreement", "launch", "kernel", "line", "op", "class", "predicted", "measured");
+        let figure = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+        for l in &self.lines {
+            let _ = writeln!(
+                out,
+                "{:>6}  {:<28} {:>5}  {:<5}  {:<10}  {:>9}  {:>8}  {}",
+                l.launch,
+                l.kernel,
+                l.line,
+                l.op,
+                l.class.as_deref().unwrap_or("-"),
+                figure(l.predicted),
+                figure(l.measured),
+                l.agreement.as_str()
+            );
+        }
+        let counts = self.counts();
+        let count = |a| counts.get(&a).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "\n{} of {} measured accesses exact, {} within 10%, {} wrong; {} predicted but not measured, {} measured but not predicted",
+            count(Agreement::Exact),
+            self.scored(),
+            count(Agreement::Within10),
+            count(Agreement::Wrong),
+            count(Agreement::NotMeasured),
+            count(Agreement::NotPredicted)
+        );
+        let _ = writeln!(out, "\npredicted class vs measured verdict:");
+        let _ = writeln!(out, "  {:<12} {:>9} {:>9}", "class", "efficient", "wasteful");
+        let matrix = self.confusion();
+        let mut classes: Vec<&String> = matrix.keys().map(|(c, _)| c).collect();
+        classes.dedup();
+        for class in classes {
+            let cell = |v| matrix.get(&(class.clone(), v)).copied().unwrap_or(0);
+            let _ = writeln!(out, "  {:<12} {:>9} {:>9}", class, cell("efficient"), cell("wasteful"));
+        }
+        out
+    }
+}
+
+/// Joins the manifest's predictions with measured rows on (launch, file, line, op), global
+/// memory only.
+pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
+    let mut lines = Vec::new();
+    for launch in &manifest.launches {
+        let mut predicted: BTreeMap<(usize, String), Vec<(Option<f64>, Option<String>)>> = BTreeMap::new();
+        for access in launch.accesses.iter().filter(|a| a.space == "global") {
+            predicted.entry((access.line, access.op.clone())).or_default().push((access.sectors_per_request, access.class.clone()));
+        }
+        let rows: Vec<&MeasuredRow> = measured
+            .iter()
+            .filter(|m| m.launch == launch.index && m.space == "global" && same_file(&m.file, &launch.file))
+            .collect();
+        let mut keys: Vec<(usize, String)> = predicted.keys().cloned().collect();
+        for m in &rows {
+            let key = (m.line, m.op.clone());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys.sort();
+        for key in keys {
+            let row = rows.iter().find(|m| m.line == key.0 && m.op == key.1);
+            let entries = predicted.get(&key);
+            let prediction = entries.and_then(|e| {
+                let values: Option<Vec<f64>> = e.iter().map(|(s, _)| *s).collect();
+                values.map(|v| (v.iter().sum::<f64>() / v.len() as f64 * 100.0).round() / 100.0)
+            });
+            let class = entries.map(|e| {
+                let first = e[0].1.clone().unwrap_or_default();
+                if e.iter().all(|(_, c)| c.as_deref() == Some(first.as_str())) { first } else { "mixed".to_string() }
+            });
+            let measured_value = row.map(|m| m.sectors_per_request());
+            let agreement = match (entries, prediction, measured_value) {
+                (None, _, _) => Agreement::NotPredicted,
+                (Some(_), _, None) => Agreement::NotMeasured,
+                (Some(_), Some(p), Some(m)) if (p * 100.0).round() == (m * 100.0).round() => Agreement::Exact,
+                (Some(_), Some(p), Some(m)) if (p - m).abs() <= 0.1 * m => Agreement::Within10,
+                _ => Agreement::Wrong,
+            };
+            lines.push(ComparedLine {
+                launch: launch.index,
+                kernel: launch.kernel.clone(),
+                file: launch.file.clone(),
+                line: key.0,
+                op: key.1,
+                class,
+                predicted: prediction,
+                measured: measured_value,
+                measured_ideal: row.map(|m| m.ideal_sectors_per_request()),
+                agreement,
+            });
+        }
+    }
+    Comparison { lines }
+}
+
+/// Paths as the compiler recorded them may be relative or absolute.
+fn same_file(measured: &str, given: &str) -> bool {
+    let (a, b) = (measured.replace('\\', "/"), given.replace('\\', "/"));
+    let b = b.trim_start_matches("./");
+    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
+}
