@@ -27,6 +27,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Some(Command::Check(args)) => check(&cli.global, args),
         Some(Command::Accesses(args)) => accesses(&cli.global, args),
         Some(Command::Rule(args)) => rule(args),
+        Some(Command::Harness(command)) => crate::harness::run(&cli.global, command),
+        Some(Command::Validate(args)) => crate::harness::validate(&cli.global, args),
         None => check(&cli.global, &cli.check),
     }
 }
@@ -82,7 +84,7 @@ fn rule(args: &RuleArgs) -> i32 {
 
 /// Loads the configuration, finds the files and analyzes them; fatal problems are reported
 /// here and turned into the exit code.
-fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, i32> {
+pub(crate) fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, i32> {
     let config = config::load(global).map_err(fatal)?;
     let candidates = if paths.is_empty() {
         discover::from_workspace(global.manifest_path.as_deref()).map_err(fatal)?
@@ -92,7 +94,7 @@ fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, i32> {
     Ok(analysis::run(candidates, &config.plan, &config.levels))
 }
 
-fn fatal(message: String) -> i32 {
+pub(crate) fn fatal(message: String) -> i32 {
     eprintln!("error: {message}");
     exit::ERROR
 }
@@ -106,7 +108,7 @@ fn use_color(choice: Color) -> bool {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth reporting.
-fn print(text: &str) -> Result<(), i32> {
+pub(crate) fn print(text: &str) -> Result<(), i32> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),

@@ -35,6 +35,100 @@ pub enum Command {
     Accesses(AccessesArgs),
     /// Show a lint's documentation, or a table of all lints.
     Rule(RuleArgs),
+    /// The GPU harness: lower kernels to CUDA C, reduce Nsight Compute exports, compare.
+    #[command(subcommand)]
+    Harness(HarnessCommand),
+    /// Lower, build, measure and compare in one go (needs nvcc and ncu on the PATH).
+    Validate(ValidateArgs),
+}
+
+/// `harness` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum HarnessCommand {
+    /// Write CUDA C twins of the kernels, a driver that launches them and the manifest.
+    Emit(EmitArgs),
+    /// Reduce an `ncu --page source --csv --print-source cuda,sass` export to measured rows.
+    Reduce(ReduceArgs),
+    /// Compare a manifest's predictions with measured rows.
+    Compare(CompareArgs),
+    /// Write (and with `--run`, run) the timing program for pairs of kernels.
+    Bench(BenchArgs),
+}
+
+/// Arguments of `harness emit`.
+#[derive(Debug, Clone, Args)]
+pub struct EmitArgs {
+    /// Files or directories holding the kernels.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Folder to write `kernels.cu` and `manifest.json` into.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// Arguments of `harness reduce`.
+#[derive(Debug, Clone, Args)]
+pub struct ReduceArgs {
+    /// The source-page CSV export.
+    #[arg(value_name = "EXPORT")]
+    pub export: PathBuf,
+    /// Where to write the rows (stdout when omitted).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// Arguments of `harness compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Measured rows written by `harness reduce`.
+    #[arg(value_name = "MEASURED")]
+    pub measured: PathBuf,
+    /// The manifest written by `harness emit`.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: PathBuf,
+    /// Fail (exit 1) when fewer measured accesses than this fraction are exact.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.9)]
+    pub min_exact: f64,
+    /// Output format [default: human].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+}
+
+/// Arguments of `harness bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Files or directories holding the kernels of the pairs.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// The pairs file (`[[pair]]` entries).
+    #[arg(long, value_name = "FILE")]
+    pub pairs: PathBuf,
+    /// Folder to write `bench.cu` and `bench-manifest.json` into.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Also build, time, profile and write `pairs.md` (needs nvcc and ncu).
+    #[arg(long)]
+    pub run: bool,
+    /// GPU architecture for nvcc.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+}
+
+/// Arguments of `validate`.
+#[derive(Debug, Clone, Args)]
+pub struct ValidateArgs {
+    /// Files or directories holding the kernels.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Folder for the generated program, the profile and the measurements.
+    #[arg(long, value_name = "DIR", default_value = "target/kernel-lint-validate")]
+    pub out: PathBuf,
+    /// GPU architecture for nvcc.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    /// Fail (exit 1) when fewer measured accesses than this fraction are exact.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.9)]
+    pub min_exact: f64,
 }
 
 /// Arguments of `check`.
@@ -138,8 +232,8 @@ impl Cli {
             match &mut cli.command {
                 Some(Command::Check(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
-                Some(Command::Rule(_)) => {
-                    let message = "`--format` does not apply to `rule`";
+                Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_)) => {
+                    let message = "`--format` before the subcommand applies to `check` and `accesses` only";
                     return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));
                 }
                 None => {}

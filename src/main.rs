@@ -6,6 +6,7 @@ mod cli;
 mod config;
 mod discover;
 mod exit;
+mod harness;
 mod render;
 
 fn main() {

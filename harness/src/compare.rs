@@ -80,7 +80,10 @@ impl Comparison {
 
     /// Lines both predicted and measured.
     pub fn scored(&self) -> usize {
-        self.lines.iter().filter(|l| matches!(l.agreement, Agreement::Exact | Agreement::Within10 | Agreement::Wrong)).count()
+        self.lines
+            .iter()
+            .filter(|l| matches!(l.agreement, Agreement::Exact | Agreement::Within10 | Agreement::Wrong))
+            .count()
     }
 
     /// Exact lines over scored lines.
@@ -94,8 +97,14 @@ impl Comparison {
     pub fn confusion(&self) -> BTreeMap<(String, &'static str), usize> {
         let mut matrix = BTreeMap::new();
         for l in &self.lines {
-            let (Some(class), Some(measured), Some(ideal)) = (&l.class, l.measured, l.measured_ideal) else { continue };
-            let verdict = if measured <= ideal + 0.01 { "efficient" } else { "wasteful" };
+            let (Some(class), Some(measured), Some(ideal)) = (&l.class, l.measured, l.measured_ideal) else {
+                continue;
+            };
+            let verdict = if measured <= ideal + 0.01 {
+                "efficient"
+            } else {
+                "wasteful"
+            };
             *matrix.entry((class.clone(), verdict)).or_insert(0) += 1;
         }
         matrix
@@ -104,7 +113,11 @@ impl Comparison {
     /// A table for people: one row per line, then the totals and the confusion matrix.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{:>6}  {:<28} {:>5}  {:<5}  {:<10}  {:>9}  {:>8}  agreement", "launch", "kernel", "line", "op", "class", "predicted", "measured");
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<28} {:>5}  {:<5}  {:<10}  {:>9}  {:>8}  agreement",
+            "launch", "kernel", "line", "op", "class", "predicted", "measured"
+        );
         let figure = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
         for l in &self.lines {
             let _ = writeln!(
@@ -152,7 +165,10 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
     for launch in &manifest.launches {
         let mut predicted: BTreeMap<(usize, String), Vec<(Option<f64>, Option<String>)>> = BTreeMap::new();
         for access in launch.accesses.iter().filter(|a| a.space == "global") {
-            predicted.entry((access.line, access.op.clone())).or_default().push((access.sectors_per_request, access.class.clone()));
+            predicted
+                .entry((access.line, access.op.clone()))
+                .or_default()
+                .push((access.sectors_per_request, access.class.clone()));
         }
         let rows: Vec<&MeasuredRow> = measured
             .iter()
@@ -175,7 +191,11 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
             });
             let class = entries.map(|e| {
                 let first = e[0].1.clone().unwrap_or_default();
-                if e.iter().all(|(_, c)| c.as_deref() == Some(first.as_str())) { first } else { "mixed".to_string() }
+                if e.iter().all(|(_, c)| c.as_deref() == Some(first.as_str())) {
+                    first
+                } else {
+                    "mixed".to_string()
+                }
             });
             let measured_value = row.map(|m| m.sectors_per_request());
             let agreement = match (entries, prediction, measured_value) {

@@ -46,58 +46,115 @@ pub struct PlannedLaunch {
     pub record: LaunchRecord,
 }
 
-/// Lowers, plans and writes the program for a set of files.
-pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
-    let mut program = String::from(PRELUDE);
-    program.push_str(CHECK_MACRO);
-    let mut errors = Vec::new();
-    let mut launches: Vec<PlannedLaunch> = Vec::new();
-    let mut not_lowered = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        let syntax = match parse_file(file) {
-            Ok(s) => s,
-            Err(e) => {
-                errors.push(e);
-                continue;
-            }
+/// The parsed and lowered files of a run, from which launches are planned.
+pub struct LoweredSet {
+    files: Vec<LoweredUnit>,
+    /// Files that could not be parsed.
+    pub errors: Vec<ParseError>,
+    /// Kernels that could not be lowered.
+    pub not_lowered: Vec<NotLoweredRecord>,
+    /// The CUDA C++ of every file (prelude included).
+    pub code: String,
+}
+
+struct LoweredUnit {
+    file: SourceFile,
+    syntax: syn::File,
+    layouts: Layouts,
+    kernels: Vec<Kernel>,
+    lowered: Vec<LoweredKernel>,
+    namespace: String,
+}
+
+impl LoweredSet {
+    /// Parses and lowers every file; kernels use `plan` for their default launch.
+    pub fn new(files: &[SourceFile], plan: &LaunchPlan) -> LoweredSet {
+        let mut set = LoweredSet {
+            files: Vec::new(),
+            errors: Vec::new(),
+            not_lowered: Vec::new(),
+            code: String::from(PRELUDE),
         };
-        let namespace = format!("kl_file{i}");
-        let mut unsupported = Vec::new();
-        let kernels = find_kernels(file, &syntax, plan, &mut unsupported);
-        let lowered = lower_file(file, &syntax, &kernels, &namespace);
-        program.push_str(&lowered.code);
-        for failure in &lowered.not_lowered {
-            not_lowered.push(NotLoweredRecord {
-                kernel: failure.kernel.clone(),
-                file: file.path.clone(),
-                line: failure.span.line,
-                column: failure.span.column,
-                reason: failure.reason.clone(),
+        set.code.push_str(CHECK_MACRO);
+        for (i, file) in files.iter().enumerate() {
+            let syntax = match parse_file(file) {
+                Ok(s) => s,
+                Err(e) => {
+                    set.errors.push(e);
+                    continue;
+                }
+            };
+            let namespace = format!("kl_file{i}");
+            let mut unsupported = Vec::new();
+            let kernels = find_kernels(file, &syntax, plan, &mut unsupported);
+            let lowered = lower_file(file, &syntax, &kernels, &namespace);
+            set.code.push_str(&lowered.code);
+            for failure in &lowered.not_lowered {
+                set.not_lowered.push(NotLoweredRecord {
+                    kernel: failure.kernel.clone(),
+                    file: file.path.clone(),
+                    line: failure.span.line,
+                    column: failure.span.column,
+                    reason: failure.reason.clone(),
+                });
+            }
+            set.files.push(LoweredUnit {
+                file: file.clone(),
+                layouts: Layouts::collect(&syntax),
+                syntax,
+                kernels,
+                lowered: lowered.kernels,
+                namespace,
             });
         }
-        let layouts = Layouts::collect(&syntax);
-        for lowered_kernel in &lowered.kernels {
-            let Some(kernel) = kernels.iter().find(|k| k.name == lowered_kernel.name) else {
-                continue;
-            };
-            for launch in launches_of(file, kernel, plan) {
-                let index = launches.len();
-                launches.push(plan_launch(
-                    file,
-                    &syntax,
-                    &layouts,
-                    kernel,
-                    lowered_kernel,
-                    launch,
-                    &namespace,
-                    index,
-                ));
+        set.code.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+        set
+    }
+
+    /// Every lowered kernel with its file, in source order.
+    pub fn kernels(&self) -> impl Iterator<Item = (&SourceFile, &Kernel)> {
+        self.files.iter().flat_map(|u| {
+            u.lowered
+                .iter()
+                .filter_map(move |l| Some((&u.file, u.kernels.iter().find(|k| k.name == l.name)?)))
+        })
+    }
+
+    /// Plans one launch of a lowered kernel; `None` when no such kernel was lowered.
+    pub fn plan(&self, file: &str, kernel: &str, launch: ResolvedLaunch, index: usize) -> Option<PlannedLaunch> {
+        let unit = self.files.iter().find(|u| u.file.path == file)?;
+        let lowered = unit.lowered.iter().find(|l| l.name == kernel)?;
+        let kernel = unit.kernels.iter().find(|k| k.name == kernel)?;
+        Some(plan_launch(
+            &unit.file,
+            &unit.syntax,
+            &unit.layouts,
+            kernel,
+            lowered,
+            launch,
+            &unit.namespace,
+            index,
+        ))
+    }
+}
+
+/// Lowers, plans and writes the program for a set of files: one launch per configuration entry
+/// of each kernel, or one from its hint or default.
+pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
+    let set = LoweredSet::new(files, plan);
+    let mut launches: Vec<PlannedLaunch> = Vec::new();
+    let targets: Vec<(String, Kernel)> = set.kernels().map(|(f, k)| (f.path.clone(), k.clone())).collect();
+    for (path, kernel) in targets {
+        for launch in launches_of(&path, &kernel, plan) {
+            let index = launches.len();
+            if let Some(planned) = set.plan(&path, &kernel.name, launch, index) {
+                launches.push(planned);
             }
         }
     }
-    program.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+    let mut program = set.code.clone();
     for planned in &launches {
-        program.push_str(&launcher(planned));
+        program.push_str(&launcher(planned, &LaunchMode::Once));
     }
     program.push_str("int main() {\n");
     for planned in &launches {
@@ -115,12 +172,12 @@ pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
     let manifest = Manifest {
         schema: SCHEMA.to_string(),
         launches: launches.into_iter().map(|l| l.record).collect(),
-        not_lowered,
+        not_lowered: set.not_lowered,
     };
     Emitted {
         program,
         manifest,
-        errors,
+        errors: set.errors,
     }
 }
 
@@ -128,8 +185,8 @@ const CHECK_MACRO: &str = "#define KL_CHECK(x) do { cudaError_t kl_err = (x); if
 fprintf(stderr, \"CUDA error %s in %s\\n\", cudaGetErrorString(kl_err), #x); exit(1); } } while (0)\n";
 
 /// The launches of one kernel: one per configuration entry, or one from its hint or default.
-fn launches_of(file: &SourceFile, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLaunch> {
-    let specs = plan.find_all(&file.path, &kernel.name);
+fn launches_of(file: &str, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLaunch> {
+    let specs = plan.find_all(file, &kernel.name);
     if specs.is_empty() {
         return vec![kernel.launch.clone()];
     }
@@ -176,7 +233,7 @@ fn plan_launch(
     analyzed.launch = launch.clone();
     let body = interpret(file, syntax, layouts, &analyzed);
     let buffers = buffer_needs(&body.accesses, &launch);
-    let accesses = body
+    let accesses: Vec<PredictedAccess> = body
         .accesses
         .iter()
         .map(|access| {
@@ -201,6 +258,12 @@ fn plan_launch(
             }
         })
         .collect();
+    let warps = f64::from(grid.iter().product::<u32>()) * f64::from(launch.block.iter().product::<u32>().div_ceil(32));
+    let predicted_sectors = accesses
+        .iter()
+        .filter(|a: &&PredictedAccess| a.space == "global")
+        .map(|a| Some(a.sectors_per_request? * a.executions_per_warp? * warps))
+        .sum::<Option<f64>>();
     let record = LaunchRecord {
         index,
         kernel: kernel.name.clone(),
@@ -220,6 +283,7 @@ fn plan_launch(
             })
             .collect(),
         accesses,
+        predicted_sectors,
     };
     PlannedLaunch {
         namespace: namespace.to_string(),
@@ -289,13 +353,26 @@ const INTEGER_TYPES: &[&str] = &[
     "long long",
 ];
 
+/// How a launcher runs its kernel.
+pub enum LaunchMode {
+    /// Once, checked (for measurement).
+    Once,
+    /// Warm-ups, then timed runs with CUDA events; prints `timing,<label>,<median ms>,<min ms>,<runs>`.
+    /// With `KL_PROFILE_ONCE` set in the environment it runs once, untimed (for ncu).
+    Timed { label: String, warmups: u32, runs: u32 },
+}
+
 /// The host function that allocates, fills, launches and frees for one launch.
-fn launcher(planned: &PlannedLaunch) -> String {
+pub fn launcher(planned: &PlannedLaunch, mode: &LaunchMode) -> String {
     let record = &planned.record;
     let mut out = String::new();
+    let name = match mode {
+        LaunchMode::Once => "kl_launch",
+        LaunchMode::Timed { .. } => "kl_bench",
+    };
     let _ = writeln!(
         out,
-        "namespace {} {{\nvoid kl_launch_{}() {{",
+        "namespace {} {{\nvoid {name}_{}() {{",
         planned.namespace, record.index
     );
     let _ = writeln!(
@@ -310,13 +387,34 @@ fn launcher(planned: &PlannedLaunch) -> String {
     }
     let [gx, gy, gz] = record.grid;
     let [bx, by, bz] = record.block;
-    let _ = writeln!(
-        out,
-        "  {}<<<dim3({gx}u, {gy}u, {gz}u), dim3({bx}u, {by}u, {bz}u)>>>({});",
+    let call = format!(
+        "{}<<<dim3({gx}u, {gy}u, {gz}u), dim3({bx}u, {by}u, {bz}u)>>>({})",
         record.kernel,
         args.join(", ")
     );
-    out.push_str("  KL_CHECK(cudaGetLastError());\n  KL_CHECK(cudaDeviceSynchronize());\n");
+    match mode {
+        LaunchMode::Once => {
+            let _ = writeln!(out, "  {call};");
+            out.push_str("  KL_CHECK(cudaGetLastError());\n  KL_CHECK(cudaDeviceSynchronize());\n");
+        }
+        LaunchMode::Timed { label, warmups, runs } => {
+            let _ = writeln!(
+                out,
+                "  const bool once = getenv(\"KL_PROFILE_ONCE\") != nullptr;\n  \
+                 for (unsigned i = 0; i < (once ? 1u : {warmups}u); ++i) {call};\n  \
+                 KL_CHECK(cudaGetLastError());\n  KL_CHECK(cudaDeviceSynchronize());\n  \
+                 std::vector<float> times;\n  cudaEvent_t start, stop;\n  \
+                 KL_CHECK(cudaEventCreate(&start));\n  KL_CHECK(cudaEventCreate(&stop));\n  \
+                 for (unsigned i = 0; i < (once ? 0u : {runs}u); ++i) {{\n    \
+                 KL_CHECK(cudaEventRecord(start));\n    {call};\n    KL_CHECK(cudaEventRecord(stop));\n    \
+                 KL_CHECK(cudaEventSynchronize(stop));\n    float ms = 0.0f;\n    \
+                 KL_CHECK(cudaEventElapsedTime(&ms, start, stop));\n    times.push_back(ms);\n  }}\n  \
+                 KL_CHECK(cudaGetLastError());\n  std::sort(times.begin(), times.end());\n  \
+                 if (!times.empty()) printf(\"timing,{label},%.6f,%.6f,%zu\\n\", times[times.size() / 2], times[0], times.size());\n  \
+                 KL_CHECK(cudaEventDestroy(start));\n  KL_CHECK(cudaEventDestroy(stop));"
+            );
+        }
+    }
     for f in frees {
         let _ = writeln!(out, "  KL_CHECK(cudaFree({f}));");
     }

@@ -206,13 +206,45 @@ struct Context<'a> {
     structs: HashSet<String>,
 }
 
-/// Per-function state: which names are slices, references, shared arrays.
+/// Per-function state: which names are slices, references, shared arrays, and the C name of
+/// each Rust binding (Rust shadows with `let`, C++ does not redeclare in one scope).
 #[derive(Default)]
 struct Scope {
     slices: HashSet<String>,
     references: HashSet<String>,
     statements: Vec<Span>,
     shared_counter: usize,
+    names: Vec<HashMap<String, String>>,
+    declared: HashMap<String, usize>,
+}
+
+impl Scope {
+    /// A C name for a new Rust binding: the name itself the first time, `name_N` after.
+    fn bind(&mut self, rust: &str) -> String {
+        let count = self.declared.entry(rust.to_string()).or_insert(0);
+        let c_name = if *count == 0 {
+            ident(rust)
+        } else {
+            format!("{}_{count}", ident(rust))
+        };
+        *count += 1;
+        if self.names.is_empty() {
+            self.names.push(HashMap::new());
+        }
+        if let Some(top) = self.names.last_mut() {
+            top.insert(rust.to_string(), c_name.clone());
+        }
+        c_name
+    }
+
+    /// The C name a Rust name refers to here.
+    fn lookup(&self, rust: &str) -> String {
+        self.names
+            .iter()
+            .rev()
+            .find_map(|m| m.get(rust).cloned())
+            .unwrap_or_else(|| ident(rust))
+    }
 }
 
 const C_KEYWORDS: &[&str] = &[
@@ -413,7 +445,7 @@ impl<'a> Context<'a> {
             let syn::Pat::Ident(name) = &*typed.pat else {
                 return self.fail(&typed.pat, "parameter pattern");
             };
-            let name = ident(&name.ident.to_string());
+            let name = scope.bind(&name.ident.to_string());
             if let Type::Reference(r) = &*typed.ty {
                 if let Type::Slice(s) = &*r.elem {
                     scope.slices.insert(name.clone());
@@ -447,7 +479,7 @@ impl<'a> Context<'a> {
             let syn::Pat::Ident(name) = &*typed.pat else {
                 return self.fail(&typed.pat, "parameter pattern is not a name");
             };
-            let name = ident(&name.ident.to_string());
+            let name = scope.bind(&name.ident.to_string());
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => format!("const {elem}* {name}, unsigned long long {name}_len"),
@@ -550,9 +582,17 @@ impl<'a> Context<'a> {
 
     fn block(&self, block: &syn::Block, scope: &mut Scope) -> Lowered<String> {
         let mut out = String::from("{\n");
+        scope.names.push(HashMap::new());
         for stmt in &block.stmts {
-            out.push_str(&self.stmt(stmt, scope)?);
+            match self.stmt(stmt, scope) {
+                Ok(text) => out.push_str(&text),
+                Err(e) => {
+                    scope.names.pop();
+                    return Err(e);
+                }
+            }
         }
+        scope.names.pop();
         out.push_str("}\n");
         Ok(out)
     }
@@ -595,11 +635,15 @@ impl<'a> Context<'a> {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
         };
-        let syn::Pat::Ident(name) = pat else {
-            return self.fail(pat, "only `let name = ..` is lowered");
+        if let (syn::Pat::Tuple(names), Some(init)) = (pat, &local.init) {
+            return self.tuple_local(names, &init.expr, scope);
+        }
+        let syn::Pat::Ident(binding) = pat else {
+            return self.fail(pat, "only `let name = ..` and `let (a, b) = (x, y)` are lowered");
         };
-        let name = ident(&name.ident.to_string());
+        let rust_name = binding.ident.to_string();
         let Some(init) = &local.init else {
+            let name = scope.bind(&rust_name);
             let ty = ty.ok_or_else(|| (self.span(local), "`let` without a value needs a type".to_string()))?;
             return Ok(format!("{};\n", self.declarator(ty, &name)?));
         };
@@ -613,16 +657,19 @@ impl<'a> Context<'a> {
                         Ok((ty, input.parse()?))
                     })
                     .map_err(|e| (self.span(m), format!("shared_array! not understood: {e}")))?;
+                let len = self.expr(&len, scope)?;
+                let name = scope.bind(&rust_name);
                 scope.shared_counter += 1;
                 let storage = format!("{name}_shared_{}", scope.shared_counter);
                 return Ok(format!(
-                    "__shared__ {} {storage}[{}];\nauto {name} = {storage};\n",
-                    self.c_type(&elem)?,
-                    self.expr(&len, scope)?
+                    "__shared__ {} {storage}[{len}];\nauto {name} = {storage};\n",
+                    self.c_type(&elem)?
                 ));
             }
         }
+        // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
         let value = self.expr(&init.expr, scope)?;
+        let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
             if matches!(&*r.elem, Type::Slice(_)) {
                 scope.slices.insert(name.clone());
@@ -634,6 +681,34 @@ impl<'a> Context<'a> {
             }
             _ => Ok(format!("auto {name} = {value};\n")),
         }
+    }
+
+    /// `let (a, b) = (x, y);`: every value first (they may read the old names), then the names.
+    fn tuple_local(&self, names: &syn::PatTuple, init: &Expr, scope: &mut Scope) -> Lowered<String> {
+        let Expr::Tuple(values) = init else {
+            return self.fail(init, "a tuple pattern is lowered only from a tuple of values");
+        };
+        if values.elems.len() != names.elems.len() {
+            return self.fail(init, "tuple sizes differ");
+        }
+        scope.shared_counter += 1;
+        let mut out = String::new();
+        let mut temporaries = Vec::new();
+        for (i, value) in values.elems.iter().enumerate() {
+            let temporary = format!("kl_tuple_{}_{i}", scope.shared_counter);
+            let _ = writeln!(out, "auto {temporary} = {};", self.expr(value, scope)?);
+            temporaries.push(temporary);
+        }
+        for (name, temporary) in names.elems.iter().zip(temporaries) {
+            match name {
+                syn::Pat::Ident(binding) => {
+                    let _ = writeln!(out, "auto {} = {temporary};", scope.bind(&binding.ident.to_string()));
+                }
+                syn::Pat::Wild(_) => {}
+                other => return self.fail(other, "only names are bound from a tuple"),
+            }
+        }
+        Ok(out)
     }
 
     fn expr_stmt(&self, e: &Expr, scope: &mut Scope) -> Lowered<String> {
@@ -678,7 +753,7 @@ impl<'a> Context<'a> {
         let syn::Pat::Ident(var) = &*f.pat else {
             return self.fail(&f.pat, "loop pattern is not a name");
         };
-        let var = ident(&var.ident.to_string());
+        let rust_var = var.ident.to_string();
         let (range, step) = match &*f.expr {
             Expr::MethodCall(m) if m.method == "step_by" => {
                 let step = m
@@ -704,9 +779,13 @@ impl<'a> Context<'a> {
         } else {
             "<"
         };
+        scope.names.push(HashMap::new());
+        let var = scope.bind(&rust_var);
+        let body = self.block(&f.body, scope);
+        scope.names.pop();
         Ok(format!(
             "for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
-            self.block(&f.body, scope)?
+            body?
         ))
     }
 
@@ -724,7 +803,11 @@ impl<'a> Context<'a> {
                 if p.path.segments.len() > 1 && !self.layouts.consts.contains_key(&name) {
                     return self.fail(p, format!("path `{}` is not lowered", self.text(p)));
                 }
-                ident(&name)
+                if p.path.segments.len() > 1 {
+                    ident(&name)
+                } else {
+                    scope.lookup(&name)
+                }
             }
             Expr::Binary(b) => {
                 let op = binary_op(&b.op).ok_or_else(|| (self.span(b), "operator".to_string()))?;

@@ -40,6 +40,9 @@ pub struct LaunchRecord {
     pub buffers: Vec<BufferRecord>,
     /// Predicted accesses.
     pub accesses: Vec<PredictedAccess>,
+    /// Predicted L2 sectors of the whole launch: sectors per request × executions per warp ×
+    /// warps, summed over global accesses; `None` when some figure is unknown.
+    pub predicted_sectors: Option<f64>,
 }
 
 /// One allocated array.

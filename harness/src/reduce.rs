@@ -57,7 +57,10 @@ fn number(text: &str) -> f64 {
 
 /// Reduces an export; an error names the line of the export that could not be read.
 pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(export.as_bytes());
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(export.as_bytes());
     let mut rows: Vec<MeasuredRow> = Vec::new();
     let mut index: BTreeMap<(usize, usize, String, String, String), usize> = BTreeMap::new();
     let mut launch: Option<usize> = None;
@@ -101,8 +104,17 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
         if address.is_empty() || address == "..." || !seen_addresses.insert(address.to_string()) {
             continue;
         }
-        let Some((line_number, source)) = line.clone() else { continue };
-        let field = |name: &str| header.iter().position(|h| h == name).and_then(|i| cells.get(i)).copied().unwrap_or("");
+        let Some((line_number, source)) = line.clone() else {
+            continue;
+        };
+        let field = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .and_then(|i| cells.get(i))
+                .copied()
+                .unwrap_or("")
+        };
         let space = match field("Address Space") {
             "Global" => "global",
             "Shared" => "shared",
@@ -148,7 +160,12 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
 /// `ns::read_offset(const float *, ...)` to `read_offset`.
 fn demangled_name(text: &str) -> String {
     let before_args = text.split('(').next().unwrap_or(text);
-    before_args.rsplit("::").next().unwrap_or(before_args).trim().to_string()
+    before_args
+        .rsplit("::")
+        .next()
+        .unwrap_or(before_args)
+        .trim()
+        .to_string()
 }
 
 /// Writes rows as CSV.
@@ -176,7 +193,10 @@ mod tests {
 
     #[test]
     fn demangles_kernel_names() {
-        assert_eq!(demangled_name("kl_file0::read_offset(const float *, unsigned long long)"), "read_offset");
+        assert_eq!(
+            demangled_name("kl_file0::read_offset(const float *, unsigned long long)"),
+            "read_offset"
+        );
         assert_eq!(demangled_name("broadcastBlock"), "broadcastBlock");
     }
 }

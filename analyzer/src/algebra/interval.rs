@@ -119,10 +119,16 @@ pub fn iteration_bound(iter: &Atom, guards: &[Predicate], range: &dyn Fn(&Atom) 
             CmpOp::Ge => (r, l, false),
             _ => continue,
         };
-        let Some(c) = small.coefficient_of(iter).as_constant().filter(|c| *c > 0) else {
+        // The step may be symbolic (`blockDim.x * gridDim.x`) but known under the ranges.
+        let coefficient = small.coefficient_of(iter);
+        let Some(c) = coefficient
+            .as_constant()
+            .or_else(|| bounds(&coefficient, range).map(|b| b.lo))
+            .filter(|c| *c > 0)
+        else {
             continue;
         };
-        let rest = small.sub(&Poly::atom(iter.clone()).scale(c));
+        let rest = small.filter_terms(|m| !m.contains(iter));
         // Other loop counters in `rest` only make it larger: their minimum, 0, is safe.
         let rest_min = bounds(&rest, &|a| match a {
             Atom::Iter(..) => Some(Interval::new(0, 0)),
@@ -178,5 +184,14 @@ mod tests {
         let guard = Predicate::Cmp(CmpOp::Lt, value, Poly::atom(Atom::Param("n".into())));
         assert_eq!(iteration_bound(&iter, &[guard], &range), Some(1));
         assert_eq!(iteration_bound(&iter, &[], &range), None);
+        // A grid-stride step known only through the launch: tid + n_iter * (256 * gridDim.x) < n.
+        let grid = |a: &Atom| match a {
+            Atom::GridDim(Axis::X) => Some(Interval::point(2)),
+            other => range(other),
+        };
+        let step = Poly::atom(Atom::GridDim(Axis::X)).scale(256);
+        let value = tid.add(&Poly::atom(iter.clone()).mul(&step));
+        let guard = Predicate::Cmp(CmpOp::Lt, value, Poly::atom(Atom::Param("n".into())));
+        assert_eq!(iteration_bound(&iter, &[guard], &grid), Some(1));
     }
 }

@@ -170,7 +170,11 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
             .filter(|m| m.sectors > aligned.sectors + 1e-9)
             .map(|m| (m, setup.alignment_condition()));
-        results.push(ComboResult { combo, aligned, misaligned });
+        results.push(ComboResult {
+            combo,
+            aligned,
+            misaligned,
+        });
     }
     let worst = |r: &ComboResult| r.misaligned.as_ref().map_or(r.aligned, |m| m.0);
 
@@ -195,7 +199,9 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 ));
             }
         }
-        let ComboResult { aligned, misaligned, .. } = &results[0];
+        let ComboResult {
+            aligned, misaligned, ..
+        } = &results[0];
         if let Some((m, condition)) = misaligned {
             cases.push(Case {
                 condition: condition.clone(),

@@ -54,7 +54,10 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         message: format!("strided access to `{}`: {distance}, {}", element(cx.access), cost(p)),
         label: match (p.stride_bytes, p.sectors_per_request) {
             (Some(bytes), Some(_)) => format!("lane stride {bytes} bytes"),
-            _ => format!("lane stride `{}` elements", p.row_length.as_deref().unwrap_or("unknown")),
+            _ => format!(
+                "lane stride `{}` elements",
+                p.row_length.as_deref().unwrap_or("unknown")
+            ),
         },
         span: cx.access.index_span,
         help: Some(help.to_string()),

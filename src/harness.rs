@@ -1,0 +1,269 @@
+//! The `harness` and `validate` commands: glue between the CLI, the harness crate and the
+//! CUDA tools (nvcc, ncu) on the machine.
+
+use crate::app::{analyze, fatal, print};
+use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCommand, ReduceArgs, ValidateArgs};
+use crate::{config, exit};
+use kernel_lint_analyzer::SourceFile;
+use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs a `harness` subcommand.
+pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> i32 {
+    let result = match command {
+        HarnessCommand::Emit(args) => emit(global, args).map(|_| exit::SUCCESS),
+        HarnessCommand::Reduce(args) => reduce_export(args),
+        HarnessCommand::Compare(args) => compare_files(args),
+        HarnessCommand::Bench(args) => run_bench(global, args),
+    };
+    result.unwrap_or_else(|code| code)
+}
+
+/// The sources under `paths` that parse; files that do not are reported and skipped.
+fn sources(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Vec<SourceFile>, i32> {
+    let outcome = analyze(global, paths)?;
+    for err in outcome.errors() {
+        eprintln!("error: {err}");
+    }
+    Ok(outcome.analyzed().map(|a| a.source.clone()).collect())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), i32> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| fatal(format!("cannot create `{}`: {e}", parent.display())))?;
+    }
+    std::fs::write(path, text).map_err(|e| fatal(format!("cannot write `{}`: {e}", path.display())))
+}
+
+fn read(path: &Path) -> Result<String, i32> {
+    std::fs::read_to_string(path).map_err(|e| fatal(format!("cannot read `{}`: {e}", path.display())))
+}
+
+/// `harness emit`: writes `kernels.cu` and `manifest.json`; returns the manifest.
+fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, i32> {
+    let files = sources(global, &args.paths)?;
+    let plan = config::load(global).map_err(fatal)?.plan;
+    let emitted = driver::emit(&files, &plan);
+    let manifest_json = serde_json::to_string_pretty(&emitted.manifest).map_err(|e| fatal(e.to_string()))?;
+    write(&args.out.join("kernels.cu"), &emitted.program)?;
+    write(&args.out.join("manifest.json"), &manifest_json)?;
+    let m = &emitted.manifest;
+    eprintln!(
+        "wrote {} launches of {} kernels to {}",
+        m.launches.len(),
+        {
+            let mut names: Vec<(&str, &str)> = m
+                .launches
+                .iter()
+                .map(|l| (l.file.as_str(), l.kernel.as_str()))
+                .collect();
+            names.dedup();
+            names.len()
+        },
+        args.out.join("kernels.cu").display()
+    );
+    for n in &m.not_lowered {
+        eprintln!(
+            "not lowered: {}:{}:{}: `{}`: {}",
+            n.file, n.line, n.column, n.kernel, n.reason
+        );
+    }
+    for launch in &m.launches {
+        for buffer in launch.buffers.iter().filter(|b| b.unbounded.is_some()) {
+            eprintln!(
+                "note: {} `{}`: {} ({} bytes allocated)",
+                launch.kernel,
+                buffer.array,
+                buffer.unbounded.as_deref().unwrap_or_default(),
+                buffer.bytes
+            );
+        }
+    }
+    Ok(emitted.manifest)
+}
+
+fn reduce_export(args: &ReduceArgs) -> Result<i32, i32> {
+    let export = read(&args.export)?;
+    let rows = reduce::reduce(&export).map_err(|e| fatal(format!("{}: {e}", args.export.display())))?;
+    let csv = reduce::write_csv(&rows).map_err(fatal)?;
+    match &args.out {
+        Some(path) => write(path, &csv)?,
+        None => print(&csv)?,
+    }
+    Ok(exit::SUCCESS)
+}
+
+fn compare_files(args: &CompareArgs) -> Result<i32, i32> {
+    let manifest: Manifest = serde_json::from_str(&read(&args.manifest)?)
+        .map_err(|e| fatal(format!("{}: not a harness manifest: {e}", args.manifest.display())))?;
+    let measured =
+        reduce::read_csv(&read(&args.measured)?).map_err(|e| fatal(format!("{}: {e}", args.measured.display())))?;
+    let comparison = compare::compare(&manifest, &measured);
+    let text = match args.format.unwrap_or_default() {
+        Format::Human => comparison.render(),
+        Format::Json => serde_json::to_string_pretty(&comparison).map_err(|e| fatal(e.to_string()))? + "\n",
+    };
+    print(&text)?;
+    Ok(threshold(&comparison, args.min_exact))
+}
+
+fn threshold(comparison: &compare::Comparison, min_exact: f64) -> i32 {
+    if comparison.exact_fraction() + 1e-9 < min_exact {
+        eprintln!(
+            "error: {:.1}% of measured accesses are exact, below the threshold of {:.1}%",
+            comparison.exact_fraction() * 100.0,
+            min_exact * 100.0
+        );
+        exit::FINDINGS
+    } else {
+        exit::SUCCESS
+    }
+}
+
+/// The CUDA tools `validate` and `bench --run` need; an error lists the missing ones.
+fn cuda_tools() -> Result<(PathBuf, PathBuf), i32> {
+    let find = |name: &str| {
+        let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        dirs.push(PathBuf::from("/usr/local/cuda/bin"));
+        dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+    };
+    match (find("nvcc"), find("ncu")) {
+        (Some(nvcc), Some(ncu)) => Ok((nvcc, ncu)),
+        (nvcc, ncu) => {
+            let missing: Vec<&str> = [
+                ("nvcc (the CUDA compiler)", nvcc.is_none()),
+                ("ncu (Nsight Compute)", ncu.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(name, missing)| missing.then_some(name))
+            .collect();
+            Err(fatal(format!(
+                "this needs a machine with an NVIDIA GPU, nvcc and ncu; not found on the PATH: {}",
+                missing.join(", ")
+            )))
+        }
+    }
+}
+
+/// Runs a tool, streaming nothing; returns its stdout or reports its failure.
+fn tool(step: &str, command: &mut Command) -> Result<String, i32> {
+    eprintln!("{step}");
+    let output = command
+        .output()
+        .map_err(|e| fatal(format!("cannot run {:?}: {e}", command.get_program())))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        return Err(fatal(format!(
+            "{:?} failed ({}):\n{stdout}{stderr}",
+            command.get_program(),
+            output.status
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn nvcc(nvcc: &Path, arch: &str, source: &Path, binary: &Path) -> Command {
+    let mut c = Command::new(nvcc);
+    c.args(["-O3", "-lineinfo", "-std=c++17", &format!("-arch={arch}"), "-o"])
+        .arg(binary)
+        .arg(source);
+    c
+}
+
+/// `validate`: emit, build, measure with Nsight Compute, reduce and compare.
+pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> i32 {
+    let result = (|| -> Result<i32, i32> {
+        let (nvcc_path, ncu) = cuda_tools()?;
+        eprintln!("[1/5] lowering the kernels");
+        let manifest = emit(
+            global,
+            &EmitArgs {
+                paths: args.paths.clone(),
+                out: args.out.clone(),
+            },
+        )?;
+        let binary = args.out.join("kernels");
+        tool(
+            "[2/5] building with nvcc",
+            &mut nvcc(&nvcc_path, &args.arch, &args.out.join("kernels.cu"), &binary),
+        )?;
+        let report = args.out.join("report");
+        tool(
+            "[3/5] profiling with Nsight Compute (SourceCounters)",
+            Command::new(&ncu)
+                .args(["--section", "SourceCounters", "--import-source", "yes", "-f", "-o"])
+                .arg(&report)
+                .arg(&binary),
+        )?;
+        let export = tool(
+            "[4/5] exporting the source page",
+            Command::new(&ncu)
+                .arg("-i")
+                .arg(report.with_extension("ncu-rep"))
+                .args(["--page", "source", "--csv", "--print-source", "cuda,sass"]),
+        )?;
+        write(&args.out.join("source.csv"), &export)?;
+        eprintln!("[5/5] comparing");
+        let rows = reduce::reduce(&export).map_err(fatal)?;
+        write(
+            &args.out.join("measured.csv"),
+            &reduce::write_csv(&rows).map_err(fatal)?,
+        )?;
+        let comparison = compare::compare(&manifest, &rows);
+        print(&comparison.render())?;
+        Ok(threshold(&comparison, args.min_exact))
+    })();
+    result.unwrap_or_else(|code| code)
+}
+
+fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<i32, i32> {
+    let files = sources(global, &args.paths)?;
+    let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| fatal(format!("{}: {e}", args.pairs.display())))?;
+    let plan = bench::plan(&files, &pairs);
+    for problem in &plan.problems {
+        eprintln!("warning: {problem}");
+    }
+    let source = args.out.join("bench.cu");
+    write(&source, &plan.program)?;
+    write(
+        &args.out.join("bench-manifest.json"),
+        &serde_json::to_string_pretty(&plan.manifest).map_err(|e| fatal(e.to_string()))?,
+    )?;
+    eprintln!("wrote {} pairs to {}", plan.manifest.pairs.len(), source.display());
+    if !args.run {
+        return Ok(exit::SUCCESS);
+    }
+    let (nvcc_path, ncu) = cuda_tools()?;
+    let binary = args.out.join("bench");
+    tool(
+        "[1/3] building with nvcc",
+        &mut nvcc(&nvcc_path, &args.arch, &source, &binary),
+    )?;
+    let timings = tool(
+        "[2/3] timing (median of 25 runs after 3 warm-ups)",
+        &mut Command::new(&binary),
+    )?;
+    write(&args.out.join("timings.csv"), &timings)?;
+    let metrics = tool(
+        "[3/3] profiling sectors and DRAM bytes with Nsight Compute",
+        Command::new(&ncu)
+            .env("KL_PROFILE_ONCE", "1")
+            .args(["--csv", "--metrics", &bench::METRICS.join(",")])
+            .arg(&binary),
+    )?;
+    // ncu prints its own lines before the CSV.
+    let csv_start = metrics.find("\"ID\"").unwrap_or(0);
+    write(&args.out.join("metrics.csv"), &metrics[csv_start..])?;
+    let table = bench::table(
+        &plan.manifest,
+        &bench::parse_timings(&timings),
+        &bench::parse_metrics(&metrics[csv_start..]).map_err(fatal)?,
+    );
+    write(&args.out.join("pairs.md"), &table)?;
+    print(&table)?;
+    Ok(exit::SUCCESS)
+}
