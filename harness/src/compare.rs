@@ -21,6 +21,8 @@ pub enum Agreement {
     NotMeasured,
     /// Measured, but no access was predicted on that line.
     NotPredicted,
+    /// Measured; the analysis reports the figure as unknowable (a data-dependent gather).
+    Unknowable,
 }
 
 impl Agreement {
@@ -32,6 +34,7 @@ impl Agreement {
             Agreement::Wrong => "wrong",
             Agreement::NotMeasured => "not measured",
             Agreement::NotPredicted => "not predicted",
+            Agreement::Unknowable => "data-dependent",
         }
     }
 }
@@ -137,11 +140,12 @@ impl Comparison {
         let count = |a| counts.get(&a).copied().unwrap_or(0);
         let _ = writeln!(
             out,
-            "\n{} of {} measured accesses exact, {} within 10%, {} wrong; {} predicted but not measured, {} measured but not predicted",
+            "\n{} of {} measured accesses exact, {} within 10%, {} wrong; {} data-dependent (not predicted by design); {} predicted but not measured, {} measured but not predicted",
             count(Agreement::Exact),
             self.scored(),
             count(Agreement::Within10),
             count(Agreement::Wrong),
+            count(Agreement::Unknowable),
             count(Agreement::NotMeasured),
             count(Agreement::NotPredicted)
         );
@@ -158,12 +162,15 @@ impl Comparison {
     }
 }
 
+/// One access's predicted sectors per request and class.
+type LinePrediction = (Option<f64>, Option<String>);
+
 /// Joins the manifest's predictions with measured rows on (launch, file, line, op), global
 /// memory only.
 pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
     let mut lines = Vec::new();
     for launch in &manifest.launches {
-        let mut predicted: BTreeMap<(usize, String), Vec<(Option<f64>, Option<String>)>> = BTreeMap::new();
+        let mut predicted: BTreeMap<(usize, String), Vec<LinePrediction>> = BTreeMap::new();
         for access in launch.accesses.iter().filter(|a| a.space == "global") {
             predicted
                 .entry((access.line, access.op.clone()))
@@ -201,6 +208,7 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
             let agreement = match (entries, prediction, measured_value) {
                 (None, _, _) => Agreement::NotPredicted,
                 (Some(_), _, None) => Agreement::NotMeasured,
+                (Some(_), None, Some(_)) => Agreement::Unknowable,
                 (Some(_), Some(p), Some(m)) if (p * 100.0).round() == (m * 100.0).round() => Agreement::Exact,
                 (Some(_), Some(p), Some(m)) if (p - m).abs() <= 0.1 * m => Agreement::Within10,
                 _ => Agreement::Wrong,

@@ -489,11 +489,14 @@ impl<'a> Context<'a> {
             params.push(param);
         }
         let body = self.function_body(&f.block, &mut scope, false)?;
-        let text = format!(
-            "__global__ void {}({}) {body}\n",
-            ident(&f.sig.ident.to_string()),
-            c_params.join(", ")
-        );
+        // The prologue is attributed to the Rust signature, so a launch's code lies in one file.
+        let signature = self.span(&f.sig);
+        let text = format!("#line {} \"{}\"\n", signature.line, self.line_path())
+            + &format!(
+                "__global__ void {}({}) {body}\n",
+                ident(&f.sig.ident.to_string()),
+                c_params.join(", ")
+            );
         Ok((text, params, scope.statements))
     }
 
@@ -573,11 +576,15 @@ impl<'a> Context<'a> {
         Ok(out)
     }
 
+    /// The file name for `#line`, escaped for a C string.
+    fn line_path(&self) -> String {
+        self.file.path.replace('\\', "/").replace('"', "\\\"")
+    }
+
     fn line_directive(&self, out: &mut String, node: &impl ToTokens, scope: &mut Scope) {
         let span = self.span(node);
         scope.statements.push(span);
-        let path = self.file.path.replace('\\', "/").replace('"', "\\\"");
-        let _ = writeln!(out, "#line {} \"{path}\"", span.line);
+        let _ = writeln!(out, "#line {} \"{}\"", span.line, self.line_path());
     }
 
     fn block(&self, block: &syn::Block, scope: &mut Scope) -> Lowered<String> {

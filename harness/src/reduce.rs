@@ -69,6 +69,7 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
     let mut header: Vec<String> = Vec::new();
     let mut line: Option<(usize, String)> = None;
     let mut seen_addresses = std::collections::HashSet::new();
+    let mut files_of_launch = std::collections::HashSet::new();
     for (n, record) in reader.records().enumerate() {
         let record = record.map_err(|e| format!("export line {}: {e}", n + 1))?;
         let cells: Vec<&str> = record.iter().collect();
@@ -79,9 +80,16 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
                 continue;
             }
             "Function Name" => {
-                launch = Some(launch.map_or(0, |l| l + 1));
-                kernel = demangled_name(cells.get(1).unwrap_or(&""));
-                seen_addresses.clear();
+                // A launch is listed as one section per source file it has code in; the same
+                // function and a file not yet seen continue it, anything else starts the next.
+                let name = demangled_name(cells.get(1).unwrap_or(&""));
+                if launch.is_none() || name != kernel || !files_of_launch.insert(file.clone()) {
+                    launch = Some(launch.map_or(0, |l| l + 1));
+                    files_of_launch.clear();
+                    files_of_launch.insert(file.clone());
+                    seen_addresses.clear();
+                }
+                kernel = name;
                 continue;
             }
             "Line No" | "# Address" | "Address" => {
@@ -153,6 +161,9 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
         row.requests += number(field("Instructions Executed")) as u64;
         row.sectors += number(field("L2 Theoretical Sectors Global")) as u64;
         row.ideal_sectors += number(field("L2 Theoretical Sectors Global Ideal")) as u64;
+    }
+    if header.is_empty() {
+        return Err("no `Line No` header: not an `ncu --page source --csv` export".to_string());
     }
     Ok(rows)
 }

@@ -1,0 +1,217 @@
+//! The GPU harness without a GPU: the lowered programs are valid C++ (checked with g++ against
+//! a host-only stand-in for the CUDA runtime header), and today's predictions still match the
+//! measurements recorded on an H200 (`harness/measurements/`), so a change that makes a
+//! prediction wrong fails here.
+
+use std::path::Path;
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn kernel_lint(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs")
+}
+
+fn out_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(name).tempdir().expect("temp dir")
+}
+
+/// Compiles generated CUDA C++ as host C++: kernel launches become plain calls.
+fn check_with_gxx(program: &Path) {
+    let text = std::fs::read_to_string(program).expect("program");
+    let mut host = String::new();
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("<<<") {
+        host.push_str(&rest[..start]);
+        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
+        rest = &rest[end..];
+    }
+    host.push_str(rest);
+    let host_file = program.with_extension("host.cpp");
+    std::fs::write(&host_file, host).expect("written");
+    let output = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(root().join("tests/support"))
+        .arg(&host_file)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        output.status.success(),
+        "g++ rejects {}:\n{}",
+        program.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn emit(config: Option<&str>, paths: &str, name: &str) -> (tempfile::TempDir, serde_json::Value) {
+    let dir = out_dir(name);
+    let out = dir.path();
+    let mut args = Vec::new();
+    if let Some(config) = config {
+        args.extend(["--config", config]);
+    }
+    let out_text = out.display().to_string();
+    args.extend(["harness", "emit", paths, "--out", &out_text]);
+    let output = kernel_lint(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).expect("manifest")).expect("json");
+    (dir, manifest)
+}
+
+#[test]
+fn seed_kernels_lower_to_valid_programs_and_match_the_recorded_h200_measurements() {
+    let (dir, manifest) = emit(Some("fixtures/seeds.toml"), "fixtures/seeds", "seeds");
+    let out = dir.path();
+    assert_eq!(manifest["schema"], "kernel-lint/harness-manifest/v1");
+    assert_eq!(manifest["launches"].as_array().unwrap().len(), 33);
+    assert_eq!(manifest["not_lowered"].as_array().unwrap().len(), 0);
+    for launch in manifest["launches"].as_array().unwrap() {
+        for buffer in launch["buffers"].as_array().unwrap() {
+            assert!(
+                buffer["unbounded"].is_null(),
+                "{} {}: {}",
+                launch["kernel"],
+                buffer["array"],
+                buffer["unbounded"]
+            );
+        }
+    }
+    let program = std::fs::read_to_string(out.join("kernels.cu")).unwrap();
+    assert!(program.contains(
+        "#line 15 \"fixtures/seeds/transpose.rs\"\n(*(out + ((unsigned long long)((((x * height) + y)))))) = v;"
+    ));
+    check_with_gxx(&out.join("kernels.cu"));
+
+    let manifest_path = out.join("manifest.json").display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "compare",
+        "harness/measurements/h200-seeds.csv",
+        "--manifest",
+        &manifest_path,
+        "--min-exact",
+        "1.0",
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        text.contains("\n94 of 94 measured accesses exact, 0 within 10%, 0 wrong;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    29  naive_transpose                 15  store  transposed      32.00     32.00  exact"),
+        "{text}"
+    );
+}
+
+#[test]
+fn pattern_kernels_match_except_the_data_dependent_ones() {
+    let (dir, manifest) = emit(None, "fixtures/patterns", "patterns");
+    let out = dir.path();
+    assert_eq!(manifest["launches"].as_array().unwrap().len(), 18);
+    check_with_gxx(&out.join("kernels.cu"));
+    let manifest_path = out.join("manifest.json").display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "compare",
+        "harness/measurements/h200-patterns.csv",
+        "--manifest",
+        &manifest_path,
+        "--min-exact",
+        "1.0",
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("\n36 of 36 measured accesses exact, 0 within 10%, 0 wrong; 4 data-dependent"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_broken_prediction_fails_the_comparison() {
+    // The recorded stride-32 launch measured 32 sectors; a manifest claiming 4 must fail.
+    let (dir, _) = emit(Some("fixtures/seeds.toml"), "fixtures/seeds", "broken");
+    let out = dir.path();
+    let path = out.join("manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    manifest["launches"][27]["accesses"][0]["sectors_per_request"] = serde_json::json!(4.0);
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let path_text = path.display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "compare",
+        "harness/measurements/h200-seeds.csv",
+        "--manifest",
+        &path_text,
+        "--min-exact",
+        "1.0",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("\n93 of 94 measured accesses exact, 0 within 10%, 1 wrong;"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("below the threshold of 100.0%"));
+}
+
+#[test]
+fn pairs_lower_to_a_valid_timing_program() {
+    let dir = out_dir("bench");
+    let out = dir.path();
+    let out_text = out.display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "bench",
+        "fixtures/seeds",
+        "--pairs",
+        "fixtures/pairs.toml",
+        "--out",
+        &out_text,
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    check_with_gxx(&out.join("bench.cu"));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bench-manifest.json")).unwrap()).unwrap();
+    let pairs = manifest["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 7);
+    let ratio = |i: usize| {
+        pairs[i]["before"]["predicted_sectors"].as_f64().unwrap()
+            / pairs[i]["after"]["predicted_sectors"].as_f64().unwrap()
+    };
+    // AoS particles: 24 + 24 + 24 sectors per warp against 4 + 4 + 4.
+    assert_eq!(ratio(0), 6.0);
+    // 32x8 naive transpose: 4 + 32 against 4 + 4.
+    assert_eq!(ratio(2), 4.5);
+    // Same bytes in 4- and 16-byte loads.
+    assert_eq!(ratio(6), 1.0);
+}
+
+#[test]
+fn validate_says_what_is_missing_without_cuda() {
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args(["validate", "fixtures/seeds"])
+        .current_dir(root())
+        .env("PATH", "/nonexistent")
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("not found on the PATH: nvcc (the CUDA compiler), ncu (Nsight Compute)"),
+        "{stderr}"
+    );
+}
