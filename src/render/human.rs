@@ -243,7 +243,8 @@ impl Renderer {
         } else {
             GraphicalTheme::unicode_nocolor()
         };
-        let handler = GraphicalReportHandler::new_themed(theme).without_syntax_highlighting();
+        // Messages carry the numbers; wrapping them mid-figure helps no one.
+        let handler = GraphicalReportHandler::new_themed(theme).without_syntax_highlighting().with_wrap_lines(false);
         Self { handler, color }
     }
 
