@@ -47,15 +47,24 @@ fn check_on_the_seed_fixtures() {
 
 #[test]
 fn check_on_the_pattern_fixtures_with_every_lint() {
-    snapshot("check-patterns.txt", &["--color", "never", "--warn", "KL005", "check", "fixtures/patterns"]);
+    snapshot(
+        "check-patterns.txt",
+        &["--color", "never", "--warn", "KL005", "check", "fixtures/patterns"],
+    );
 }
 
 #[test]
 fn accesses_table_with_the_measured_launches() {
-    snapshot("accesses-seeds.txt", &["--config", "fixtures/seeds.toml", "accesses", "fixtures/seeds"]);
+    snapshot(
+        "accesses-seeds.txt",
+        &["--config", "fixtures/seeds.toml", "accesses", "fixtures/seeds"],
+    );
 }
 
 #[test]
 fn accesses_json_for_the_patterns() {
-    snapshot("accesses-patterns.json", &["accesses", "--format", "json", "fixtures/patterns"]);
+    snapshot(
+        "accesses-patterns.json",
+        &["accesses", "--format", "json", "fixtures/patterns"],
+    );
 }

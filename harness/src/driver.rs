@@ -4,7 +4,7 @@
 use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS};
 use crate::lower::{lower_file, LoweredKernel, Param, PRELUDE};
 use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, PredictedAccess, SCHEMA};
-use kernel_lint_analyzer::algebra::interval::{bounds, iteration_bound, Interval};
+use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
 use kernel_lint_analyzer::interpret::{interpret, Access, MemorySpace};
 use kernel_lint_analyzer::model::kernel::{find_kernels, Kernel};
@@ -338,7 +338,6 @@ pub fn executions_per_warp(access: &Access, launch: &ResolvedLaunch) -> Option<f
     for iter in iters {
         product *= (iteration_bound(&iter, &access.guards, &base)? + 1) as f64;
     }
-    let _ = bounds; // bounds are computed inside iteration_bound
     Some(product)
 }
 

@@ -379,12 +379,16 @@ impl<'a> Context<'a> {
                 self.declarator(&a.elem, &format!("{name}[{len}]"))
             }
             Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "MaybeUninit") => {
-                match &p.path.segments.last().expect("checked").arguments {
+                let inner = p.path.segments.last().and_then(|s| match &s.arguments {
                     syn::PathArguments::AngleBracketed(args) => match args.args.first() {
-                        Some(syn::GenericArgument::Type(inner)) => self.declarator(inner, name),
-                        _ => self.fail(ty, "MaybeUninit without a type"),
+                        Some(syn::GenericArgument::Type(inner)) => Some(inner),
+                        _ => None,
                     },
-                    _ => self.fail(ty, "MaybeUninit without a type"),
+                    _ => None,
+                });
+                match inner {
+                    Some(inner) => self.declarator(inner, name),
+                    None => self.fail(ty, "MaybeUninit without a type"),
                 }
             }
             other => Ok(format!("{} {name}", self.c_type(other)?)),

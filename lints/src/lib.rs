@@ -132,7 +132,10 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                 }
                 if let Some(finding) = (lint.check)(&cx) {
                     // A compound assignment loads and stores one place: one finding is enough.
-                    if out.iter().any(|d: &Diagnostic| d.code == lint.code && d.primary.span == finding.span) {
+                    if out
+                        .iter()
+                        .any(|d: &Diagnostic| d.code == lint.code && d.primary.span == finding.span)
+                    {
                         continue;
                     }
                     out.push(Diagnostic {

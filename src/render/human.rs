@@ -244,7 +244,9 @@ impl Renderer {
             GraphicalTheme::unicode_nocolor()
         };
         // Messages carry the numbers; wrapping them mid-figure helps no one.
-        let handler = GraphicalReportHandler::new_themed(theme).without_syntax_highlighting().with_wrap_lines(false);
+        let handler = GraphicalReportHandler::new_themed(theme)
+            .without_syntax_highlighting()
+            .with_wrap_lines(false);
         Self { handler, color }
     }
 

@@ -44,10 +44,9 @@ impl Interval {
             self.hi.saturating_mul(o.lo),
             self.hi.saturating_mul(o.hi),
         ];
-        Interval::new(
-            *products.iter().min().expect("four"),
-            *products.iter().max().expect("four"),
-        )
+        let lo = products.into_iter().fold(i64::MAX, i64::min);
+        let hi = products.into_iter().fold(i64::MIN, i64::max);
+        Interval::new(lo, hi)
     }
 }
 

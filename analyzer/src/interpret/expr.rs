@@ -45,11 +45,6 @@ impl<'a> Interpreter<'a> {
         }
     }
 
-    /// An expression statement: like [`Self::value`], with assignments.
-    pub(crate) fn expr_stmt(&mut self, expr: &Expr) -> Value {
-        self.value(expr)
-    }
-
     /// The value as an integer polynomial; anything else becomes an opaque symbol.
     pub(crate) fn int(&mut self, expr: &Expr) -> Poly {
         let value = self.value(expr);
@@ -275,13 +270,11 @@ impl<'a> Interpreter<'a> {
     fn method_call(&mut self, call: &syn::ExprMethodCall) -> Operand {
         let method = call.method.to_string();
         let arg = call.args.first();
-        match method.as_str() {
-            "get_unchecked" | "get_unchecked_mut" | "get" | "get_mut" if arg.is_some() => {
-                let index = arg.expect("checked above");
+        match (method.as_str(), arg) {
+            ("get_unchecked" | "get_unchecked_mut" | "get" | "get_mut", Some(index)) => {
                 return self.index(&call.receiver, index, true);
             }
-            "write" | "write_volatile" | "write_unaligned" if arg.is_some() => {
-                let value = arg.expect("checked above");
+            ("write" | "write_volatile" | "write_unaligned", Some(value)) => {
                 self.value(value);
                 let span = self.span(call);
                 match self.operand(&call.receiver) {
@@ -291,7 +284,10 @@ impl<'a> Interpreter<'a> {
                 }
                 return Operand::Value(Value::Unknown);
             }
-            "assume_init" | "assume_init_read" | "assume_init_ref" | "read" | "read_volatile" | "read_unaligned" => {
+            (
+                "assume_init" | "assume_init_read" | "assume_init_ref" | "read" | "read_volatile" | "read_unaligned",
+                _,
+            ) => {
                 return match self.operand(&call.receiver) {
                     Operand::Place(p) | Operand::Value(Value::Place(p)) => Operand::Place(p),
                     Operand::Value(Value::Pointer(p)) => Operand::Place(Place::at(&p)),

@@ -69,7 +69,7 @@ impl<'a> Interpreter<'a> {
                         return (Flow::Falls, Value::Unknown);
                     }
                 }
-                let value = self.expr_stmt(expr);
+                let value = self.value(expr);
                 let diverges = matches!(expr, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_));
                 let flow = if diverges { Flow::Diverges } else { Flow::Falls };
                 (flow, if semi.is_none() && last { value } else { Value::Unknown })
