@@ -3,7 +3,7 @@
 //! that `nvcc -lineinfo` attributes each instruction to the Rust line it came from.
 
 use kernel_lint_analyzer::model::kernel::{is_kernel, Kernel};
-use kernel_lint_analyzer::model::layout::Layouts;
+use kernel_lint_analyzer::model::layout::{repr, Layouts};
 use kernel_lint_analyzer::{SourceFile, Span};
 use quote::ToTokens;
 use std::collections::{HashMap, HashSet};
@@ -396,20 +396,11 @@ impl<'a> Context<'a> {
     }
 
     fn lower_struct(&self, s: &syn::ItemStruct) -> Lowered<String> {
-        let mut align = None;
-        for attr in s.attrs.iter().filter(|a| a.path().is_ident("repr")) {
-            let _ = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("align") {
-                    let content;
-                    syn::parenthesized!(content in meta.input);
-                    let lit: syn::LitInt = content.parse()?;
-                    align = lit.base10_parse::<u64>().ok();
-                } else if meta.path.is_ident("packed") {
-                    return Err(meta.error("packed"));
-                }
-                Ok(())
-            });
+        let repr = repr(&s.attrs);
+        if repr.packed {
+            return self.fail(s, "packed structs are not lowered");
         }
+        let align = repr.align;
         let align = align.map(|a| format!("__align__({a}) ")).unwrap_or_default();
         let mut out = format!("struct {align}{} {{\n", s.ident);
         for (i, field) in s.fields.iter().enumerate() {

@@ -251,26 +251,10 @@ impl Layouts {
     }
 
     fn struct_layout(&self, def: &syn::ItemStruct, depth: usize) -> Option<Layout> {
-        let mut align_attr = None;
-        let mut packed = false;
-        for attr in def.attrs.iter().filter(|a| a.path().is_ident("repr")) {
-            let _ = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("align") {
-                    let content;
-                    syn::parenthesized!(content in meta.input);
-                    let lit: syn::LitInt = content.parse()?;
-                    align_attr = lit.base10_parse::<u64>().ok();
-                } else if meta.path.is_ident("packed") {
-                    packed = true;
-                    if meta.input.peek(syn::token::Paren) {
-                        let content;
-                        syn::parenthesized!(content in meta.input);
-                        let _: syn::LitInt = content.parse()?;
-                    }
-                }
-                Ok(())
-            });
-        }
+        let Repr {
+            align: align_attr,
+            packed,
+        } = repr(&def.attrs);
         let fields: Option<Vec<(String, Layout)>> = match &def.fields {
             Fields::Named(named) => named
                 .named
@@ -287,6 +271,39 @@ impl Layouts {
         };
         Some(c_layout(def.ident.to_string(), fields?, align_attr, packed))
     }
+}
+
+/// What `#[repr(..)]` says about a struct's layout.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Repr {
+    /// `align(N)`.
+    pub align: Option<u64>,
+    /// `packed` or `packed(N)`.
+    pub packed: bool,
+}
+
+/// Reads the `#[repr(..)]` attributes of an item.
+pub fn repr(attrs: &[syn::Attribute]) -> Repr {
+    let mut out = Repr::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("align") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let lit: syn::LitInt = content.parse()?;
+                out.align = lit.base10_parse::<u64>().ok();
+            } else if meta.path.is_ident("packed") {
+                out.packed = true;
+                if meta.input.peek(syn::token::Paren) {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let _: syn::LitInt = content.parse()?;
+                }
+            }
+            Ok(())
+        });
+    }
+    out
 }
 
 /// Lays out fields in declaration order with C padding rules.

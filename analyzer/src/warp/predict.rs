@@ -183,16 +183,13 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         .windows(2)
         .all(|w| (worst(&w[0]).sectors - worst(&w[1]).sectors).abs() < 1e-9);
     let has_stride = unknowns.iter().any(|(_, role)| *role == Role::Stride);
+    let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> =
+        results.iter().map(|r| (r.combo.clone(), worst(r).sectors)).collect();
+    let by_value = describe_cases(&unknowns, &outcomes);
     let headline = if all_same || !has_stride {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
-            cases = describe_cases(
-                &unknowns,
-                &results
-                    .iter()
-                    .map(|r| (r.combo.clone(), worst(r).sectors))
-                    .collect::<Vec<_>>(),
-            );
+            cases = by_value.clone();
             for (atom, _) in &unknowns {
                 assumptions.push(format!(
                     "assumes `{atom}` % 32 == 0, a row length that keeps rows sector-aligned"
@@ -216,13 +213,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             Some(*aligned)
         }
     } else {
-        cases = describe_cases(
-            &unknowns,
-            &results
-                .iter()
-                .map(|r| (r.combo.clone(), worst(r).sectors))
-                .collect::<Vec<_>>(),
-        );
+        cases = by_value;
         let names: Vec<String> = unknowns.iter().map(|(a, _)| format!("`{a}`")).collect();
         assumptions.push(format!(
             "the figure depends on {}: give its value in the configuration for one number",
