@@ -71,7 +71,15 @@ fn fixtures_match_their_inline_expectations() {
     for path in fixture_files() {
         let (text, report) = analyze(&path);
         let (expected, expected_sectors) = expectations(&text);
-        let found: BTreeSet<Expectation> = check_file(&report, &levels)
+        let diagnostics = check_file(&report, &levels);
+        for d in &diagnostics {
+            // Uniform message style: lowercase first word, no trailing period.
+            let first = d.message.chars().next().unwrap_or(' ');
+            if !(first.is_lowercase() || first == '`') || d.message.ends_with('.') {
+                failures.push(format!("{}: message style: {:?}", d.code, d.message));
+            }
+        }
+        let found: BTreeSet<Expectation> = diagnostics
             .into_iter()
             .map(|d| Expectation {
                 line: d.primary.span.line,
