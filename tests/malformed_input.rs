@@ -139,3 +139,40 @@ proptest! {
         }
     }
 }
+
+const FIXTURES: &[&str] = &[
+    include_str!("../fixtures/seeds/offset.rs"),
+    include_str!("../fixtures/seeds/aos_soa.rs"),
+    include_str!("../fixtures/seeds/transpose.rs"),
+    include_str!("../fixtures/seeds/matmul.rs"),
+    include_str!("../fixtures/patterns/hard_cases.rs"),
+    include_str!("../fixtures/patterns/gather.rs"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Real kernels with a piece cut out and another piece pasted in elsewhere: whatever the
+    /// result, the analysis answers with a report or a located error, never an internal failure.
+    #[test]
+    fn mutated_fixtures_never_fail_internally(
+        which in 0..FIXTURES.len(),
+        cut in (0.0f64..1.0, 0usize..40),
+        paste in (0.0f64..1.0, 0.0f64..1.0, 0usize..60),
+    ) {
+        let chars: Vec<char> = FIXTURES[which].chars().collect();
+        let at = |f: f64| ((chars.len() as f64 * f) as usize).min(chars.len());
+        let (start, len) = (at(cut.0), cut.1);
+        let mut mutated: Vec<char> = chars[..start].to_vec();
+        mutated.extend_from_slice(&chars[(start + len).min(chars.len())..]);
+        let from = at(paste.0).min(chars.len());
+        let piece: Vec<char> = chars[from..(from + paste.2).min(chars.len())].to_vec();
+        let into = ((mutated.len() as f64 * paste.1) as usize).min(mutated.len());
+        mutated.splice(into..into, piece);
+        let text: String = mutated.into_iter().collect();
+        if let Err(err) = analyze(&text) {
+            prop_assert!(!err.message.starts_with("internal error"), "{}", err.message);
+            prop_assert!(err.span.is_some(), "{}", err.message);
+        }
+    }
+}

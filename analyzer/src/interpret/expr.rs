@@ -451,7 +451,7 @@ impl<'a> Interpreter<'a> {
             Expr::Call(call) => self.call(call),
             Expr::Block(b) => self.block(&b.block).1,
             Expr::Unsafe(u) => self.block(&u.block).1,
-            Expr::If(i) => self.if_expr(i),
+            Expr::If(i) => self.if_flow(i).3,
             Expr::While(w) => {
                 self.loop_body(&w.body, Some(&w.cond));
                 Value::Unknown
@@ -614,7 +614,9 @@ impl<'a> Interpreter<'a> {
         Value::Unknown
     }
 
-    fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
+    /// `if` / `else if` / `else`: each branch under its guard; variables that differ after the
+    /// branches become opaque. Returns whether each side diverges, the condition and the value.
+    pub(crate) fn if_flow(&mut self, i: &syn::ExprIf) -> (Flow, Flow, Predicate, Value) {
         let cond = self.condition(&i.cond);
         let before = self.scopes.clone();
         self.guards.push(cond.clone());
@@ -623,19 +625,28 @@ impl<'a> Interpreter<'a> {
         let after_then = std::mem::replace(&mut self.scopes, before.clone());
         let (else_flow, else_value) = match &i.else_branch {
             Some((_, else_expr)) => {
-                self.guards.push(Predicate::Not(Box::new(cond)));
-                let v = self.value(else_expr);
-                self.guards.pop();
-                let flow = if matches!(&**else_expr, Expr::Return(_)) {
-                    Flow::Diverges
-                } else {
-                    Flow::Falls
+                self.guards.push(Predicate::Not(Box::new(cond.clone())));
+                let outcome = match &**else_expr {
+                    Expr::Block(b) => self.block(&b.block),
+                    Expr::If(nested) => {
+                        let (a, b, _, v) = self.if_flow(nested);
+                        let both = if a == Flow::Diverges && b == Flow::Diverges {
+                            Flow::Diverges
+                        } else {
+                            Flow::Falls
+                        };
+                        (both, v)
+                    }
+                    other => (Flow::Falls, self.value(other)),
                 };
-                (flow, v)
+                self.guards.pop();
+                outcome
             }
             None => (Flow::Falls, Value::Unknown),
         };
         let after_else = std::mem::replace(&mut self.scopes, before.clone());
+        // A value set under a lane-dependent condition differs between lanes.
+        self.guards.push(cond.clone());
         match (then_flow, else_flow) {
             (Flow::Diverges, _) => self.scopes = after_else,
             (_, Flow::Diverges) => self.scopes = after_then,
@@ -645,7 +656,8 @@ impl<'a> Interpreter<'a> {
                 self.merge(&merged_then, &after_else);
             }
         }
-        if then_value == else_value {
+        self.guards.pop();
+        let value = if then_value == else_value {
             then_value
         } else {
             match (&then_value, &else_value) {
@@ -655,7 +667,8 @@ impl<'a> Interpreter<'a> {
                 }
                 _ => Value::Unknown,
             }
-        }
+        };
+        (then_flow, else_flow, cond, value)
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) {

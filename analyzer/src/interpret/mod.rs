@@ -299,3 +299,57 @@ impl<'a> Interpreter<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyze_source, AccessClass, LaunchPlan, SourceFile};
+
+    fn first_store(src: &str) -> crate::Prediction {
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let access = report.kernels[0]
+            .accesses
+            .iter()
+            .find(|a| a.array == "out")
+            .expect("store to out");
+        access.prediction.clone().expect("global")
+    }
+
+    #[test]
+    fn a_diverging_else_guards_the_rest_of_the_block() {
+        let p = first_store(
+            "#[kernel] pub unsafe fn k(out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 if i == 0 { } else { return; }
+                 *out.add(i) = 1.0;
+             }",
+        );
+        assert_eq!((p.class, p.sectors_per_request), (AccessClass::Broadcast, Some(1.0)));
+    }
+
+    #[test]
+    fn a_value_set_under_a_lane_condition_differs_between_lanes() {
+        let p = first_store(
+            "#[kernel] pub unsafe fn k(out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 let mut j = 0;
+                 if i % 2 == 0 { j = i; }
+                 *out.add(j) = 1.0;
+             }",
+        );
+        assert_eq!(p.class, AccessClass::Unknown);
+    }
+
+    #[test]
+    fn grid_stride_loops_advance_by_a_uniform_step() {
+        let p = first_store(
+            "#[kernel] pub unsafe fn k(out: *mut f32, n: usize) {
+                 let mut i = thread::index_1d() as usize;
+                 while i < n {
+                     *out.add(i) = 1.0;
+                     i += (thread::block_dim_x() * thread::grid_dim_x()) as usize;
+                 }
+             }",
+        );
+        assert_eq!((p.class, p.sectors_per_request), (AccessClass::Coalesced, Some(4.0)));
+    }
+}

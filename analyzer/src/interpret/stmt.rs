@@ -57,17 +57,16 @@ impl<'a> Interpreter<'a> {
             Stmt::Item(_) => (Flow::Falls, Value::Unknown),
             Stmt::Expr(expr, semi) => {
                 if let Expr::If(if_expr) = expr {
-                    if if_expr.else_branch.is_none() {
-                        // `if cond { return; }`: the rest of the block runs where `cond` is false.
-                        let cond = self.condition(&if_expr.cond);
-                        self.guards.push(cond.clone());
-                        let (flow, _) = self.block_keeping_env(&if_expr.then_branch);
-                        self.guards.pop();
-                        if flow == Flow::Diverges {
-                            self.guards.push(Predicate::Not(Box::new(cond)));
-                        }
-                        return (Flow::Falls, Value::Unknown);
+                    // `if cond { return; }`: the rest of the block runs where `cond` is false
+                    // (and the other way round for a diverging `else`).
+                    let (then_flow, else_flow, cond, value) = self.if_flow(if_expr);
+                    match (then_flow, else_flow) {
+                        (Flow::Diverges, Flow::Diverges) => return (Flow::Diverges, Value::Unknown),
+                        (Flow::Diverges, Flow::Falls) => self.guards.push(Predicate::Not(Box::new(cond))),
+                        (Flow::Falls, Flow::Diverges) => self.guards.push(cond),
+                        (Flow::Falls, Flow::Falls) => {}
                     }
+                    return (Flow::Falls, if semi.is_none() && last { value } else { Value::Unknown });
                 }
                 let value = self.value(expr);
                 let diverges = matches!(expr, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_));
@@ -79,16 +78,6 @@ impl<'a> Interpreter<'a> {
                 (Flow::Falls, Value::Unknown)
             }
         }
-    }
-
-    /// Walks a block whose assignments to outer variables are merged with the values they had
-    /// before (the block may not run for every lane).
-    pub(crate) fn block_keeping_env(&mut self, block: &Block) -> (Flow, Value) {
-        let before = self.scopes.clone();
-        let result = self.block(block);
-        let after = std::mem::replace(&mut self.scopes, before.clone());
-        self.merge(&before, &after);
-        result
     }
 
     /// Variables that differ between `before` and `after` become opaque.
