@@ -17,7 +17,7 @@ struct Expectation {
 fn fixture_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut files = Vec::new();
-    for dir in ["seeds", "patterns"] {
+    for dir in ["seeds", "patterns", "idioms"] {
         for entry in std::fs::read_dir(root.join(dir)).expect("fixture folder") {
             let path = entry.expect("entry").path();
             if path.extension().is_some_and(|e| e == "rs") {
@@ -102,7 +102,7 @@ fn fixtures_match_their_inline_expectations() {
                 .kernels
                 .iter()
                 .flat_map(|k| &k.accesses)
-                .filter(|a| a.space == MemorySpace::Global && a.span.line == line)
+                .filter(|a| a.space == MemorySpace::Global && (a.span.line == line || a.index_span.line == line))
                 .map(|a| a.prediction.as_ref().and_then(|p| p.sectors_per_request))
                 .collect();
             if !predicted.contains(&Some(sectors)) {
@@ -146,5 +146,5 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
         }
         kernels += report.kernels.len();
     }
-    assert_eq!(kernels, 38);
+    assert_eq!(kernels, 46);
 }

@@ -362,6 +362,9 @@ impl<'a> Context<'a> {
                 if self.structs.contains(&name) {
                     return Ok(name);
                 }
+                if let Some(vector) = glam_vector(&name) {
+                    return Ok(vector.to_string());
+                }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }
             _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),
@@ -671,11 +674,16 @@ impl<'a> Context<'a> {
         }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
         let value = self.expr(&init.expr, scope)?;
+        let sub_slice = self.sub_slice_length(&init.expr, scope)?;
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
             if matches!(&*r.elem, Type::Slice(_)) {
                 scope.slices.insert(name.clone());
             }
+        }
+        if let Some(length) = sub_slice {
+            scope.slices.insert(name.clone());
+            return Ok(format!("auto {name} = {value};\nauto {name}_len = {length};\n"));
         }
         match ty {
             Some(ty) if !matches!(ty, Type::Infer(_) | Type::Reference(_)) => {
@@ -683,6 +691,27 @@ impl<'a> Context<'a> {
             }
             _ => Ok(format!("auto {name} = {value};\n")),
         }
+    }
+
+    /// The length of `&base[start..end]` when `base` is a slice, so that `.len()` works on it.
+    fn sub_slice_length(&self, init: &Expr, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Expr::Reference(r) = init else { return Ok(None) };
+        let Expr::Index(index) = &*r.expr else { return Ok(None) };
+        let Expr::Range(range) = &*index.index else { return Ok(None) };
+        let Expr::Path(base) = &*index.expr else { return Ok(None) };
+        let Some(base) = base.path.get_ident().map(|i| scope.lookup(&i.to_string())) else { return Ok(None) };
+        if !scope.slices.contains(&base) {
+            return Ok(None);
+        }
+        let start = match &range.start {
+            Some(s) => self.expr(s, scope)?,
+            None => "0".to_string(),
+        };
+        let end = match &range.end {
+            Some(e) => self.expr(e, scope)?,
+            None => format!("{base}_len"),
+        };
+        Ok(Some(format!("(unsigned long long)(({end}) - ({start}))")))
     }
 
     /// `let (a, b) = (x, y);`: every value first (they may read the old names), then the names.
@@ -856,6 +885,10 @@ impl<'a> Context<'a> {
                     format!("{base}.{member}")
                 }
             }
+            // `&a[offset..]` is already a pointer.
+            Expr::Reference(r) if matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
+                self.expr(&r.expr, scope)?
+            }
             Expr::Reference(r) => format!("(&{})", self.expr(&r.expr, scope)?),
             Expr::MethodCall(m) => self.method(m, scope)?,
             Expr::Call(c) => self.call(c, scope)?,
@@ -985,7 +1018,8 @@ impl<'a> Context<'a> {
             }
             "sub" | "wrapping_sub" => format!("({receiver} - {})", arg(0)?),
             "wrapping_mul" => format!("({receiver} * {})", arg(0)?),
-            "get_unchecked" | "get_unchecked_mut" => format!("(&{receiver}[{}])", arg(0)?),
+            // A Rust reference reads through itself in arithmetic: `kl::ref` converts likewise.
+            "get_unchecked" | "get_unchecked_mut" => format!("kl::make_ref(&{receiver}[{}])", arg(0)?),
             "write" | "write_volatile" | "write_unaligned" => {
                 if receiver_is_pointer(&m.receiver) {
                     format!("(*{receiver} = {})", arg(0)?)
@@ -1097,6 +1131,23 @@ fn geometry_call(name: &str) -> Option<String> {
     })
 }
 
+/// glam's vector types as compiled for CUDA, defined in [`PRELUDE`] with the same layout.
+fn glam_vector(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Vec2" => "kl::Vec2",
+        "Vec3" => "kl::Vec3",
+        "Vec4" => "kl::Vec4",
+        "Vec3A" => "kl::Vec3A",
+        "UVec2" => "kl::UVec2",
+        "UVec3" => "kl::UVec3",
+        "UVec4" => "kl::UVec4",
+        "IVec2" => "kl::IVec2",
+        "IVec3" => "kl::IVec3",
+        "IVec4" => "kl::IVec4",
+        _ => return None,
+    })
+}
+
 /// Definitions every generated file starts with.
 pub const PRELUDE: &str = r#"#include <cstdio>
 #include <cstdint>
@@ -1110,5 +1161,21 @@ struct uvec3 {
   unsigned int x, y, z;
   __device__ unsigned int operator[](int i) const { return i == 0 ? x : (i == 1 ? y : z); }
 };
+template <typename T> struct ref {
+  T* p;
+  __device__ operator T&() const { return *p; }
+  __device__ T& operator*() const { return *p; }
+};
+template <typename T> __device__ ref<T> make_ref(T* p) { return ref<T>{p}; }
+struct __align__(8) Vec2 { float x, y; };
+struct Vec3 { float x, y, z; };
+struct __align__(16) Vec4 { float x, y, z, w; };
+struct __align__(16) Vec3A { float x, y, z; };
+struct __align__(8) UVec2 { unsigned int x, y; };
+struct UVec3 { unsigned int x, y, z; };
+struct __align__(16) UVec4 { unsigned int x, y, z, w; };
+struct __align__(8) IVec2 { int x, y; };
+struct IVec3 { int x, y, z; };
+struct __align__(16) IVec4 { int x, y, z, w; };
 }
 "#;

@@ -47,7 +47,12 @@ impl<'a> Interpreter<'a> {
 
     /// The value as an integer polynomial; anything else becomes an opaque symbol.
     pub(crate) fn int(&mut self, expr: &Expr) -> Poly {
-        let value = self.value(expr);
+        let value = match self.value(expr) {
+            // Arithmetic on a reference (`*a.get_unchecked(i) * 2.0` written without the `*`)
+            // reads through it.
+            Value::Place(place) => self.load(&place, expr),
+            other => other,
+        };
         self.int_of(value, expr)
     }
 

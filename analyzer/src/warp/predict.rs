@@ -221,11 +221,6 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         ));
         None
     };
-    if transposed {
-        for (atom, _) in &unknowns {
-            assumptions.push(format!("assumes `{atom}` is a row length of at least 8 elements"));
-        }
-    }
 
     let shown = headline.unwrap_or_else(|| {
         results
@@ -235,6 +230,11 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             .expect("one combination at least")
     });
     let class = classify(access, &shown, &address);
+    if class == AccessClass::Transposed {
+        for (atom, _) in &unknowns {
+            assumptions.push(format!("assumes `{atom}` is a row length of at least 8 elements"));
+        }
+    }
     let row_length = matches!(class, AccessClass::Transposed | AccessClass::Strided)
         .then(|| row_length(&access.address, access.width))
         .flatten();
