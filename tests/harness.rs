@@ -147,13 +147,30 @@ fn idiom_kernels_match_the_recorded_h200_measurements() {
     assert_eq!(manifest["not_lowered"].as_array().unwrap().len(), 0);
     check_with_gxx(&out.join("kernels.cu"));
     let manifest_path = out.join("manifest.json").display().to_string();
-    let output = kernel_lint(&["harness", "compare", "harness/measurements/h200-idioms.csv", "--manifest", &manifest_path, "--min-exact", "1.0"]);
+    let output = kernel_lint(&[
+        "harness",
+        "compare",
+        "harness/measurements/h200-idioms.csv",
+        "--manifest",
+        &manifest_path,
+        "--min-exact",
+        "1.0",
+    ]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{text}");
-    assert!(text.contains("\n20 of 20 measured accesses exact, 0 within 10%, 0 wrong; 0 data-dependent"), "{text}");
+    assert!(
+        text.contains("\n20 of 20 measured accesses exact, 0 within 10%, 0 wrong; 0 data-dependent"),
+        "{text}"
+    );
     // The GEMM of the brief: transposed under 256-wide blocks, fine under (1, 16).
-    assert!(text.contains("     0  gemm_row_per_x                  33  store  transposed      32.00     32.00  exact"), "{text}");
-    assert!(text.contains("     1  gemm_row_per_x_1x16             50  store  coalesced        2.00      2.00  exact"), "{text}");
+    assert!(
+        text.contains("     0  gemm_row_per_x                  33  store  transposed      32.00     32.00  exact"),
+        "{text}"
+    );
+    assert!(
+        text.contains("     1  gemm_row_per_x_1x16             50  store  coalesced        2.00      2.00  exact"),
+        "{text}"
+    );
 }
 
 #[test]

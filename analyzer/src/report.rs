@@ -4,7 +4,7 @@
 use crate::interpret::{self, MemorySpace, Op};
 use crate::model::kernel::{find_kernels, Kernel};
 use crate::model::launch::ResolvedLaunch;
-use crate::model::layout::Layouts;
+use crate::model::FileItems;
 use crate::source::{SourceFile, Span};
 use crate::warp::predict::{predict, Prediction};
 use serde::Serialize;
@@ -80,13 +80,13 @@ pub struct FieldOf {
 
 /// Builds the report of a parsed file.
 pub fn build(file: &SourceFile, syntax: &syn::File, plan: &crate::LaunchPlan) -> FileReport {
-    let layouts = Layouts::collect(syntax);
+    let items = FileItems::collect(syntax);
     let mut unsupported = Vec::new();
     let kernels: Vec<Kernel> = find_kernels(file, syntax, plan, &mut unsupported);
     let kernels = kernels
         .into_iter()
         .map(|kernel| {
-            let body = interpret::interpret(file, syntax, &layouts, &kernel);
+            let body = interpret::interpret(file, syntax, &items, &kernel);
             let accesses = body
                 .accesses
                 .iter()

@@ -80,6 +80,13 @@ impl SourceFile {
         self.text.get(span.start..span.end).unwrap_or("")
     }
 
+    /// The text of a 1-based line, without its line break.
+    pub fn line_text(&self, line: usize) -> Option<&str> {
+        let start = *self.line_starts.get(line.checked_sub(1)?)?;
+        let end = self.line_starts.get(line).map_or(self.text.len(), |&next| next);
+        Some(self.text[start..end].trim_end_matches(['\n', '\r']))
+    }
+
     /// The 1-based line and column of a byte offset.
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|&s| s <= offset);

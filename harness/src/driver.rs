@@ -9,7 +9,7 @@ use kernel_lint_analyzer::algebra::{Atom, Predicate};
 use kernel_lint_analyzer::interpret::{interpret, Access, MemorySpace};
 use kernel_lint_analyzer::model::kernel::{find_kernels, Kernel};
 use kernel_lint_analyzer::model::launch::{LaunchPlan, ResolvedLaunch};
-use kernel_lint_analyzer::model::layout::Layouts;
+use kernel_lint_analyzer::model::FileItems;
 use kernel_lint_analyzer::parse::{parse_file, ParseError};
 use kernel_lint_analyzer::warp::predict::predict;
 use kernel_lint_analyzer::SourceFile;
@@ -60,7 +60,7 @@ pub struct LoweredSet {
 struct LoweredUnit {
     file: SourceFile,
     syntax: syn::File,
-    layouts: Layouts,
+    items: FileItems,
     kernels: Vec<Kernel>,
     lowered: Vec<LoweredKernel>,
     namespace: String,
@@ -100,7 +100,7 @@ impl LoweredSet {
             }
             set.files.push(LoweredUnit {
                 file: file.clone(),
-                layouts: Layouts::collect(&syntax),
+                items: FileItems::collect(&syntax),
                 syntax,
                 kernels,
                 lowered: lowered.kernels,
@@ -128,7 +128,7 @@ impl LoweredSet {
         Some(plan_launch(
             &unit.file,
             &unit.syntax,
-            &unit.layouts,
+            &unit.items,
             kernel,
             lowered,
             launch,
@@ -206,7 +206,7 @@ fn launches_of(file: &str, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLa
 fn plan_launch(
     file: &SourceFile,
     syntax: &syn::File,
-    layouts: &Layouts,
+    items: &FileItems,
     kernel: &Kernel,
     lowered: &LoweredKernel,
     mut launch: ResolvedLaunch,
@@ -231,7 +231,7 @@ fn plan_launch(
     }
     let mut analyzed = kernel.clone();
     analyzed.launch = launch.clone();
-    let body = interpret(file, syntax, layouts, &analyzed);
+    let body = interpret(file, syntax, items, &analyzed);
     let buffers = buffer_needs(&body.accesses, &launch);
     let accesses: Vec<PredictedAccess> = body
         .accesses

@@ -697,9 +697,15 @@ impl<'a> Context<'a> {
     fn sub_slice_length(&self, init: &Expr, scope: &mut Scope) -> Lowered<Option<String>> {
         let Expr::Reference(r) = init else { return Ok(None) };
         let Expr::Index(index) = &*r.expr else { return Ok(None) };
-        let Expr::Range(range) = &*index.index else { return Ok(None) };
-        let Expr::Path(base) = &*index.expr else { return Ok(None) };
-        let Some(base) = base.path.get_ident().map(|i| scope.lookup(&i.to_string())) else { return Ok(None) };
+        let Expr::Range(range) = &*index.index else {
+            return Ok(None);
+        };
+        let Expr::Path(base) = &*index.expr else {
+            return Ok(None);
+        };
+        let Some(base) = base.path.get_ident().map(|i| scope.lookup(&i.to_string())) else {
+            return Ok(None);
+        };
         if !scope.slices.contains(&base) {
             return Ok(None);
         }

@@ -14,6 +14,7 @@ use crate::algebra::{Atom, Poly, Predicate};
 use crate::model::calls::Functions;
 use crate::model::kernel::Kernel;
 use crate::model::layout::Layouts;
+use crate::model::FileItems;
 use crate::report::{FieldOf, Unsupported};
 use crate::source::{SourceFile, Span};
 use std::collections::HashMap;
@@ -74,12 +75,11 @@ pub(crate) struct Interpreter<'a> {
 }
 
 /// Interprets a kernel's body under its launch.
-pub fn interpret(file: &SourceFile, syntax: &syn::File, layouts: &Layouts, kernel: &Kernel) -> KernelBody {
-    let functions = Functions::collect(syntax);
+pub fn interpret(file: &SourceFile, syntax: &syn::File, items: &FileItems, kernel: &Kernel) -> KernelBody {
     let mut interpreter = Interpreter {
         file,
-        layouts,
-        functions: &functions,
+        layouts: &items.layouts,
+        functions: &items.functions,
         geometry: Geometry {
             block: kernel.launch.block,
         },

@@ -109,10 +109,9 @@ fn is_kernel_attr(attr: &Attribute) -> bool {
 /// Reads a `// kernel-lint: block(..)` hint from the comment and attribute lines directly above
 /// a kernel.
 fn hint_above(file: &SourceFile, first_line: usize, unsupported: &mut Vec<Unsupported>) -> Option<[u32; 3]> {
-    let lines: Vec<&str> = file.text.lines().collect();
     let mut line = first_line.checked_sub(1)?;
     while line >= 1 {
-        let text = lines.get(line - 1)?;
+        let text = file.line_text(line)?;
         let trimmed = text.trim_start();
         if !(trimmed.starts_with("//") || trimmed.starts_with("#[")) {
             return None;

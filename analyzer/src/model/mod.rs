@@ -5,3 +5,26 @@ pub mod calls;
 pub mod kernel;
 pub mod launch;
 pub mod layout;
+
+use calls::Functions;
+use layout::Layouts;
+
+/// What a file defines that its kernels use: type layouts, constants and helper functions,
+/// collected once per file.
+#[derive(Debug, Default)]
+pub struct FileItems {
+    /// Struct layouts and integer constants.
+    pub layouts: Layouts,
+    /// Free functions and their call graph.
+    pub functions: Functions,
+}
+
+impl FileItems {
+    /// Collects the items of a parsed file.
+    pub fn collect(syntax: &syn::File) -> FileItems {
+        FileItems {
+            layouts: Layouts::collect(syntax),
+            functions: Functions::collect(syntax),
+        }
+    }
+}

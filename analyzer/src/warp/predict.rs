@@ -159,14 +159,15 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let mut results: Vec<ComboResult> = Vec::new();
     for combo in combinations(&unknowns) {
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
-        let Some(aligned) = setup.outcome(0) else {
+        let lanes = setup.lane_addresses();
+        let Some(aligned) = lanes.as_ref().and_then(|l| setup.outcome(l, 0)) else {
             assumptions.push("no lane runs this access under the assumed launch and parameters".into());
             return unknowable(AccessClass::Unknown, assumptions);
         };
         let misaligned = setup
             .shifts
             .iter()
-            .filter_map(|&s| setup.outcome(s))
+            .filter_map(|&s| lanes.as_ref().and_then(|l| setup.outcome(l, s)))
             .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
             .filter(|m| m.sectors > aligned.sectors + 1e-9)
             .map(|m| (m, setup.alignment_condition()));
@@ -369,10 +370,11 @@ impl<'a> Setup<'a> {
         }
     }
 
-    /// Average sectors (and the rest) over the warps of a block, the residues the start cycles
-    /// through, and samples of varying symbols; `None` when no lane runs the access.
-    fn outcome(&self, shift: i64) -> Option<Outcome> {
-        let (mut total, mut ideal, mut count) = (0.0, 0.0, 0usize);
+    /// The addresses of the active lanes of every warp (and sample of varying symbols), the
+    /// stride between lanes 0 and 1, and whether every warp reads one address; `None` when an
+    /// address cannot be evaluated.
+    fn lane_addresses(&self) -> Option<LaneAddresses> {
+        let mut warps = Vec::with_capacity(self.warps.len() * self.samples as usize);
         let mut stride = None;
         let mut broadcast = true;
         for sample in 0..self.samples {
@@ -400,22 +402,44 @@ impl<'a> Setup<'a> {
                     }
                 }
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
-                for &residue in &self.residues {
-                    let ranges: Vec<(i64, u64)> =
-                        addresses.iter().map(|&a| (a + residue + shift, self.width)).collect();
-                    total += sectors(&ranges) as f64;
-                    ideal += ideal_sectors(&ranges) as f64;
-                    count += 1;
-                }
+                warps.push(addresses);
+            }
+        }
+        Some(LaneAddresses {
+            warps,
+            stride,
+            broadcast,
+        })
+    }
+
+    /// Average sectors (and the rest) over the warps, the residues the start cycles through,
+    /// with the whole warp shifted by `shift` bytes; `None` when no lane runs the access.
+    fn outcome(&self, lanes: &LaneAddresses, shift: i64) -> Option<Outcome> {
+        let (mut total, mut ideal, mut count) = (0.0, 0.0, 0usize);
+        let mut ranges: Vec<(i64, u64)> = Vec::with_capacity(32);
+        for addresses in &lanes.warps {
+            for &residue in &self.residues {
+                ranges.clear();
+                ranges.extend(addresses.iter().map(|&a| (a + residue + shift, self.width)));
+                total += sectors(&ranges) as f64;
+                ideal += ideal_sectors(&ranges) as f64;
+                count += 1;
             }
         }
         (count > 0).then(|| Outcome {
             sectors: total / count as f64,
             ideal: ideal / count as f64,
-            stride,
-            broadcast,
+            stride: lanes.stride,
+            broadcast: lanes.broadcast,
         })
     }
+}
+
+/// The lane addresses of one access under one assignment of the unknowns.
+struct LaneAddresses {
+    warps: Vec<Vec<i64>>,
+    stride: Option<i64>,
+    broadcast: bool,
 }
 
 /// Every assignment of candidate values to the unknowns (bounded).
