@@ -1,6 +1,9 @@
 //! The warp and sector model: which lanes a warp holds, which 32-byte sectors their byte ranges
 //! touch, and the verdict for an access.
 
+pub mod classify;
 pub mod lanes;
+pub mod outcome;
 pub mod predict;
 pub mod sectors;
+pub mod unknowns;

@@ -1,0 +1,68 @@
+//! The verdict for an access from its outcome and its address polynomial.
+
+use super::outcome::Outcome;
+use super::predict::AccessClass;
+use crate::algebra::{Atom, Axis, Poly};
+use crate::interpret::Access;
+
+pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly) -> AccessClass {
+    if outcome.broadcast || !address.is_lane_dependent() {
+        return AccessClass::Broadcast;
+    }
+    if outcome.sectors <= outcome.ideal + 0.005 {
+        return AccessClass::Coalesced;
+    }
+    if is_transposed(&access.address, access.width) {
+        return AccessClass::Transposed;
+    }
+    let stride = outcome.stride.map(i64::abs);
+    if let (Some(field), Some(s)) = (&access.field_of, stride) {
+        if s == field.size as i64 && field.size > access.width {
+            return AccessClass::Aos;
+        }
+    }
+    if stride == Some(access.width as i64) {
+        AccessClass::Misaligned
+    } else {
+        AccessClass::Strided
+    }
+}
+
+/// `x * rows + y`: the fastest lane index is scaled by a row length (symbolic, or at least 32
+/// elements) while another varying index (a slower lane index, a loop variable, a block index)
+/// walks the row with unit stride.
+pub(super) fn is_transposed(address: &Poly, width: u64) -> bool {
+    let x_coefficient = address.coefficient_of(&Atom::ThreadIdx(Axis::X));
+    let row = match x_coefficient.as_constant() {
+        Some(c) => c.unsigned_abs() >= 32 * width,
+        None => true,
+    };
+    row && address.terms().any(|(m, c)| {
+        c.unsigned_abs() == width
+            && m.len() == 1
+            && matches!(
+                m[0],
+                Atom::ThreadIdx(Axis::Y | Axis::Z) | Atom::Iter(..) | Atom::BlockIdx(_)
+            )
+    })
+}
+
+/// The row length or stride the fastest lane index is scaled by, in elements, as text.
+pub(super) fn row_length(address: &Poly, width: u64) -> Option<String> {
+    let width = width.max(1) as i64;
+    let x_coefficient = address.coefficient_of(&Atom::ThreadIdx(Axis::X));
+    if let Some(c) = x_coefficient.as_constant() {
+        return Some((c / width).to_string());
+    }
+    let mut per_element = Poly::default();
+    for (m, c) in x_coefficient.terms().filter(|(m, _)| !m.is_empty()) {
+        if c % width != 0 {
+            return Some(x_coefficient.to_string());
+        }
+        let term = m
+            .iter()
+            .fold(Poly::constant(c / width), |acc, a| acc.mul(&Poly::atom(a.clone())));
+        per_element = per_element.add(&term);
+    }
+    Some(per_element.to_string())
+}
