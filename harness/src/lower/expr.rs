@@ -1,0 +1,316 @@
+//! Expressions: arithmetic, casts, pointers and places, geometry builtins, methods.
+
+use super::{ident, Context, Lowered, Scope};
+use syn::{BinOp, Expr, Stmt, Type, UnOp};
+
+impl Context<'_> {
+    /// An expression as C++.
+    pub(super) fn expr(&self, e: &Expr, scope: &mut Scope) -> Lowered<String> {
+        Ok(match e {
+            Expr::Lit(lit) => self.literal(&lit.lit)?,
+            Expr::Paren(p) => format!("({})", self.expr(&p.expr, scope)?),
+            Expr::Group(g) => self.expr(&g.expr, scope)?,
+            Expr::Path(p) => {
+                let Some(last) = p.path.segments.last() else {
+                    return self.fail(p, "empty path");
+                };
+                let name = last.ident.to_string();
+                if p.path.segments.len() > 1 && !self.layouts.consts.contains_key(&name) {
+                    return self.fail(p, format!("path `{}` is not lowered", self.text(p)));
+                }
+                if p.path.segments.len() > 1 {
+                    ident(&name)
+                } else {
+                    scope.lookup(&name)
+                }
+            }
+            Expr::Binary(b) => {
+                let op = binary_op(&b.op).ok_or_else(|| (self.span(b), "operator".to_string()))?;
+                format!("({} {op} {})", self.expr(&b.left, scope)?, self.expr(&b.right, scope)?)
+            }
+            Expr::Assign(a) => format!("{} = {}", self.expr(&a.left, scope)?, self.expr(&a.right, scope)?),
+            Expr::Unary(u) => {
+                let inner = self.expr(&u.expr, scope)?;
+                match u.op {
+                    UnOp::Deref(_) => format!("(*{inner})"),
+                    UnOp::Neg(_) => format!("(-{inner})"),
+                    UnOp::Not(_) if is_boolean(&u.expr) => format!("(!{inner})"),
+                    UnOp::Not(_) => format!("(~{inner})"),
+                    _ => return self.fail(u, "operator"),
+                }
+            }
+            Expr::Cast(c) => match &*c.ty {
+                Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.expr(&c.expr, scope)?),
+                ty => format!("(({})({}))", self.c_type(ty)?, self.expr(&c.expr, scope)?),
+            },
+            Expr::Index(i) => match &*i.index {
+                Expr::Range(r) => {
+                    let base = self.expr(&i.expr, scope)?;
+                    match (&r.start, &r.end) {
+                        (Some(s), _) => format!("({base} + {})", self.expr(s, scope)?),
+                        (None, _) => base,
+                    }
+                }
+                index => format!("{}[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?),
+            },
+            Expr::Field(f) => {
+                let member = match &f.member {
+                    syn::Member::Named(n) => ident(&n.to_string()),
+                    syn::Member::Unnamed(i) => format!("_{}", i.index),
+                };
+                if let Some(geometry) = self.geometry_field(&f.base, &member) {
+                    return Ok(geometry);
+                }
+                let base_is_reference = matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&i.to_string())));
+                let base = self.expr(&f.base, scope)?;
+                if base_is_reference {
+                    format!("{base}->{member}")
+                } else {
+                    format!("{base}.{member}")
+                }
+            }
+            // `&a[offset..]` is already a pointer.
+            Expr::Reference(r) if matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
+                self.expr(&r.expr, scope)?
+            }
+            Expr::Reference(r) => format!("(&{})", self.expr(&r.expr, scope)?),
+            Expr::MethodCall(m) => self.method(m, scope)?,
+            Expr::Call(c) => self.call(c, scope)?,
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                Stmt::Expr(inner, None) => self.expr(inner, scope)?,
+                _ => return self.fail(b, "block expression is not lowered"),
+            },
+            Expr::Unsafe(u) if u.block.stmts.len() == 1 => match &u.block.stmts[0] {
+                Stmt::Expr(inner, None) => self.expr(inner, scope)?,
+                _ => return self.fail(u, "block expression is not lowered"),
+            },
+            Expr::If(i) => {
+                let tail = |b: &syn::Block| match b.stmts.as_slice() {
+                    [Stmt::Expr(e, None)] => Some(e.clone()),
+                    _ => None,
+                };
+                let else_expr = match &i.else_branch {
+                    Some((_, e)) => match &**e {
+                        Expr::Block(b) => tail(&b.block),
+                        other => Some(other.clone()),
+                    },
+                    None => None,
+                };
+                match (tail(&i.then_branch), else_expr) {
+                    (Some(a), Some(b)) => format!(
+                        "(({}) ? ({}) : ({}))",
+                        self.expr(&i.cond, scope)?,
+                        self.expr(&a, scope)?,
+                        self.expr(&b, scope)?
+                    ),
+                    _ => return self.fail(i, "`if` used as a value with statements inside is not lowered"),
+                }
+            }
+            Expr::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            other => return self.fail(other, format!("`{}` is not lowered", self.text(other))),
+        })
+    }
+
+    pub(super) fn literal(&self, lit: &syn::Lit) -> Lowered<String> {
+        Ok(match lit {
+            syn::Lit::Int(i) => {
+                let digits = i.base10_digits();
+                match i.suffix() {
+                    "u32" | "u16" | "u8" => format!("{digits}u"),
+                    "u64" | "usize" => format!("{digits}ull"),
+                    "i64" | "isize" => format!("{digits}ll"),
+                    _ => digits.to_string(),
+                }
+            }
+            syn::Lit::Float(f) => {
+                let digits = f.base10_digits();
+                let digits = if digits.contains(['.', 'e', 'E']) {
+                    digits.to_string()
+                } else {
+                    format!("{digits}.0")
+                };
+                if f.suffix() == "f64" {
+                    digits
+                } else {
+                    format!("{digits}f")
+                }
+            }
+            syn::Lit::Bool(b) => b.value.to_string(),
+            other => return self.fail(other, "literal is not lowered"),
+        })
+    }
+
+    /// `thread::thread_idx().x` and friends.
+    pub(super) fn geometry_field(&self, base: &Expr, member: &str) -> Option<String> {
+        let Expr::Call(call) = base else { return None };
+        let Expr::Path(p) = &*call.func else { return None };
+        let name = p.path.segments.last()?.ident.to_string();
+        let builtin = match name.as_str() {
+            "thread_idx" => "threadIdx",
+            "block_idx" => "blockIdx",
+            "block_dim" => "blockDim",
+            "grid_dim" => "gridDim",
+            _ => return None,
+        };
+        matches!(member, "x" | "y" | "z").then(|| format!("{builtin}.{member}"))
+    }
+
+    pub(super) fn call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<String> {
+        let Expr::Path(p) = &*c.func else {
+            return self.fail(c, "call through an expression");
+        };
+        let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let bare = name.strip_prefix('_').unwrap_or(&name);
+        if c.args.is_empty() {
+            if let Some(g) = geometry_call(bare) {
+                return Ok(g);
+            }
+        }
+        let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
+        match name.as_str() {
+            "from_raw_parts" | "from_raw_parts_mut" => return Ok(args[0].clone()),
+            "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
+            _ => {}
+        }
+        if let Some(reason) = self.helpers_failed.get(&name) {
+            return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
+        }
+        if p.path.segments.len() <= 2 && self.layouts.struct_fields(&name).is_none() {
+            // Slices passed to helpers travel with their length.
+            let mut with_lengths = Vec::new();
+            for (arg, text) in c.args.iter().zip(args) {
+                let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&i.to_string())));
+                with_lengths.push(if slice { format!("{text}, {text}_len") } else { text });
+            }
+            return Ok(format!("{}({})", ident(&name), with_lengths.join(", ")));
+        }
+        self.fail(c, format!("call to `{}` is not lowered", self.text(&c.func)))
+    }
+
+    pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
+        let method = m.method.to_string();
+        let receiver = self.expr(&m.receiver, scope)?;
+        let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
+        let arg = |i: usize| {
+            args.get(i)
+                .cloned()
+                .ok_or_else(|| (self.span(m), format!("`{method}` needs an argument")))
+        };
+        Ok(match method.as_str() {
+            "add" | "offset" | "wrapping_add" | "wrapping_offset" if !args.is_empty() => {
+                format!("({receiver} + {})", arg(0)?)
+            }
+            "sub" | "wrapping_sub" => format!("({receiver} - {})", arg(0)?),
+            "wrapping_mul" => format!("({receiver} * {})", arg(0)?),
+            // A Rust reference reads through itself in arithmetic: `kl::ref` converts likewise.
+            "get_unchecked" | "get_unchecked_mut" => format!("kl::make_ref(&{receiver}[{}])", arg(0)?),
+            "write" | "write_volatile" | "write_unaligned" => {
+                if receiver_is_pointer(&m.receiver) {
+                    format!("(*{receiver} = {})", arg(0)?)
+                } else {
+                    format!("({receiver} = {})", arg(0)?)
+                }
+            }
+            "read" | "read_volatile" | "read_unaligned" => format!("(*{receiver})"),
+            "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" | "as_ptr" | "as_mut_ptr" => receiver,
+            "len" => format!("{receiver}_len"),
+            "min" | "max" => format!("{method}({receiver}, {})", arg(0)?),
+            "sqrt" => format!("sqrtf({receiver})"),
+            "abs" => format!("fabsf({receiver})"),
+            "mul_add" => format!("fmaf({receiver}, {}, {})", arg(0)?, arg(1)?),
+            "pow" | "powi" => format!("powf({receiver}, {})", arg(0)?),
+            _ => return self.fail(m, format!("method `{method}` is not lowered")),
+        })
+    }
+}
+
+pub(super) fn receiver_is_pointer(e: &Expr) -> bool {
+    matches!(e, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"))
+}
+
+pub(super) fn is_boolean(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => is_boolean(&p.expr),
+        Expr::Binary(b) => matches!(
+            b.op,
+            BinOp::And(_)
+                | BinOp::Or(_)
+                | BinOp::Lt(_)
+                | BinOp::Le(_)
+                | BinOp::Gt(_)
+                | BinOp::Ge(_)
+                | BinOp::Eq(_)
+                | BinOp::Ne(_)
+        ),
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
+        Expr::Unary(u) => matches!(u.op, UnOp::Not(_)) && is_boolean(&u.expr),
+        _ => false,
+    }
+}
+
+pub(super) fn binary_op(op: &BinOp) -> Option<&'static str> {
+    use BinOp::*;
+    Some(match op {
+        Add(_) => "+",
+        Sub(_) => "-",
+        Mul(_) => "*",
+        Div(_) => "/",
+        Rem(_) => "%",
+        And(_) => "&&",
+        Or(_) => "||",
+        BitXor(_) => "^",
+        BitAnd(_) => "&",
+        BitOr(_) => "|",
+        Shl(_) => "<<",
+        Shr(_) => ">>",
+        Eq(_) => "==",
+        Lt(_) => "<",
+        Le(_) => "<=",
+        Ne(_) => "!=",
+        Ge(_) => ">=",
+        Gt(_) => ">",
+        AddAssign(_) => "+=",
+        SubAssign(_) => "-=",
+        MulAssign(_) => "*=",
+        DivAssign(_) => "/=",
+        RemAssign(_) => "%=",
+        BitXorAssign(_) => "^=",
+        BitAndAssign(_) => "&=",
+        BitOrAssign(_) => "|=",
+        ShlAssign(_) => "<<=",
+        ShrAssign(_) => ">>=",
+        _ => return None,
+    })
+}
+
+/// CUDA builtins for the geometry functions of `cuda_std::thread` and NVPTX intrinsics.
+pub(super) fn geometry_call(name: &str) -> Option<String> {
+    let vector = |b: &str| format!("kl::uvec3{{{b}.x, {b}.y, {b}.z}}");
+    Some(match name {
+        "thread_idx" => vector("threadIdx"),
+        "block_idx" => vector("blockIdx"),
+        "block_dim" => vector("blockDim"),
+        "grid_dim" => vector("gridDim"),
+        "index_1d" => "(blockIdx.x * blockDim.x + threadIdx.x)".to_string(),
+        "index_2d" => "kl::uvec3{blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, 0u}".to_string(),
+        "index_3d" => "kl::uvec3{blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z}".to_string(),
+        "index" => "((blockIdx.x + blockIdx.y * gridDim.x + gridDim.x * gridDim.y * blockIdx.z) * (blockDim.x * blockDim.y * blockDim.z) + threadIdx.z * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x)".to_string(),
+        "sync_threads" | "syncthreads" => "__syncthreads()".to_string(),
+        "threadfence" => "__threadfence()".to_string(),
+        "threadfence_block" => "__threadfence_block()".to_string(),
+        _ => {
+            let (stem, axis) = name.rsplit_once('_')?;
+            if !matches!(axis, "x" | "y" | "z") {
+                return None;
+            }
+            let builtin = match stem {
+                "thread_idx" => "threadIdx",
+                "block_idx" => "blockIdx",
+                "block_dim" => "blockDim",
+                "grid_dim" => "gridDim",
+                _ => return None,
+            };
+            format!("{builtin}.{axis}")
+        }
+    })
+}

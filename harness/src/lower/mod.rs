@@ -1,0 +1,507 @@
+//! Rust-CUDA kernels to CUDA C++ twins: the same element types, index arithmetic, guards,
+//! loops and accesses in the same order, with a `#line` directive before every statement so
+//! that `nvcc -lineinfo` attributes each instruction to the Rust line it came from.
+
+use kernel_lint_analyzer::model::kernel::{is_kernel, Kernel};
+use kernel_lint_analyzer::model::layout::{repr, Layouts};
+use kernel_lint_analyzer::{SourceFile, Span};
+use quote::ToTokens;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+use syn::{Item, Stmt, Type};
+
+mod expr;
+mod prelude;
+mod stmt;
+mod types;
+
+pub use prelude::PRELUDE;
+
+/// Why a kernel could not be lowered, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotLowered {
+    /// The kernel.
+    pub kernel: String,
+    /// The construct that could not be lowered.
+    pub span: Span,
+    /// One lowercase sentence.
+    pub reason: String,
+}
+
+/// A kernel parameter as the driver must supply it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    /// `&[T]`: a device pointer and its length in elements.
+    Slice {
+        name: String,
+        elem: String,
+        elem_bytes: u64,
+    },
+    /// `*const T`, `*mut T` or `&T`: a device pointer.
+    Pointer {
+        name: String,
+        elem: String,
+        elem_bytes: u64,
+    },
+    /// A scalar passed by value.
+    Scalar { name: String, c_type: String, float: bool },
+    /// A struct passed by value, field by field.
+    Struct {
+        name: String,
+        c_type: String,
+        fields: Vec<Param>,
+    },
+}
+
+impl Param {
+    /// The parameter's (or field's) name.
+    pub fn name(&self) -> &str {
+        match self {
+            Param::Slice { name, .. }
+            | Param::Pointer { name, .. }
+            | Param::Scalar { name, .. }
+            | Param::Struct { name, .. } => name,
+        }
+    }
+}
+
+/// One lowered kernel.
+#[derive(Debug, Clone)]
+pub struct LoweredKernel {
+    /// Function name.
+    pub name: String,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Spans of the statements given a `#line`: an access is attributed to the innermost one.
+    pub statements: Vec<Span>,
+}
+
+/// The CUDA C++ of one Rust file, in a namespace of its own.
+#[derive(Debug, Clone)]
+pub struct LoweredFile {
+    /// The namespace holding the file's types and kernels.
+    pub namespace: String,
+    /// Type, constant, helper and kernel definitions.
+    pub code: String,
+    /// Kernels that were lowered.
+    pub kernels: Vec<LoweredKernel>,
+    /// Kernels that were not, with the reason.
+    pub not_lowered: Vec<NotLowered>,
+}
+
+impl LoweredKernel {
+    /// The line an access at `span` is attributed to: that of the innermost statement holding it.
+    pub fn attributed_line(&self, span: Span) -> usize {
+        self.statements
+            .iter()
+            .filter(|s| s.start <= span.start && span.start < s.end.max(s.start + 1))
+            .min_by_key(|s| s.end - s.start)
+            .map_or(span.line, |s| s.line)
+    }
+}
+
+type Lowered<T> = Result<T, (Span, String)>;
+
+/// Lowers the structs, constants, helper functions and the given kernels of a file.
+pub fn lower_file(file: &SourceFile, syntax: &syn::File, kernels: &[Kernel], namespace: &str) -> LoweredFile {
+    let layouts = Layouts::collect(syntax);
+    let mut items = Vec::new();
+    flatten(&syntax.items, &mut items);
+    let mut cx = Context {
+        file,
+        layouts: &layouts,
+        helpers_failed: HashMap::new(),
+        structs: HashSet::new(),
+    };
+    let mut code = String::new();
+    let _ = writeln!(code, "namespace {namespace} {{");
+    for item in &items {
+        if let Item::Struct(s) = item {
+            match cx.lower_struct(s) {
+                Ok(text) => {
+                    cx.structs.insert(s.ident.to_string());
+                    code.push_str(&text);
+                }
+                Err((_, reason)) => {
+                    let _ = writeln!(code, "// struct {} not lowered: {reason}", s.ident);
+                }
+            }
+        }
+    }
+    for item in &items {
+        if let Item::Const(c) = item {
+            if let (Some(v), Ok(ty)) = (layouts.const_value(&c.expr), cx.c_type(&c.ty)) {
+                let _ = writeln!(code, "constexpr {ty} {} = {v}ll;", c.ident);
+            }
+        }
+    }
+    // Shared and device statics at file level.
+    for item in &items {
+        if let Item::Static(s) = item {
+            if let Ok(decl) = cx.static_decl(s) {
+                let _ = writeln!(code, "{decl}");
+            }
+        }
+    }
+    let helpers: Vec<&syn::ItemFn> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) if !is_kernel(f) && f.sig.ident != "main" => Some(f),
+            _ => None,
+        })
+        .collect();
+    let mut definitions = String::new();
+    let mut prototypes = String::new();
+    for helper in &helpers {
+        match cx.lower_helper(helper) {
+            Ok((prototype, body)) => {
+                let _ = writeln!(prototypes, "{prototype};");
+                definitions.push_str(&body);
+            }
+            Err((_, reason)) => {
+                cx.helpers_failed.insert(helper.sig.ident.to_string(), reason);
+            }
+        }
+    }
+    code.push_str(&prototypes);
+    code.push_str(&definitions);
+    let mut lowered = Vec::new();
+    let mut not_lowered = Vec::new();
+    for kernel in kernels {
+        match cx.lower_kernel(&kernel.item) {
+            Ok((text, params, statements)) => {
+                code.push_str(&text);
+                lowered.push(LoweredKernel {
+                    name: kernel.name.clone(),
+                    params,
+                    statements,
+                });
+            }
+            Err((span, reason)) => not_lowered.push(NotLowered {
+                kernel: kernel.name.clone(),
+                span,
+                reason,
+            }),
+        }
+    }
+    let _ = writeln!(code, "}} // namespace {namespace}");
+    LoweredFile {
+        namespace: namespace.to_string(),
+        code,
+        kernels: lowered,
+        not_lowered,
+    }
+}
+
+fn flatten<'a>(items: &'a [Item], out: &mut Vec<&'a Item>) {
+    for item in items {
+        match item {
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    flatten(inner, out);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+}
+
+struct Context<'a> {
+    file: &'a SourceFile,
+    layouts: &'a Layouts,
+    helpers_failed: HashMap<String, String>,
+    structs: HashSet<String>,
+}
+
+/// Per-function state: which names are slices, references, shared arrays, and the C name of
+/// each Rust binding (Rust shadows with `let`, C++ does not redeclare in one scope).
+#[derive(Default)]
+struct Scope {
+    slices: HashSet<String>,
+    references: HashSet<String>,
+    statements: Vec<Span>,
+    shared_counter: usize,
+    names: Vec<HashMap<String, String>>,
+    declared: HashMap<String, usize>,
+}
+
+impl Scope {
+    /// A C name for a new Rust binding: the name itself the first time, `name_N` after.
+    fn bind(&mut self, rust: &str) -> String {
+        let count = self.declared.entry(rust.to_string()).or_insert(0);
+        let c_name = if *count == 0 {
+            ident(rust)
+        } else {
+            format!("{}_{count}", ident(rust))
+        };
+        *count += 1;
+        if self.names.is_empty() {
+            self.names.push(HashMap::new());
+        }
+        if let Some(top) = self.names.last_mut() {
+            top.insert(rust.to_string(), c_name.clone());
+        }
+        c_name
+    }
+
+    /// The C name a Rust name refers to here.
+    fn lookup(&self, rust: &str) -> String {
+        self.names
+            .iter()
+            .rev()
+            .find_map(|m| m.get(rust).cloned())
+            .unwrap_or_else(|| ident(rust))
+    }
+}
+
+const C_KEYWORDS: &[&str] = &[
+    "auto",
+    "char",
+    "int",
+    "float",
+    "double",
+    "long",
+    "short",
+    "signed",
+    "unsigned",
+    "void",
+    "volatile",
+    "register",
+    "default",
+    "case",
+    "switch",
+    "goto",
+    "new",
+    "delete",
+    "this",
+    "class",
+    "private",
+    "public",
+    "protected",
+    "template",
+    "typename",
+    "namespace",
+    "operator",
+    "friend",
+    "inline",
+    "virtual",
+    "explicit",
+    "sizeof",
+    "typedef",
+    "union",
+    "extern",
+    "do",
+    "double",
+    "bool",
+    "main",
+];
+
+fn ident(name: &str) -> String {
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    if C_KEYWORDS.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
+impl<'a> Context<'a> {
+    fn span(&self, node: &impl ToTokens) -> Span {
+        self.file.span_of_node(node)
+    }
+
+    fn fail<T>(&self, node: &impl ToTokens, reason: impl Into<String>) -> Lowered<T> {
+        Err((self.span(node), reason.into()))
+    }
+
+    fn text(&self, node: &impl ToTokens) -> String {
+        self.file.snippet(self.span(node)).to_string()
+    }
+
+    fn lower_struct(&self, s: &syn::ItemStruct) -> Lowered<String> {
+        let repr = repr(&s.attrs);
+        if repr.packed {
+            return self.fail(s, "packed structs are not lowered");
+        }
+        let align = repr.align;
+        let align = align.map(|a| format!("__align__({a}) ")).unwrap_or_default();
+        let mut out = format!("struct {align}{} {{\n", s.ident);
+        for (i, field) in s.fields.iter().enumerate() {
+            let name = field
+                .ident
+                .as_ref()
+                .map_or_else(|| format!("_{i}"), |f| ident(&f.to_string()));
+            let _ = writeln!(out, "  {};", self.declarator(&field.ty, &name)?);
+        }
+        out.push_str("};\n");
+        Ok(out)
+    }
+
+    fn static_decl(&self, s: &syn::ItemStatic) -> Lowered<String> {
+        let shared = s
+            .attrs
+            .iter()
+            .any(|a| a.to_token_stream().to_string().contains("shared"));
+        let qualifier = if shared { "__shared__" } else { "__device__" };
+        Ok(format!(
+            "{qualifier} {};",
+            self.declarator(&s.ty, &ident(&s.ident.to_string()))?
+        ))
+    }
+
+    fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {
+        let mut scope = Scope::default();
+        let ret = match &f.sig.output {
+            syn::ReturnType::Default => "void".to_string(),
+            syn::ReturnType::Type(_, ty) => self.c_type(ty)?,
+        };
+        let mut params = Vec::new();
+        for input in &f.sig.inputs {
+            let syn::FnArg::Typed(typed) = input else {
+                return self.fail(input, "methods are not lowered");
+            };
+            let syn::Pat::Ident(name) = &*typed.pat else {
+                return self.fail(&typed.pat, "parameter pattern");
+            };
+            let name = scope.bind(&name.ident.to_string());
+            if let Type::Reference(r) = &*typed.ty {
+                if let Type::Slice(s) = &*r.elem {
+                    scope.slices.insert(name.clone());
+                    params.push(format!(
+                        "const {}* {name}, unsigned long long {name}_len",
+                        self.c_type(&s.elem)?
+                    ));
+                    continue;
+                }
+                scope.references.insert(name.clone());
+            }
+            params.push(format!("{} {name}", self.c_type(&typed.ty)?));
+        }
+        let prototype = format!(
+            "__device__ inline {ret} {}({})",
+            ident(&f.sig.ident.to_string()),
+            params.join(", ")
+        );
+        let body = self.function_body(&f.block, &mut scope, ret != "void")?;
+        Ok((prototype.clone(), format!("{prototype} {body}\n")))
+    }
+
+    fn lower_kernel(&self, f: &syn::ItemFn) -> Lowered<(String, Vec<Param>, Vec<Span>)> {
+        let mut scope = Scope::default();
+        let mut params = Vec::new();
+        let mut c_params = Vec::new();
+        for input in &f.sig.inputs {
+            let syn::FnArg::Typed(typed) = input else {
+                return self.fail(input, "methods are not kernels");
+            };
+            let syn::Pat::Ident(name) = &*typed.pat else {
+                return self.fail(&typed.pat, "parameter pattern is not a name");
+            };
+            let name = scope.bind(&name.ident.to_string());
+            let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
+            c_params.push(match &param {
+                Param::Slice { name, elem, .. } => format!("const {elem}* {name}, unsigned long long {name}_len"),
+                Param::Pointer { name, .. } => format!("{} {name}", self.c_type(&typed.ty)?),
+                Param::Scalar { name, c_type, .. } | Param::Struct { name, c_type, .. } => format!("{c_type} {name}"),
+            });
+            params.push(param);
+        }
+        let body = self.function_body(&f.block, &mut scope, false)?;
+        // The prologue is attributed to the Rust signature, so a launch's code lies in one file.
+        let signature = self.span(&f.sig);
+        let text = format!("#line {} \"{}\"\n", signature.line, self.line_path())
+            + &format!(
+                "__global__ void {}({}) {body}\n",
+                ident(&f.sig.ident.to_string()),
+                c_params.join(", ")
+            );
+        Ok((text, params, scope.statements))
+    }
+
+    fn size_of(&self, ty: &Type) -> u64 {
+        self.layouts.layout(ty).map_or(4, |l| l.size.max(1))
+    }
+
+    fn kernel_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Lowered<Param> {
+        match ty {
+            Type::Reference(r) => match &*r.elem {
+                Type::Slice(s) => {
+                    scope.slices.insert(name.to_string());
+                    Ok(Param::Slice {
+                        name: name.to_string(),
+                        elem: self.c_type(&s.elem)?,
+                        elem_bytes: self.size_of(&s.elem),
+                    })
+                }
+                elem => {
+                    scope.references.insert(name.to_string());
+                    Ok(Param::Pointer {
+                        name: name.to_string(),
+                        elem: self.c_type(elem)?,
+                        elem_bytes: self.size_of(elem),
+                    })
+                }
+            },
+            Type::Ptr(p) => Ok(Param::Pointer {
+                name: name.to_string(),
+                elem: self.c_type(&p.elem)?,
+                elem_bytes: self.size_of(&p.elem),
+            }),
+            Type::Path(p) => {
+                let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                if let Some(c) = Self::primitive(&last) {
+                    return Ok(Param::Scalar {
+                        name: name.to_string(),
+                        c_type: c.to_string(),
+                        float: last.starts_with('f'),
+                    });
+                }
+                let fields = self
+                    .layouts
+                    .struct_fields(&last)
+                    .ok_or_else(|| (self.span(ty), format!("unknown type `{last}`")))?;
+                let mut lowered = Vec::new();
+                for (field, field_ty) in fields {
+                    let mut inner = Scope::default();
+                    lowered.push(self.kernel_param(&ident(&field), &field_ty, &mut inner)?);
+                }
+                if lowered.iter().any(|p| matches!(p, Param::Slice { .. })) {
+                    return self.fail(ty, "slices inside a struct parameter are not lowered");
+                }
+                Ok(Param::Struct {
+                    name: name.to_string(),
+                    c_type: self.c_type(ty)?,
+                    fields: lowered,
+                })
+            }
+            _ => self.fail(ty, format!("parameter type `{}` is not lowered", self.text(ty))),
+        }
+    }
+
+    fn function_body(&self, block: &syn::Block, scope: &mut Scope, returns: bool) -> Lowered<String> {
+        let mut out = String::from("{\n");
+        let count = block.stmts.len();
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                Stmt::Expr(e, None) if returns && i + 1 == count => {
+                    self.line_directive(&mut out, stmt, scope);
+                    let _ = writeln!(out, "return {};", self.expr(e, scope)?);
+                }
+                _ => out.push_str(&self.stmt(stmt, scope)?),
+            }
+        }
+        out.push_str("}\n");
+        Ok(out)
+    }
+
+    /// The file name for `#line`, escaped for a C string.
+    fn line_path(&self) -> String {
+        self.file.path.replace('\\', "/").replace('"', "\\\"")
+    }
+
+    fn line_directive(&self, out: &mut String, node: &impl ToTokens, scope: &mut Scope) {
+        let span = self.span(node);
+        scope.statements.push(span);
+        let _ = writeln!(out, "#line {} \"{}\"", span.line, self.line_path());
+    }
+}

@@ -1,0 +1,110 @@
+//! Rust types to C types and declarators.
+
+use super::{Context, Lowered};
+use syn::Type;
+
+impl Context<'_> {
+    pub(super) fn primitive(name: &str) -> Option<&'static str> {
+        Some(match name {
+            "u8" => "unsigned char",
+            "i8" => "signed char",
+            "u16" => "unsigned short",
+            "i16" => "short",
+            "u32" => "unsigned int",
+            "i32" => "int",
+            "u64" | "usize" => "unsigned long long",
+            "i64" | "isize" => "long long",
+            "f32" => "float",
+            "f64" => "double",
+            "bool" => "bool",
+            _ => return None,
+        })
+    }
+
+    /// The C type of a non-array type.
+    pub(super) fn c_type(&self, ty: &Type) -> Lowered<String> {
+        match ty {
+            Type::Paren(p) => self.c_type(&p.elem),
+            Type::Group(g) => self.c_type(&g.elem),
+            Type::Ptr(p) => {
+                let inner = self.c_type(&p.elem)?;
+                Ok(if p.mutability.is_some() {
+                    format!("{inner}*")
+                } else {
+                    format!("const {inner}*")
+                })
+            }
+            Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
+            Type::Path(p) => {
+                let segment = p
+                    .path
+                    .segments
+                    .last()
+                    .ok_or_else(|| (self.span(ty), "empty type path".to_string()))?;
+                let name = segment.ident.to_string();
+                if let Some(c) = Self::primitive(&name) {
+                    return Ok(c.to_string());
+                }
+                if name == "MaybeUninit" {
+                    if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                        if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                            return self.c_type(inner);
+                        }
+                    }
+                }
+                if self.structs.contains(&name) {
+                    return Ok(name);
+                }
+                if let Some(vector) = glam_vector(&name) {
+                    return Ok(vector.to_string());
+                }
+                self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
+            }
+            _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),
+        }
+    }
+
+    /// `float TILE[32][33]` for `TILE: [[f32; 33]; 32]`.
+    pub(super) fn declarator(&self, ty: &Type, name: &str) -> Lowered<String> {
+        match ty {
+            Type::Array(a) => {
+                let len = self
+                    .layouts
+                    .const_value(&a.len)
+                    .ok_or_else(|| (self.span(&a.len), "array length is not a constant".to_string()))?;
+                self.declarator(&a.elem, &format!("{name}[{len}]"))
+            }
+            Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "MaybeUninit") => {
+                let inner = p.path.segments.last().and_then(|s| match &s.arguments {
+                    syn::PathArguments::AngleBracketed(args) => match args.args.first() {
+                        Some(syn::GenericArgument::Type(inner)) => Some(inner),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                match inner {
+                    Some(inner) => self.declarator(inner, name),
+                    None => self.fail(ty, "MaybeUninit without a type"),
+                }
+            }
+            other => Ok(format!("{} {name}", self.c_type(other)?)),
+        }
+    }
+}
+
+/// glam's vector types as compiled for CUDA, defined in [`PRELUDE`] with the same layout.
+fn glam_vector(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Vec2" => "kl::Vec2",
+        "Vec3" => "kl::Vec3",
+        "Vec4" => "kl::Vec4",
+        "Vec3A" => "kl::Vec3A",
+        "UVec2" => "kl::UVec2",
+        "UVec3" => "kl::UVec3",
+        "UVec4" => "kl::UVec4",
+        "IVec2" => "kl::IVec2",
+        "IVec3" => "kl::IVec3",
+        "IVec4" => "kl::IVec4",
+        _ => return None,
+    })
+}
