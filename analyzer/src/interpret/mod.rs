@@ -2,6 +2,7 @@
 //! pointer or a place, and every load and store of memory becomes an [`Access`] with its byte
 //! address, the guards it runs under and its exact span.
 
+mod call;
 mod expr;
 mod geometry;
 mod stmt;
