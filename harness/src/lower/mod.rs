@@ -131,7 +131,7 @@ pub fn lower_file(file: &SourceFile, syntax: &syn::File, kernels: &[Kernel], nam
     for item in &items {
         if let Item::Const(c) = item {
             if let (Some(v), Ok(ty)) = (layouts.const_value(&c.expr), cx.c_type(&c.ty)) {
-                let _ = writeln!(code, "constexpr {ty} {} = {v}ll;", c.ident);
+                let _ = writeln!(code, "[[maybe_unused]] constexpr {ty} {} = {v}ll;", c.ident);
             }
         }
     }

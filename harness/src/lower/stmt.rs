@@ -42,7 +42,7 @@ impl Context<'_> {
                     .ok_or_else(|| (self.span(c), "constant is not an integer".to_string()))?;
                 let _ = writeln!(
                     out,
-                    "constexpr {} {} = {v}ll;",
+                    "[[maybe_unused]] constexpr {} {} = {v}ll;",
                     self.c_type(&c.ty)?,
                     ident(&c.ident.to_string())
                 );
