@@ -162,7 +162,7 @@ fn idiom_kernels_match_the_recorded_h200_measurements() {
         text.contains("\n20 of 20 measured accesses exact, 0 within 10%, 0 wrong; 0 data-dependent"),
         "{text}"
     );
-    // The GEMM of the brief: transposed under 256-wide blocks, fine under (1, 16).
+    // The naive GEMM that uses x as the row: transposed under 256-wide blocks, fine under (1, 16).
     assert!(
         text.contains("     0  gemm_row_per_x                  33  store  transposed      32.00     32.00  exact"),
         "{text}"
