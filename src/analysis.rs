@@ -2,50 +2,11 @@
 
 use crate::discover::{io_message, Candidate};
 use kernel_lint_analyzer::interpret::MemorySpace;
-use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, ParseError, SourceFile, Span};
+use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, SourceFile};
 use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
-use std::fmt;
 
-/// A file that could not be analyzed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileError {
-    /// The path as given.
-    pub file: String,
-    /// Where, when known.
-    pub span: Option<Span>,
-    /// What went wrong, one lowercase sentence.
-    pub message: String,
-}
-
-impl FileError {
-    /// An error about a whole file.
-    pub fn without_span(file: &str, message: impl Into<String>) -> Self {
-        Self {
-            file: file.to_string(),
-            span: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl From<ParseError> for FileError {
-    fn from(err: ParseError) -> Self {
-        Self {
-            file: err.path,
-            span: err.span,
-            message: err.message,
-        }
-    }
-}
-
-impl fmt::Display for FileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.span {
-            Some(span) => write!(f, "{}:{}:{}: {}", self.file, span.line, span.column, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
-        }
-    }
-}
+/// A file that could not be read or analyzed: the analyzer's error, also used for I/O problems.
+pub use kernel_lint_analyzer::ParseError as FileError;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
 #[derive(Debug)]
@@ -176,7 +137,7 @@ fn analyze_file(display: String, path: &std::path::Path, plan: &LaunchPlan, leve
         .then(|| SourceFile::new(display.clone(), String::from_utf8_lossy(&bytes).into_owned()));
     let source = match SourceFile::from_bytes(display, bytes) {
         Ok(source) => source,
-        Err(err) => return Entry::Failed(err.into(), lossy),
+        Err(err) => return Entry::Failed(err, lossy),
     };
     match analyze_source(&source, plan) {
         Ok(report) => {
@@ -187,6 +148,6 @@ fn analyze_file(display: String, path: &std::path::Path, plan: &LaunchPlan, leve
                 diagnostics,
             }))
         }
-        Err(err) => Entry::Failed(err.into(), Some(source)),
+        Err(err) => Entry::Failed(err, Some(source)),
     }
 }

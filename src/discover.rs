@@ -191,7 +191,7 @@ mod tests {
         let dir = env!("CARGO_MANIFEST_DIR");
         let paths = [PathBuf::from("/no/such/path.rs"), Path::new(dir).join("src/exit.rs")];
         let found = from_paths(&paths);
-        assert!(matches!(&found[0], Candidate::Error(e) if e.file == "/no/such/path.rs"));
+        assert!(matches!(&found[0], Candidate::Error(e) if e.path == "/no/such/path.rs"));
         assert!(matches!(&found[1], Candidate::File { .. }));
     }
 }

@@ -216,7 +216,7 @@ fn errors(outcome: &Outcome) -> Vec<ErrorJson<'_>> {
 
 fn error_json(err: &FileError) -> ErrorJson<'_> {
     ErrorJson {
-        file: &err.file,
+        file: &err.path,
         line: err.span.map(|s| s.line),
         column: err.span.map(|s| s.column),
         message: &err.message,

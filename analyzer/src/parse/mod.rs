@@ -17,6 +17,17 @@ pub struct ParseError {
     pub span: Option<Span>,
 }
 
+impl ParseError {
+    /// An error about a whole file (it could not be read, say).
+    pub fn without_span(path: &str, message: impl Into<String>) -> ParseError {
+        ParseError {
+            path: path.to_string(),
+            message: message.into(),
+            span: None,
+        }
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.span {
