@@ -1,7 +1,7 @@
 //! Dispatches a parsed command line to the analysis and the renderers.
 
 use crate::analysis::{self, Outcome};
-use crate::cli::{AccessesArgs, CheckArgs, Cli, Color, Command, Format, GlobalArgs, RuleArgs};
+use crate::cli::{AnalyzeArgs, Cli, Color, Command, Format, GlobalArgs, RuleArgs};
 use crate::render::{human, json, rules, table};
 use crate::{config, discover, exit};
 use std::ffi::OsString;
@@ -33,7 +33,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
-fn check(global: &GlobalArgs, args: &CheckArgs) -> i32 {
+fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> i32 {
     let outcome = match analyze(global, &args.paths) {
         Ok(outcome) => outcome,
         Err(code) => return code,
@@ -48,7 +48,7 @@ fn check(global: &GlobalArgs, args: &CheckArgs) -> i32 {
     exit::of_run(outcome.has_errors(), outcome.has_failing_findings())
 }
 
-fn accesses(global: &GlobalArgs, args: &AccessesArgs) -> i32 {
+fn accesses(global: &GlobalArgs, args: &AnalyzeArgs) -> i32 {
     let outcome = match analyze(global, &args.paths) {
         Ok(outcome) => outcome,
         Err(code) => return code,

@@ -20,7 +20,7 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Arguments of the implied `check`.
     #[command(flatten)]
-    pub check: CheckArgs,
+    pub check: AnalyzeArgs,
     /// Options shared by every subcommand.
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -30,9 +30,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint kernels and report findings (the default).
-    Check(CheckArgs),
+    Check(AnalyzeArgs),
     /// List every memory access of every kernel with its predicted cost.
-    Accesses(AccessesArgs),
+    Accesses(AnalyzeArgs),
     /// Show a lint's documentation, or a table of all lints.
     Rule(RuleArgs),
     /// The GPU harness: lower kernels to CUDA C, reduce Nsight Compute exports, compare.
@@ -131,23 +131,9 @@ pub struct ValidateArgs {
     pub min_exact: f64,
 }
 
-/// Arguments of `check`.
+/// Arguments of `check` and `accesses`: what to analyze and how to print it.
 #[derive(Debug, Clone, Default, Args)]
-pub struct CheckArgs {
-    /// Files or directories to analyze; the cargo workspace's sources when omitted.
-    #[arg(value_name = "PATHS")]
-    pub paths: Vec<PathBuf>,
-    /// Output format [default: human].
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Lint levels.
-    #[command(flatten)]
-    pub levels: LevelArgs,
-}
-
-/// Arguments of `accesses`.
-#[derive(Debug, Clone, Args)]
-pub struct AccessesArgs {
+pub struct AnalyzeArgs {
     /// Files or directories to analyze; the cargo workspace's sources when omitted.
     #[arg(value_name = "PATHS")]
     pub paths: Vec<PathBuf>,
@@ -305,7 +291,7 @@ mod tests {
         let cli = parse(&["--format", "json", "check", "a.rs"]);
         assert!(matches!(
             cli.command,
-            Some(Command::Check(CheckArgs {
+            Some(Command::Check(AnalyzeArgs {
                 format: Some(Format::Json),
                 ..
             }))
@@ -313,7 +299,7 @@ mod tests {
         let cli = parse(&["--format", "json", "accesses", "--format", "human"]);
         assert!(matches!(
             cli.command,
-            Some(Command::Accesses(AccessesArgs {
+            Some(Command::Accesses(AnalyzeArgs {
                 format: Some(Format::Human),
                 ..
             }))

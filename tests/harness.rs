@@ -65,13 +65,46 @@ fn emit(config: Option<&str>, paths: &str, name: &str) -> (tempfile::TempDir, se
     (dir, manifest)
 }
 
+/// Emits a fixture set, checks the program with g++ and compares it with a recorded
+/// measurement file at a threshold of 100 %; returns the manifest and the comparison text.
+fn emit_and_compare(config: Option<&str>, paths: &str, measurements: &str) -> (serde_json::Value, String) {
+    let (dir, manifest) = emit(config, paths, "measured");
+    let out = dir.path();
+    assert_eq!(
+        manifest["not_lowered"].as_array().unwrap().len(),
+        0,
+        "{}",
+        manifest["not_lowered"]
+    );
+    check_with_gxx(&out.join("kernels.cu"));
+    let manifest_path = out.join("manifest.json").display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "compare",
+        measurements,
+        "--manifest",
+        &manifest_path,
+        "--min-exact",
+        "1.0",
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (manifest, text)
+}
+
 #[test]
 fn seed_kernels_lower_to_valid_programs_and_match_the_recorded_h200_measurements() {
-    let (dir, manifest) = emit(Some("fixtures/seeds.toml"), "fixtures/seeds", "seeds");
-    let out = dir.path();
+    let (manifest, text) = emit_and_compare(
+        Some("fixtures/seeds.toml"),
+        "fixtures/seeds",
+        "harness/measurements/h200-seeds.csv",
+    );
     assert_eq!(manifest["schema"], "kernel-lint/harness-manifest/v1");
     assert_eq!(manifest["launches"].as_array().unwrap().len(), 33);
-    assert_eq!(manifest["not_lowered"].as_array().unwrap().len(), 0);
     for launch in manifest["launches"].as_array().unwrap() {
         for buffer in launch["buffers"].as_array().unwrap() {
             assert!(
@@ -83,28 +116,6 @@ fn seed_kernels_lower_to_valid_programs_and_match_the_recorded_h200_measurements
             );
         }
     }
-    let program = std::fs::read_to_string(out.join("kernels.cu")).unwrap();
-    assert!(program.contains(
-        "#line 15 \"fixtures/seeds/transpose.rs\"\n(*(out + ((unsigned long long)((((x * height) + y)))))) = v;"
-    ));
-    check_with_gxx(&out.join("kernels.cu"));
-
-    let manifest_path = out.join("manifest.json").display().to_string();
-    let output = kernel_lint(&[
-        "harness",
-        "compare",
-        "harness/measurements/h200-seeds.csv",
-        "--manifest",
-        &manifest_path,
-        "--min-exact",
-        "1.0",
-    ]);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     assert!(
         text.contains("\n94 of 94 measured accesses exact, 0 within 10%, 0 wrong;"),
         "{text}"
@@ -116,23 +127,18 @@ fn seed_kernels_lower_to_valid_programs_and_match_the_recorded_h200_measurements
 }
 
 #[test]
+fn lowered_statements_carry_the_rust_line() {
+    let (dir, _) = emit(Some("fixtures/seeds.toml"), "fixtures/seeds", "lines");
+    let program = std::fs::read_to_string(dir.path().join("kernels.cu")).unwrap();
+    assert!(program.contains(
+        "#line 15 \"fixtures/seeds/transpose.rs\"\n(*(out + ((unsigned long long)((((x * height) + y)))))) = v;"
+    ));
+}
+
+#[test]
 fn pattern_kernels_match_except_the_data_dependent_ones() {
-    let (dir, manifest) = emit(None, "fixtures/patterns", "patterns");
-    let out = dir.path();
+    let (manifest, text) = emit_and_compare(None, "fixtures/patterns", "harness/measurements/h200-patterns.csv");
     assert_eq!(manifest["launches"].as_array().unwrap().len(), 18);
-    check_with_gxx(&out.join("kernels.cu"));
-    let manifest_path = out.join("manifest.json").display().to_string();
-    let output = kernel_lint(&[
-        "harness",
-        "compare",
-        "harness/measurements/h200-patterns.csv",
-        "--manifest",
-        &manifest_path,
-        "--min-exact",
-        "1.0",
-    ]);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{text}");
     assert!(
         text.contains("\n36 of 36 measured accesses exact, 0 within 10%, 0 wrong; 4 data-dependent"),
         "{text}"
@@ -141,23 +147,12 @@ fn pattern_kernels_match_except_the_data_dependent_ones() {
 
 #[test]
 fn idiom_kernels_match_the_recorded_h200_measurements() {
-    let (dir, manifest) = emit(Some("fixtures/idioms.toml"), "fixtures/idioms", "idioms");
-    let out = dir.path();
-    assert_eq!(manifest["launches"].as_array().unwrap().len(), 8);
-    assert_eq!(manifest["not_lowered"].as_array().unwrap().len(), 0);
-    check_with_gxx(&out.join("kernels.cu"));
-    let manifest_path = out.join("manifest.json").display().to_string();
-    let output = kernel_lint(&[
-        "harness",
-        "compare",
+    let (manifest, text) = emit_and_compare(
+        Some("fixtures/idioms.toml"),
+        "fixtures/idioms",
         "harness/measurements/h200-idioms.csv",
-        "--manifest",
-        &manifest_path,
-        "--min-exact",
-        "1.0",
-    ]);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{text}");
+    );
+    assert_eq!(manifest["launches"].as_array().unwrap().len(), 8);
     assert!(
         text.contains("\n20 of 20 measured accesses exact, 0 within 10%, 0 wrong; 0 data-dependent"),
         "{text}"
