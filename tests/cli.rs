@@ -86,6 +86,16 @@ fn path_str(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")
 }
 
+/// The `file` of every kernel of an `accesses` JSON document, in order.
+fn kernel_files(doc: &Value) -> Vec<&str> {
+    doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .filter_map(|k| k["file"].as_str())
+        .collect()
+}
+
 fn first_access(doc: &Value, kernel: &str) -> Value {
     let kernels = doc["kernels"].as_array().expect("kernels array");
     let kernel = kernels.iter().find(|k| k["name"] == kernel).expect("kernel listed");
@@ -449,12 +459,7 @@ fn directories_are_walked_in_order() {
     let run = run_in(dir.path(), &["accesses", "--format", "json", "kernels"]);
     assert_eq!(run.code, 0, "{}", run.all());
     let doc = run.json();
-    let files: Vec<&str> = doc["kernels"]
-        .as_array()
-        .expect("kernels")
-        .iter()
-        .filter_map(|k| k["file"].as_str())
-        .collect();
+    let files = kernel_files(&doc);
     assert_eq!(files, ["kernels/a.rs", "kernels/b.rs"]);
 }
 
@@ -478,12 +483,7 @@ fn cargo_workspace_sources_are_found_without_paths() {
     let json = run_in(dir.path(), &["accesses", "--format", "json"]);
     assert_eq!(json.code, 0, "{}", json.all());
     let doc = json.json();
-    let files: Vec<&str> = doc["kernels"]
-        .as_array()
-        .expect("kernels")
-        .iter()
-        .filter_map(|k| k["file"].as_str())
-        .collect();
+    let files = kernel_files(&doc);
     assert_eq!(files, ["src/clean.rs", "src/lib.rs"]);
 }
 
