@@ -353,4 +353,70 @@ mod tests {
         );
         assert_eq!((p.class, p.sectors_per_request), (AccessClass::Coalesced, Some(4.0)));
     }
+
+    fn accesses(src: &str) -> Vec<(String, &'static str, Option<f64>, String)> {
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        report.kernels[0]
+            .accesses
+            .iter()
+            .map(|a| {
+                let p = a.prediction.as_ref();
+                let field = a.field_of.as_ref().map_or(String::new(), |f| f.field.clone());
+                (
+                    a.array.clone(),
+                    a.op.as_str(),
+                    p.and_then(|p| p.sectors_per_request),
+                    field,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_access_form_of_the_model() {
+        let found = accesses(
+            "#[repr(C)] #[derive(Clone, Copy)] pub struct Pair(f32, f32);
+             #[kernel] pub unsafe fn k(a: &[f32], p: *mut f32, q: *const f32, t: &[Pair], out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 let x = *a.get_unchecked(i);
+                 let y = *q.offset(i as isize);
+                 let z = t[i].0;
+                 let e = &mut *p.add(2 * i);
+                 *e = x + y + z;
+                 *out.add(i) += 1.0;
+                 let s = core::slice::from_raw_parts_mut(out, 64);
+                 s[i] = 0.0;
+             }",
+        );
+        let expected: Vec<(String, &str, Option<f64>, String)> = vec![
+            ("a".into(), "load", Some(4.0), String::new()),
+            ("q".into(), "load", Some(4.0), String::new()),
+            ("t".into(), "load", Some(8.0), "0".into()),
+            ("p".into(), "store", Some(8.0), String::new()),
+            ("out".into(), "load", Some(4.0), String::new()),
+            ("out".into(), "store", Some(4.0), String::new()),
+            ("out".into(), "store", Some(4.0), String::new()),
+        ];
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn struct_copies_are_one_wide_access_only_when_aligned() {
+        let found = accesses(
+            "#[repr(C)] #[derive(Clone, Copy)] pub struct P3 { x: f32, y: f32, z: f32 }
+             #[repr(C, align(8))] #[derive(Clone, Copy)] pub struct P2 { x: f32, y: f32 }
+             #[kernel] pub unsafe fn k(a: &[P3], b: &[P2]) {
+                 let i = thread::index_1d() as usize;
+                 let u = a[i];
+                 let v = b[i];
+             }",
+        );
+        let expected: Vec<(String, &str, Option<f64>, String)> = vec![
+            ("a".into(), "load", Some(12.0), "x".into()),
+            ("a".into(), "load", Some(12.0), "y".into()),
+            ("a".into(), "load", Some(12.0), "z".into()),
+            ("b".into(), "load", Some(8.0), String::new()),
+        ];
+        assert_eq!(found, expected);
+    }
 }
