@@ -5,6 +5,7 @@ use super::geometry::GeometryValue;
 use super::stmt::Flow;
 use super::{Interpreter, MemorySpace, Pointer, Value};
 use crate::algebra::{OpKind, Poly};
+use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
 use syn::Expr;
 
@@ -37,12 +38,7 @@ impl<'a> Interpreter<'a> {
             }
             return Value::Unknown;
         };
-        let name = path
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = last_segment(&path.path);
         if call.args.is_empty() {
             match self.geometry.call(&name) {
                 Some(GeometryValue::Scalar(p)) => return Value::Int(p),
@@ -138,12 +134,7 @@ impl<'a> Interpreter<'a> {
 
     /// Macros: `shared_array!`, the standard ones whose arguments run, and the rest reported.
     pub(crate) fn macro_call(&mut self, mac: &syn::Macro) -> Value {
-        let name = mac
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = last_segment(&mac.path);
         if name == "shared_array" {
             let elem = mac
                 .parse_body_with(|input: syn::parse::ParseStream| {

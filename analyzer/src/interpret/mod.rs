@@ -16,6 +16,7 @@ use crate::model::calls::Functions;
 use crate::model::kernel::Kernel;
 use crate::model::layout::Layouts;
 use crate::model::FileItems;
+use crate::parse::last_segment;
 use crate::report::{FieldOf, Unsupported};
 use crate::source::{SourceFile, Span};
 use std::collections::HashMap;
@@ -228,12 +229,7 @@ impl<'a> Interpreter<'a> {
             syn::Type::Ptr(p) => pointer(&p.elem, self),
             syn::Type::Paren(p) => self.parameter_value(name, &p.elem, depth),
             syn::Type::Path(path) => {
-                let last = path
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
+                let last = last_segment(&path.path);
                 if let Some(fields) = self.layouts.struct_fields(&last).filter(|_| depth < 4) {
                     let values = fields
                         .iter()

@@ -65,6 +65,11 @@ impl SourceFile {
     }
 }
 
+/// The name a path ends with: `kernel` for `cuda_std::kernel`, `add` for `thread::add`.
+pub fn last_segment(path: &syn::Path) -> String {
+    path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
+}
+
 /// Parses a file with syn after checking that its nesting stays within what the parser and the
 /// analysis can recurse through.
 pub fn parse_file(file: &SourceFile) -> Result<syn::File, ParseError> {

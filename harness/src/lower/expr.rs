@@ -1,6 +1,7 @@
 //! Expressions: arithmetic, casts, pointers and places, geometry builtins, methods.
 
 use super::{ident, Context, Lowered, Scope};
+use kernel_lint_analyzer::parse::last_segment;
 use syn::{BinOp, Expr, Stmt, Type, UnOp};
 
 impl Context<'_> {
@@ -159,7 +160,7 @@ impl Context<'_> {
         let Expr::Path(p) = &*c.func else {
             return self.fail(c, "call through an expression");
         };
-        let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = last_segment(&p.path);
         let bare = name.strip_prefix('_').unwrap_or(&name);
         if c.args.is_empty() {
             if let Some(g) = geometry_call(bare) {

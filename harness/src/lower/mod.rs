@@ -4,6 +4,7 @@
 
 use kernel_lint_analyzer::model::kernel::{is_kernel, Kernel};
 use kernel_lint_analyzer::model::layout::{repr, Layouts};
+use kernel_lint_analyzer::parse::last_segment;
 use kernel_lint_analyzer::{SourceFile, Span};
 use quote::ToTokens;
 use std::collections::{HashMap, HashSet};
@@ -448,7 +449,7 @@ impl<'a> Context<'a> {
                 elem_bytes: self.size_of(&p.elem),
             }),
             Type::Path(p) => {
-                let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let last = last_segment(&p.path);
                 if let Some(c) = Self::primitive(&last) {
                     return Ok(Param::Scalar {
                         name: name.to_string(),
