@@ -1,12 +1,12 @@
 //! Reads and analyzes each file, keeping going past the ones that fail.
 
 use crate::discover::{io_message, Candidate};
-use kernel_lint_analyzer::interpret::MemorySpace;
+use kernel_lint_analyzer::MemorySpace;
 use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, SourceFile};
 use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
 
 /// A file that could not be read or analyzed: the analyzer's error, also used for I/O problems.
-pub use kernel_lint_analyzer::ParseError as FileError;
+pub use kernel_lint_analyzer::FileError;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
 #[derive(Debug)]

@@ -2,8 +2,8 @@
 //! seed kernels, the Rust translation of the kernel, analyzed with that launch's block and
 //! parameters, predicts the measured sectors per request (to two decimals).
 
-use kernel_lint_analyzer::interpret::{MemorySpace, Op};
 use kernel_lint_analyzer::{analyze_source, LaunchPlan, LaunchSpec, SourceFile};
+use kernel_lint_analyzer::{MemorySpace, Op};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! `//~ KL001 sectors=32` means that line has a KL001 finding and a global access predicted at
 //! 32 sectors per request; lines without `//~` have no finding at all.
 
-use kernel_lint_analyzer::interpret::MemorySpace;
+use kernel_lint_analyzer::MemorySpace;
 use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, SourceFile};
 use kernel_lint_lints::{check_file, Level, LintLevels, LINTS};
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 use kernel_lint_analyzer::{analyze_source, LaunchPlan, SourceFile};
 use proptest::prelude::*;
 
-fn analyze(text: &str) -> Result<kernel_lint_analyzer::FileReport, kernel_lint_analyzer::ParseError> {
+fn analyze(text: &str) -> Result<kernel_lint_analyzer::FileReport, kernel_lint_analyzer::FileError> {
     analyze_source(&SourceFile::new("bad.rs", text), &LaunchPlan::default())
 }
 

@@ -1,12 +1,11 @@
 //! The analysis result of a file: kernels, their launch, every memory access with its
 //! prediction. Lints and renderers read only this.
 
-use crate::interpret::{self, MemorySpace, Op};
-use crate::model::kernel::{find_kernels, Kernel};
+use crate::interpret::{MemorySpace, Op};
 use crate::model::launch::ResolvedLaunch;
-use crate::model::FileItems;
-use crate::source::{SourceFile, Span};
-use crate::warp::predict::{predict, Prediction};
+use crate::model::layout::FieldOf;
+use crate::source::{Span, Unsupported};
+use crate::warp::verdict::Prediction;
 use serde::Serialize;
 
 /// Everything found in one file.
@@ -35,15 +34,6 @@ pub struct KernelReport {
     pub unsupported: Vec<Unsupported>,
 }
 
-/// Code the analyzer could not see into.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Unsupported {
-    /// Where.
-    pub span: Span,
-    /// What and why, as one lowercase sentence.
-    pub message: String,
-}
-
 /// One memory access and what a warp does with it.
 #[derive(Debug, Clone, Serialize)]
 pub struct AccessReport {
@@ -65,55 +55,4 @@ pub struct AccessReport {
     pub field_of: Option<FieldOf>,
     /// The warp-level prediction (global accesses only).
     pub prediction: Option<Prediction>,
-}
-
-/// The struct a field access belongs to.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FieldOf {
-    /// Struct type name.
-    pub type_name: String,
-    /// Field name (or index, for tuples and arrays).
-    pub field: String,
-    /// Size of one element, bytes.
-    pub size: u64,
-}
-
-/// Builds the report of a parsed file.
-pub fn build(file: &SourceFile, syntax: &syn::File, plan: &crate::LaunchPlan) -> FileReport {
-    let items = FileItems::collect(syntax);
-    let mut unsupported = Vec::new();
-    let kernels: Vec<Kernel> = find_kernels(file, syntax, plan, &mut unsupported);
-    let kernels = kernels
-        .into_iter()
-        .map(|kernel| {
-            let body = interpret::interpret(file, syntax, &items, &kernel);
-            let accesses = body
-                .accesses
-                .iter()
-                .map(|access| AccessReport {
-                    span: access.span,
-                    index_span: access.index_span,
-                    array: access.array.clone(),
-                    index: access.index_text.clone(),
-                    op: access.op,
-                    space: access.space,
-                    elem_bytes: access.width,
-                    field_of: access.field_of.clone(),
-                    prediction: (access.space == MemorySpace::Global).then(|| predict(access, &kernel.launch)),
-                })
-                .collect();
-            KernelReport {
-                name: kernel.name.clone(),
-                span: kernel.span,
-                launch: kernel.launch.clone(),
-                accesses,
-                unsupported: body.unsupported,
-            }
-        })
-        .collect();
-    FileReport {
-        path: file.path.clone(),
-        kernels,
-        unsupported,
-    }
 }

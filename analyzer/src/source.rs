@@ -1,6 +1,7 @@
-//! Source files and the spans that point into them.
+//! Source files, the spans that point into them, and the problems located by those spans.
 
 use serde::Serialize;
+use std::fmt;
 
 /// One source file as given by the user: its path as written and its text.
 #[derive(Debug, Clone)]
@@ -94,4 +95,72 @@ impl SourceFile {
         let column = self.text.get(start..offset).map_or(0, |s| s.chars().count());
         (line, column + 1)
     }
+}
+
+/// Why a file, or an item of it, could not be read or analyzed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileError {
+    /// The path as given.
+    pub path: String,
+    /// What went wrong, one lowercase sentence.
+    pub message: String,
+    /// Where, when known.
+    pub span: Option<Span>,
+}
+
+impl FileError {
+    /// An error about a whole file (it could not be read, say).
+    pub fn without_span(path: &str, message: impl Into<String>) -> FileError {
+        FileError {
+            path: path.to_string(),
+            message: message.into(),
+            span: None,
+        }
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.span {
+            Some(span) => write!(f, "{}:{}:{}: {}", self.path, span.line, span.column, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+impl SourceFile {
+    /// Decodes a file's bytes as UTF-8, pointing at the first invalid byte otherwise.
+    pub fn from_bytes(path: impl Into<String>, bytes: Vec<u8>) -> Result<SourceFile, FileError> {
+        let path = path.into();
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile::new(path, text)),
+            Err(err) => {
+                let valid = err.utf8_error().valid_up_to();
+                let bytes = err.into_bytes();
+                let prefix = SourceFile::new(path.clone(), String::from_utf8_lossy(&bytes[..valid]));
+                let (line, column) = prefix.line_column(valid);
+                Err(FileError {
+                    message: format!("file is not valid UTF-8 (invalid byte 0x{:02x})", bytes[valid]),
+                    span: Some(Span {
+                        start: valid,
+                        end: valid + 1,
+                        line,
+                        column,
+                    }),
+                    path,
+                })
+            }
+        }
+    }
+}
+
+/// Code the analyzer could not see into, at a place in a file.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Unsupported {
+    /// Where.
+    pub span: Span,
+    /// What and why, as one lowercase sentence.
+    pub message: String,
 }

@@ -4,8 +4,8 @@
 
 use crate::driver::{launcher, LaunchMode, LoweredSet};
 use crate::manifest::LaunchRecord;
-use kernel_lint_analyzer::model::launch::{BlockSource, ResolvedLaunch};
 use kernel_lint_analyzer::SourceFile;
+use kernel_lint_analyzer::{BlockSource, ResolvedLaunch};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;

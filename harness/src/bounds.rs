@@ -4,7 +4,7 @@
 use kernel_lint_analyzer::algebra::interval::{bounds, iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::Atom;
 use kernel_lint_analyzer::interpret::Access;
-use kernel_lint_analyzer::model::launch::ResolvedLaunch;
+use kernel_lint_analyzer::ResolvedLaunch;
 use std::collections::BTreeMap;
 
 /// Values written into arrays whose elements are used as indices lie in `0..INDEX_FILL_RANGE`.
@@ -38,7 +38,7 @@ pub fn buffer_needs(accesses: &[Access], launch: &ResolvedLaunch) -> BTreeMap<St
     }
     for access in accesses
         .iter()
-        .filter(|a| a.space == kernel_lint_analyzer::interpret::MemorySpace::Global)
+        .filter(|a| a.space == kernel_lint_analyzer::MemorySpace::Global)
     {
         let base = |a: &Atom| -> Option<Interval> {
             Some(match a {

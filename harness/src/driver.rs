@@ -6,13 +6,9 @@ use crate::lower::{lower_file, LoweredKernel, Param, PRELUDE};
 use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, PredictedAccess, SCHEMA};
 use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
-use kernel_lint_analyzer::interpret::{interpret, Access, MemorySpace};
-use kernel_lint_analyzer::model::kernel::{find_kernels, Kernel};
-use kernel_lint_analyzer::model::launch::{LaunchPlan, ResolvedLaunch};
-use kernel_lint_analyzer::model::FileItems;
-use kernel_lint_analyzer::parse::{parse_file, ParseError};
-use kernel_lint_analyzer::warp::predict::predict;
-use kernel_lint_analyzer::SourceFile;
+use kernel_lint_analyzer::interpret::Access;
+use kernel_lint_analyzer::model::kernel::Kernel;
+use kernel_lint_analyzer::{FileError, LaunchPlan, MemorySpace, ParsedUnit, ResolvedLaunch, SourceFile};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -27,7 +23,7 @@ pub struct Emitted {
     /// Launches and predictions.
     pub manifest: Manifest,
     /// Files that could not be parsed.
-    pub errors: Vec<ParseError>,
+    pub errors: Vec<FileError>,
 }
 
 /// One launch ready to be written: the kernel, its launch and its analysis.
@@ -50,7 +46,7 @@ pub struct PlannedLaunch {
 pub struct LoweredSet {
     files: Vec<LoweredUnit>,
     /// Files that could not be parsed.
-    pub errors: Vec<ParseError>,
+    pub errors: Vec<FileError>,
     /// Kernels that could not be lowered.
     pub not_lowered: Vec<NotLoweredRecord>,
     /// The CUDA C++ of every file (prelude included).
@@ -58,9 +54,7 @@ pub struct LoweredSet {
 }
 
 struct LoweredUnit {
-    file: SourceFile,
-    syntax: syn::File,
-    items: FileItems,
+    unit: ParsedUnit,
     kernels: Vec<Kernel>,
     lowered: Vec<LoweredKernel>,
     namespace: String,
@@ -77,17 +71,16 @@ impl LoweredSet {
         };
         set.code.push_str(CHECK_MACRO);
         for (i, file) in files.iter().enumerate() {
-            let syntax = match parse_file(file) {
-                Ok(s) => s,
+            let unit = match ParsedUnit::parse(file.clone()) {
+                Ok(unit) => unit,
                 Err(e) => {
                     set.errors.push(e);
                     continue;
                 }
             };
             let namespace = format!("kl_file{i}");
-            let mut unsupported = Vec::new();
-            let kernels = find_kernels(file, &syntax, plan, &mut unsupported);
-            let lowered = lower_file(file, &syntax, &kernels, &namespace);
+            let (kernels, _) = unit.kernels(plan);
+            let lowered = lower_file(file, &unit.syntax, &kernels, &namespace);
             set.code.push_str(&lowered.code);
             for failure in &lowered.not_lowered {
                 set.not_lowered.push(NotLoweredRecord {
@@ -99,9 +92,7 @@ impl LoweredSet {
                 });
             }
             set.files.push(LoweredUnit {
-                file: file.clone(),
-                items: FileItems::collect(&syntax),
-                syntax,
+                unit,
                 kernels,
                 lowered: lowered.kernels,
                 namespace,
@@ -116,25 +107,16 @@ impl LoweredSet {
         self.files.iter().flat_map(|u| {
             u.lowered
                 .iter()
-                .filter_map(move |l| Some((&u.file, u.kernels.iter().find(|k| k.name == l.name)?)))
+                .filter_map(move |l| Some((&u.unit.file, u.kernels.iter().find(|k| k.name == l.name)?)))
         })
     }
 
     /// Plans one launch of a lowered kernel; `None` when no such kernel was lowered.
     pub fn plan(&self, file: &str, kernel: &str, launch: ResolvedLaunch, index: usize) -> Option<PlannedLaunch> {
-        let unit = self.files.iter().find(|u| u.file.path == file)?;
+        let unit = self.files.iter().find(|u| u.unit.file.path == file)?;
         let lowered = unit.lowered.iter().find(|l| l.name == kernel)?;
         let kernel = unit.kernels.iter().find(|k| k.name == kernel)?;
-        Some(plan_launch(
-            &unit.file,
-            &unit.syntax,
-            &unit.items,
-            kernel,
-            lowered,
-            launch,
-            &unit.namespace,
-            index,
-        ))
+        Some(plan_launch(&unit.unit, kernel, lowered, launch, &unit.namespace, index))
     }
 }
 
@@ -204,9 +186,7 @@ fn launches_of(file: &str, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLa
 /// Completes a launch (grid, parameter values), analyzes the kernel under it and sizes buffers.
 #[allow(clippy::too_many_arguments)]
 fn plan_launch(
-    file: &SourceFile,
-    syntax: &syn::File,
-    items: &FileItems,
+    unit: &ParsedUnit,
     kernel: &Kernel,
     lowered: &LoweredKernel,
     mut launch: ResolvedLaunch,
@@ -229,33 +209,30 @@ fn plan_launch(
             defaulted.push(param);
         }
     }
-    let mut analyzed = kernel.clone();
-    analyzed.launch = launch.clone();
-    let body = interpret(file, syntax, items, &analyzed);
+    let analysis = unit.analyze(kernel, &launch);
+    let body = analysis.body;
     let buffers = buffer_needs(&body.accesses, &launch);
     let accesses: Vec<PredictedAccess> = body
         .accesses
         .iter()
-        .map(|access| {
-            let prediction = (access.space == MemorySpace::Global).then(|| predict(access, &launch));
-            PredictedAccess {
-                line: lowered.attributed_line(access.span),
-                source_line: access.span.line,
-                column: access.span.column,
-                array: access.array.clone(),
-                op: access.op.as_str().to_string(),
-                space: if access.space == MemorySpace::Global {
-                    "global"
-                } else {
-                    "shared"
-                }
-                .to_string(),
-                elem_bytes: access.width,
-                class: prediction.as_ref().map(|p| p.class.as_str().to_string()),
-                sectors_per_request: prediction.as_ref().and_then(|p| p.sectors_per_request),
-                ideal_sectors_per_request: prediction.as_ref().and_then(|p| p.ideal_sectors_per_request),
-                executions_per_warp: executions_per_warp(access, &launch),
+        .zip(&analysis.predictions)
+        .map(|(access, prediction)| PredictedAccess {
+            line: lowered.attributed_line(access.span),
+            source_line: access.span.line,
+            column: access.span.column,
+            array: access.array.clone(),
+            op: access.op.as_str().to_string(),
+            space: if access.space == MemorySpace::Global {
+                "global"
+            } else {
+                "shared"
             }
+            .to_string(),
+            elem_bytes: access.width,
+            class: prediction.as_ref().map(|p| p.class.as_str().to_string()),
+            sectors_per_request: prediction.as_ref().and_then(|p| p.sectors_per_request),
+            ideal_sectors_per_request: prediction.as_ref().and_then(|p| p.ideal_sectors_per_request),
+            executions_per_warp: executions_per_warp(access, &launch),
         })
         .collect();
     let warps = f64::from(grid.iter().product::<u32>()) * f64::from(launch.block.iter().product::<u32>().div_ceil(32));
@@ -267,7 +244,7 @@ fn plan_launch(
     let record = LaunchRecord {
         index,
         kernel: kernel.name.clone(),
-        file: file.path.clone(),
+        file: unit.file.path.clone(),
         line: kernel.span.line,
         block: launch.block,
         grid,

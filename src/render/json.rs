@@ -2,8 +2,8 @@
 //! `check`.
 
 use crate::analysis::{FileError, Outcome};
-use kernel_lint_analyzer::interpret::{MemorySpace, Op};
 use kernel_lint_analyzer::{AccessClass, AccessReport, BlockSource, Case, Dim3, KernelReport, SourceFile, Span};
+use kernel_lint_analyzer::{MemorySpace, Op};
 use kernel_lint_lints::{Diagnostic, Level};
 use serde::Serialize;
 use std::collections::BTreeMap;

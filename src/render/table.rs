@@ -1,7 +1,7 @@
 //! `accesses` output for people: per kernel a header line and an aligned table.
 
 use crate::analysis::Outcome;
-use kernel_lint_analyzer::interpret::MemorySpace;
+use kernel_lint_analyzer::MemorySpace;
 use kernel_lint_analyzer::{AccessReport, BlockSource, KernelReport, SourceFile};
 use kernel_lint_lints::text::{element, figure, percent};
 

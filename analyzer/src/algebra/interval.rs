@@ -1,8 +1,8 @@
 //! Interval bounds of index polynomials: the smallest and largest value an index takes over
 //! given ranges of its symbols. Used to size buffers so that no access falls outside them.
 
-use super::atom::{Atom, OpKind};
 use super::poly::Poly;
+use super::poly::{Atom, OpKind};
 use super::predicate::{CmpOp, Predicate};
 
 /// A closed range of integers; `i64::MAX` / `i64::MIN` stand for unbounded ends.

@@ -2,11 +2,9 @@
 //! block indices, parameters, loop iterations) with non-polynomial operations kept as atoms and
 //! simplified where divisibility makes them exact (Triton's AxisInfo idea).
 
-pub mod atom;
 pub mod interval;
 pub mod poly;
 pub mod predicate;
 
-pub use atom::{Atom, Axis, OpKind, OpNode};
-pub use poly::Poly;
+pub use poly::{Atom, Axis, OpKind, OpNode, Poly};
 pub use predicate::{CmpOp, Predicate};

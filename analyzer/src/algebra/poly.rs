@@ -1,7 +1,9 @@
 //! Integer polynomials over [`Atom`]s, with exact simplification of division, remainder, shifts
 //! and masks by constants where divisibility allows.
 
-use super::atom::{Atom, Axis, OpKind, OpNode};
+mod atom;
+
+pub use atom::{Atom, Axis, OpKind, OpNode};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;

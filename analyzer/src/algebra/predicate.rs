@@ -1,6 +1,6 @@
 //! Guards: the conditions under which an access runs, evaluated lane by lane.
 
-use super::atom::Atom;
+use super::poly::Atom;
 use super::poly::Poly;
 
 /// A comparison operator.

@@ -2,9 +2,12 @@
 //! pointer or a place, and every load and store of memory becomes an [`Access`] with its byte
 //! address, the guards it runs under and its exact span.
 
+mod arith;
 mod call;
 mod expr;
+mod flow;
 mod geometry;
+mod place;
 mod stmt;
 mod value;
 
@@ -14,12 +17,13 @@ pub use value::{MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly, Predicate};
 use crate::model::calls::Functions;
 use crate::model::kernel::Kernel;
+use crate::model::layout::FieldOf;
 use crate::model::layout::Layouts;
 use crate::model::FileItems;
 use crate::parse::last_segment;
-use crate::report::{FieldOf, Unsupported};
+use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One load or store of memory by every lane of a warp.
 #[derive(Debug, Clone)]
@@ -57,6 +61,10 @@ pub struct KernelBody {
     pub unsupported: Vec<Unsupported>,
 }
 
+/// The variables of one block, in name order so that merges number fresh unknowns the same way
+/// on every run.
+type Scope = BTreeMap<String, Value>;
+
 /// Most nested helper calls followed.
 const MAX_CALL_DEPTH: usize = 8;
 
@@ -66,7 +74,7 @@ pub(crate) struct Interpreter<'a> {
     layouts: &'a Layouts,
     functions: &'a Functions,
     geometry: Geometry,
-    scopes: Vec<HashMap<String, Value>>,
+    scopes: Vec<Scope>,
     statics: HashMap<String, Place>,
     guards: Vec<Predicate>,
     body: KernelBody,
@@ -85,7 +93,7 @@ pub fn interpret(file: &SourceFile, syntax: &syn::File, items: &FileItems, kerne
         geometry: Geometry {
             block: kernel.launch.block,
         },
-        scopes: vec![HashMap::new()],
+        scopes: vec![Scope::new()],
         statics: HashMap::new(),
         guards: Vec::new(),
         body: KernelBody::default(),

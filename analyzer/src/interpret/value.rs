@@ -1,8 +1,8 @@
 //! The abstract values the interpreter tracks for kernel variables.
 
 use crate::algebra::{Poly, Predicate};
+use crate::model::layout::FieldOf;
 use crate::model::layout::Layout;
-use crate::report::FieldOf;
 use crate::source::Span;
 
 /// Which memory a pointer or place refers to.

@@ -1,7 +1,7 @@
 //! Finding kernels in a file and resolving the launch each runs under.
 
 use crate::model::launch::{parse_hint, BlockSource, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK};
-use crate::report::Unsupported;
+use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use syn::{Attribute, Item, ItemFn};
 

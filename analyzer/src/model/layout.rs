@@ -384,6 +384,17 @@ fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
     })
 }
 
+/// The struct a field access belongs to.
+#[derive(Debug, Clone, serde::Serialize, PartialEq)]
+pub struct FieldOf {
+    /// Struct type name.
+    pub type_name: String,
+    /// Field name (or index, for tuples and arrays).
+    pub field: String,
+    /// Size of one element, bytes.
+    pub size: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The verdict for an access from its outcome and its address polynomial.
 
 use super::outcome::Outcome;
-use super::predict::AccessClass;
+use super::verdict::AccessClass;
 use crate::algebra::{Atom, Axis, Poly};
 use crate::interpret::Access;
 

@@ -7,3 +7,4 @@ pub mod outcome;
 pub mod predict;
 pub mod sectors;
 pub mod unknowns;
+pub mod verdict;

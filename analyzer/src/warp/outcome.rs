@@ -2,7 +2,6 @@
 //! sectors they touch averaged over warps and start alignments.
 
 use super::lanes::Warp;
-use super::predict::known_value;
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
 use crate::algebra::{Atom, Poly, Predicate};
 use crate::interpret::Access;
@@ -174,4 +173,14 @@ pub(super) fn gcd(a: i64, b: i64) -> i64 {
         (a, b) = (b, a % b);
     }
     a.min(i64::MAX as u64) as i64
+}
+
+/// The value of a symbol that the launch fixes: a block or grid extent, a given parameter.
+pub(super) fn known_value(atom: &Atom, launch: &ResolvedLaunch) -> Option<i64> {
+    match atom {
+        Atom::BlockDim(a) => Some(i64::from(launch.block[a.index()])),
+        Atom::GridDim(a) => launch.grid.map(|g| i64::from(g[a.index()])),
+        Atom::Param(name) => launch.params.get(name).copied(),
+        _ => None,
+    }
 }

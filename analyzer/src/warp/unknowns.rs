@@ -1,8 +1,8 @@
 //! Values a prediction needs but the launch does not give: which ones matter, which values
 //! to try for each, and how to describe the outcomes as conditions.
 
-use super::predict::{round2, Case};
 use super::sectors::SECTOR_BYTES;
+use super::verdict::{round2, Case};
 use crate::algebra::{Atom, Axis, Poly};
 use std::collections::BTreeMap;
 

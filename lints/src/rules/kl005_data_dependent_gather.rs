@@ -35,7 +35,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     Some(Finding {
         message: format!(
             "data-dependent {} `{}`: the index is read from memory, so the sectors per request depend on the data (1 to 32)",
-            if cx.access.op == kernel_lint_analyzer::interpret::Op::Store { "scatter" } else { "gather" },
+            if cx.access.op == kernel_lint_analyzer::Op::Store { "scatter" } else { "gather" },
             element(cx.access)
         ),
         label: "index read from memory".to_string(),

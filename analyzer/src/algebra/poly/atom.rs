@@ -1,6 +1,6 @@
 //! The symbols an index is built from.
 
-use super::poly::Poly;
+use super::Poly;
 use std::fmt;
 use std::rc::Rc;
 

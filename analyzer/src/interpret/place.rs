@@ -1,0 +1,290 @@
+//! Places and pointers: indexing, fields, pointer arithmetic and the pointer and reference
+//! methods (`add`, `offset`, `get_unchecked`, `write`, `as_ptr`, ...), and the loads and
+//! stores they lead to.
+
+use super::expr::Operand;
+use super::{Interpreter, Op, Place, Pointer, Value};
+use crate::algebra::{Atom, Poly};
+use crate::model::layout::FieldOf;
+use syn::Expr;
+
+impl Interpreter<'_> {
+    /// A path: a variable, an integer constant, or an opaque uniform value.
+    pub(crate) fn path_value(&mut self, p: &syn::ExprPath) -> Value {
+        let Some(last) = p.path.segments.last() else {
+            return Value::Unknown;
+        };
+        let name = last.ident.to_string();
+        if p.path.segments.len() == 1 {
+            if let Some(v) = self.lookup(&name) {
+                return v.clone();
+            }
+        }
+        if let Some(&c) = self.layouts.consts.get(&name) {
+            return Value::Int(Poly::constant(c));
+        }
+        Value::Int(self.opaque(self.text(p), false))
+    }
+
+    /// `base[index]`: an element of an array place or of a pointer, a sub-slice, or a vector
+    /// component.
+    pub(crate) fn index(&mut self, base: &Expr, index: &Expr, reference: bool) -> Operand {
+        if let Expr::Range(range) = index {
+            let base = self.value(base);
+            let start = match &range.start {
+                Some(s) => self.int(s),
+                None => Poly::default(),
+            };
+            if let Some(end) = &range.end {
+                self.value(end);
+            }
+            return Operand::Value(match base {
+                Value::Pointer(mut p) => {
+                    let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
+                    p.offset = p.offset.add(&start.scale(size));
+                    Value::Pointer(p)
+                }
+                other => other,
+            });
+        }
+        let base = self.operand(base);
+        let text = self.text(index);
+        let span = self.span(index);
+        let i = self.int(index);
+        let element = |container: Place| -> Option<Place> {
+            let layout = container.layout.as_ref()?;
+            let elem = layout.fields.first()?.layout.clone();
+            let is_array = layout.name.starts_with('[');
+            is_array.then(|| Place {
+                offset: container.offset.add(&i.scale(elem.size as i64)),
+                layout: Some(elem),
+                index: Some(match &container.index {
+                    Some((outer, _)) if container.field_of.is_none() => (format!("{outer}][{text}"), span),
+                    _ => (text.clone(), span),
+                }),
+                field_of: None,
+                ..container
+            })
+        };
+        let place = match base {
+            Operand::Place(p) | Operand::Value(Value::Place(p)) => element(p),
+            Operand::Value(Value::Pointer(p)) => {
+                let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
+                let mut place = Place::at(&p);
+                place.offset = p.offset.add(&i.scale(size));
+                place.index = Some((text, span));
+                Some(place)
+            }
+            Operand::Value(Value::Vector(components)) => {
+                let component = i
+                    .as_constant()
+                    .and_then(|c| usize::try_from(c).ok())
+                    .and_then(|c| components.get(c).cloned());
+                return Operand::Value(component.map_or(Value::Unknown, Value::Int));
+            }
+            Operand::Value(_) => None,
+        };
+        match place {
+            Some(p) if reference => Operand::Value(Value::Place(p)),
+            Some(p) => Operand::Place(p),
+            None => Operand::Value(Value::Unknown),
+        }
+    }
+
+    /// `base.member`: a field of a place (its offset added), of a struct value, a vector
+    /// component or a tuple element.
+    pub(crate) fn field(&mut self, base: Operand, member: &str) -> Operand {
+        let place = match base {
+            Operand::Place(p) | Operand::Value(Value::Place(p)) => p,
+            Operand::Value(Value::Pointer(p)) => Place::at(&p),
+            Operand::Value(Value::Struct(fields)) => {
+                let v = fields
+                    .into_iter()
+                    .find(|(n, _)| n == member)
+                    .map_or(Value::Unknown, |(_, v)| v);
+                return Operand::Value(v);
+            }
+            Operand::Value(Value::Vector(components)) => {
+                let i = ["x", "y", "z", "w"].iter().position(|c| *c == member);
+                return Operand::Value(
+                    i.and_then(|i| components.get(i).cloned())
+                        .map_or(Value::Unknown, Value::Int),
+                );
+            }
+            Operand::Value(Value::Tuple(parts)) => {
+                let v = member.parse::<usize>().ok().and_then(|i| parts.get(i).cloned());
+                return Operand::Value(v.unwrap_or(Value::Unknown));
+            }
+            Operand::Value(_) => return Operand::Value(Value::Unknown),
+        };
+        let Some(layout) = place.layout.clone() else {
+            return Operand::Place(Place { layout: None, ..place });
+        };
+        let Some(field) = layout.field(member) else {
+            return Operand::Value(Value::Unknown);
+        };
+        let field_of = FieldOf {
+            type_name: layout.name.clone(),
+            field: member.to_string(),
+            size: layout.size,
+        };
+        Operand::Place(Place {
+            offset: place.offset.add(&Poly::constant(field.offset as i64)),
+            layout: Some(field.layout.clone()),
+            field_of: Some(match place.field_of {
+                Some(outer) => FieldOf {
+                    field: format!("{}.{member}", outer.field),
+                    ..outer
+                },
+                None => field_of,
+            }),
+            ..place
+        })
+    }
+
+    /// A method call: element references, writes and reads through pointers, `as_ptr`, and
+    /// otherwise a method applied to the receiver's value.
+    pub(crate) fn method_call(&mut self, call: &syn::ExprMethodCall) -> Operand {
+        let method = call.method.to_string();
+        let arg = call.args.first();
+        match (method.as_str(), arg) {
+            ("get_unchecked" | "get_unchecked_mut" | "get" | "get_mut", Some(index)) => {
+                return self.index(&call.receiver, index, true);
+            }
+            ("write" | "write_volatile" | "write_unaligned", Some(value)) => {
+                self.value(value);
+                let span = self.span(call);
+                match self.operand(&call.receiver) {
+                    Operand::Place(p) | Operand::Value(Value::Place(p)) => self.access(&p, Op::Store, span),
+                    Operand::Value(Value::Pointer(p)) => self.access(&Place::at(&p), Op::Store, span),
+                    Operand::Value(_) => {}
+                }
+                return Operand::Value(Value::Unknown);
+            }
+            (
+                "assume_init" | "assume_init_read" | "assume_init_ref" | "read" | "read_volatile" | "read_unaligned",
+                _,
+            ) => {
+                return match self.operand(&call.receiver) {
+                    Operand::Place(p) | Operand::Value(Value::Place(p)) => Operand::Place(p),
+                    Operand::Value(Value::Pointer(p)) => Operand::Place(Place::at(&p)),
+                    Operand::Value(v) => Operand::Value(v),
+                };
+            }
+            _ => {}
+        }
+        let receiver = match self.operand(&call.receiver) {
+            Operand::Place(p) if matches!(method.as_str(), "as_ptr" | "as_mut_ptr") => {
+                let elem = p
+                    .layout
+                    .as_ref()
+                    .and_then(|l| l.fields.first())
+                    .map(|f| f.layout.clone());
+                return Operand::Value(Value::Pointer(Pointer {
+                    array: p.array,
+                    offset: p.offset,
+                    elem,
+                    space: p.space,
+                    index: None,
+                }));
+            }
+            Operand::Place(p) => self.load(&p, &call.receiver),
+            Operand::Value(v) => v,
+        };
+        let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+        Operand::Value(self.apply_method(call, &method, receiver, args))
+    }
+
+    /// A method on a value that is not a place: pointer arithmetic and casts, pass-through
+    /// conversions, integer methods.
+    fn apply_method(&mut self, call: &syn::ExprMethodCall, method: &str, receiver: Value, args: Vec<Value>) -> Value {
+        let first_int = |this: &mut Self, args: &[Value]| -> Option<Poly> {
+            match args.first() {
+                Some(Value::Int(p)) => Some(p.clone()),
+                Some(_) => Some(this.opaque(this.text(&call.args[0]), true)),
+                None => None,
+            }
+        };
+        match (method, receiver) {
+            ("add" | "offset" | "wrapping_add" | "wrapping_offset", Value::Pointer(mut p)) => {
+                let Some(i) = first_int(self, &args) else {
+                    return Value::Pointer(p);
+                };
+                let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
+                p.offset = p.offset.add(&i.scale(size));
+                p.index = Some((self.text(&call.args[0]), self.span(&call.args[0])));
+                Value::Pointer(p)
+            }
+            ("sub" | "wrapping_sub", Value::Pointer(mut p)) => {
+                let Some(i) = first_int(self, &args) else {
+                    return Value::Pointer(p);
+                };
+                let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
+                p.offset = p.offset.sub(&i.scale(size));
+                Value::Pointer(p)
+            }
+            ("byte_add" | "byte_offset", Value::Pointer(mut p)) => {
+                let Some(i) = first_int(self, &args) else {
+                    return Value::Pointer(p);
+                };
+                p.offset = p.offset.add(&i);
+                Value::Pointer(p)
+            }
+            ("cast", Value::Pointer(mut p)) => {
+                let target = call
+                    .turbofish
+                    .as_ref()
+                    .and_then(|t| t.args.first())
+                    .and_then(|a| match a {
+                        syn::GenericArgument::Type(t) => self.layouts.layout(t),
+                        _ => None,
+                    });
+                p.elem = target;
+                Value::Pointer(p)
+            }
+            ("len", Value::Pointer(p)) => Value::Int(Poly::atom(Atom::Len(p.array))),
+            (
+                "as_ptr" | "as_mut_ptr" | "unwrap" | "expect" | "clone" | "into" | "try_into" | "to_owned" | "as_ref"
+                | "as_mut",
+                v,
+            ) => v,
+            (_, Value::Int(a)) => self.int_method(call, method, a, &args),
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Reads a place: records the load; a primitive read becomes a load atom (a gather when its
+    /// address differs between lanes).
+    pub(crate) fn load(&mut self, place: &Place, expr: &Expr) -> Value {
+        let span = self.span(expr);
+        self.access(place, Op::Load, span);
+        let primitive = place.layout.as_ref().is_none_or(|l| l.primitive);
+        if !primitive {
+            return Value::Unknown;
+        }
+        let id = self.fresh_id();
+        let lane = place.offset.is_lane_dependent();
+        Value::Int(Poly::atom(Atom::Load {
+            id,
+            array: place.array.clone(),
+            lane,
+        }))
+    }
+
+    /// `target = value`: the value's loads first, then the store to the place.
+    pub(crate) fn store(&mut self, target: &Expr, value_first: &Expr) {
+        // The right-hand side runs first: its loads come before the store.
+        self.value(value_first);
+        match self.operand(target) {
+            Operand::Place(place) => {
+                let span = self.span(target);
+                self.access(&place, Op::Store, span);
+            }
+            Operand::Value(Value::Place(place)) => {
+                let span = self.span(target);
+                self.access(&place, Op::Store, span);
+            }
+            Operand::Value(_) => {}
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The verdict types of an access: its class, sectors per request, efficiency and the cases
+//! when the figure depends on a runtime value.
+
+use serde::Serialize;
+
+/// What kind of access pattern a warp makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessClass {
+    /// As few sectors as the bytes need.
+    Coalesced,
+    /// Contiguous lanes, but the run starts off a sector boundary.
+    Misaligned,
+    /// Lanes a constant distance apart, wider than one element.
+    Strided,
+    /// One field of an array of structs: lanes a struct size apart.
+    Aos,
+    /// Every active lane reads the same address.
+    Broadcast,
+    /// The fastest lane index walks along a row length: x used as the row.
+    Transposed,
+    /// The index comes from memory (`a[idx[i]]`).
+    Gather,
+    /// The index could not be reduced.
+    Unknown,
+}
+
+impl AccessClass {
+    /// The name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessClass::Coalesced => "coalesced",
+            AccessClass::Misaligned => "misaligned",
+            AccessClass::Strided => "strided",
+            AccessClass::Aos => "aos",
+            AccessClass::Broadcast => "broadcast",
+            AccessClass::Transposed => "transposed",
+            AccessClass::Gather => "gather",
+            AccessClass::Unknown => "unknown",
+        }
+    }
+}
+
+/// One outcome when the figure depends on a runtime value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Case {
+    /// The condition, as Rust-like text (`stride == 2`, `offset % 8 == 0`).
+    pub condition: String,
+    /// Sectors per request under that condition.
+    pub sectors_per_request: f64,
+}
+
+/// The warp-level prediction for one global access.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    /// The verdict.
+    pub class: AccessClass,
+    /// Byte distance between the addresses of lanes 0 and 1, when constant.
+    pub stride_bytes: Option<i64>,
+    /// Distinct 32-byte sectors one request touches (averaged over the warps of a launch);
+    /// `None` when it depends on a value that is not known (see `cases`) or is unknowable.
+    pub sectors_per_request: Option<f64>,
+    /// The sectors the same bytes would need if perfectly coalesced.
+    pub ideal_sectors_per_request: Option<f64>,
+    /// `ideal / sectors`, from 0 to 1.
+    pub efficiency: Option<f64>,
+    /// Outcomes by runtime value, when the figure depends on one.
+    pub cases: Vec<Case>,
+    /// What was assumed to reach the figure, one sentence each.
+    pub assumptions: Vec<String>,
+    /// The symbol the lane stride depends on, for strided and transposed accesses (`height`).
+    pub row_length: Option<String>,
+}
+
+pub(super) fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+pub(super) fn round4(v: f64) -> f64 {
+    (v * 10000.0).round() / 10000.0
+}
