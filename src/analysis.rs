@@ -1,12 +1,12 @@
 //! Reads and analyzes each file, keeping going past the ones that fail.
 
-use crate::discover::{io_message, Candidate};
-use kernel_lint_analyzer::MemorySpace;
-use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, SourceFile};
+use crate::cli::GlobalArgs;
+use crate::config;
+use crate::discover::{self, Candidate};
+use crate::error::{io_message, CliError};
+use kernel_lint_analyzer::{analyze_source, FileError, FileReport, LaunchPlan, MemorySpace, SourceFile};
 use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
-
-/// A file that could not be read or analyzed: the analyzer's error, also used for I/O problems.
-pub use kernel_lint_analyzer::FileError;
+use std::path::PathBuf;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
 #[derive(Debug)]
@@ -112,6 +112,18 @@ pub struct Totals {
     pub notes: usize,
     /// Findings at deny level.
     pub errors: usize,
+}
+
+/// Loads the configuration, finds the files (the paths given, or the workspace's) and analyzes
+/// them.
+pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
+    let config = config::load(global).map_err(CliError::Config)?;
+    let candidates = if paths.is_empty() {
+        discover::from_workspace(global.manifest_path.as_deref())?
+    } else {
+        discover::from_paths(paths)
+    };
+    Ok(run(candidates, &config.plan, &config.levels))
 }
 
 /// Analyzes every candidate under a plan and lints it at the given levels.

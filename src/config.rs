@@ -2,7 +2,7 @@
 //! `kernel-lint` metadata of Cargo.toml, with command-line levels on top.
 
 use crate::cli::GlobalArgs;
-use crate::discover::io_message;
+use crate::error::io_message;
 use kernel_lint_analyzer::{Dim3, LaunchPlan, LaunchSpec};
 use kernel_lint_lints::{Level, LintLevels};
 use serde::Deserialize;

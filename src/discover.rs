@@ -1,8 +1,8 @@
 //! Which files to analyze: the paths given, or the sources of the cargo workspace.
 
-use crate::analysis::FileError;
+use crate::error::{io_message, CliError};
+use kernel_lint_analyzer::FileError;
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// One input: a file to read, or a path that could not be used.
@@ -46,15 +46,18 @@ pub fn from_paths(paths: &[PathBuf]) -> Vec<Candidate> {
 }
 
 /// The `*.rs` files of every target of every workspace member, from `cargo metadata`.
-pub fn from_workspace(manifest_path: Option<&Path>) -> Result<Vec<Candidate>, String> {
+pub fn from_workspace(manifest_path: Option<&Path>) -> Result<Vec<Candidate>, CliError> {
     let mut command = cargo_metadata::MetadataCommand::new();
     command.no_deps();
     if let Some(path) = manifest_path {
         command.manifest_path(path);
     }
-    let metadata = command
-        .exec()
-        .map_err(|err| format!("cannot read the cargo workspace: {}", err.to_string().trim_end()))?;
+    let metadata = command.exec().map_err(|err| {
+        CliError::Workspace(format!(
+            "cannot read the cargo workspace: {}",
+            err.to_string().trim_end()
+        ))
+    })?;
     let target_dir = metadata.target_directory.clone().into_std_path_buf();
     let mut roots: Vec<PathBuf> = Vec::new();
     for package in metadata.workspace_packages() {
@@ -137,16 +140,6 @@ fn walk_error_path(err: &ignore::Error) -> Option<String> {
         ignore::Error::WithPath { path, .. } => Some(path.display().to_string()),
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => walk_error_path(err),
         _ => None,
-    }
-}
-
-/// A short lowercase reason for an I/O failure.
-pub fn io_message(err: &io::Error) -> String {
-    match err.kind() {
-        io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        io::ErrorKind::IsADirectory => "is a directory".to_string(),
-        _ => err.to_string(),
     }
 }
 

@@ -1,27 +1,29 @@
 //! The `harness` and `validate` commands: glue between the CLI, the harness crate and the
 //! CUDA tools (nvcc, ncu) on the machine.
 
-use crate::app::{analyze, fatal, print};
+use crate::analysis::analyze;
 use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCommand, ReduceArgs, ValidateArgs};
-use crate::{config, exit};
+use crate::config;
+use crate::error::CliError;
+use crate::exit::Status;
+use crate::output::print;
 use kernel_lint_analyzer::SourceFile;
 use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs a `harness` subcommand.
-pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> i32 {
-    let result = match command {
-        HarnessCommand::Emit(args) => emit(global, args).map(|_| exit::SUCCESS),
+pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> Result<Status, CliError> {
+    match command {
+        HarnessCommand::Emit(args) => emit(global, args).map(|_| Status::Clean),
         HarnessCommand::Reduce(args) => reduce_export(args),
         HarnessCommand::Compare(args) => compare_files(args),
         HarnessCommand::Bench(args) => run_bench(global, args),
-    };
-    result.unwrap_or_else(|code| code)
+    }
 }
 
 /// The sources under `paths` that parse; files that do not are reported and skipped.
-fn sources(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Vec<SourceFile>, i32> {
+fn sources(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Vec<SourceFile>, CliError> {
     let outcome = analyze(global, paths)?;
     for err in outcome.errors() {
         eprintln!("error: {err}");
@@ -29,23 +31,27 @@ fn sources(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Vec<SourceFile>, i3
     Ok(outcome.analyzed().map(|a| a.source.clone()).collect())
 }
 
-fn write(path: &Path, text: &str) -> Result<(), i32> {
+fn write(path: &Path, text: &str) -> Result<(), CliError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| fatal(format!("cannot create `{}`: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
     }
-    std::fs::write(path, text).map_err(|e| fatal(format!("cannot write `{}`: {e}", path.display())))
+    std::fs::write(path, text).map_err(|e| CliError::write(path, &e))
 }
 
-fn read(path: &Path) -> Result<String, i32> {
-    std::fs::read_to_string(path).map_err(|e| fatal(format!("cannot read `{}`: {e}", path.display())))
+fn read(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|e| CliError::read(path, &e))
+}
+
+fn to_json(value: &impl serde::Serialize, path: &Path) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value).map_err(|e| CliError::malformed(path, e))
 }
 
 /// `harness emit`: writes `kernels.cu` and `manifest.json`; returns the manifest.
-fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, i32> {
+fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, CliError> {
     let files = sources(global, &args.paths)?;
-    let plan = config::load(global).map_err(fatal)?.plan;
+    let plan = config::load(global).map_err(CliError::Config)?.plan;
     let emitted = driver::emit(&files, &plan);
-    let manifest_json = serde_json::to_string_pretty(&emitted.manifest).map_err(|e| fatal(e.to_string()))?;
+    let manifest_json = to_json(&emitted.manifest, &args.out.join("manifest.json"))?;
     write(&args.out.join("kernels.cu"), &emitted.program)?;
     write(&args.out.join("manifest.json"), &manifest_json)?;
     let m = &emitted.manifest;
@@ -83,46 +89,45 @@ fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, i32> {
     Ok(emitted.manifest)
 }
 
-fn reduce_export(args: &ReduceArgs) -> Result<i32, i32> {
+fn reduce_export(args: &ReduceArgs) -> Result<Status, CliError> {
     let export = read(&args.export)?;
-    let rows = reduce::reduce(&export).map_err(|e| fatal(format!("{}: {e}", args.export.display())))?;
-    let csv = reduce::write_csv(&rows).map_err(fatal)?;
+    let rows = reduce::reduce(&export).map_err(|e| CliError::malformed(&args.export, e))?;
+    let csv = reduce::write_csv(&rows).map_err(|e| CliError::malformed(&args.export, e))?;
     match &args.out {
         Some(path) => write(path, &csv)?,
         None => print(&csv)?,
     }
-    Ok(exit::SUCCESS)
+    Ok(Status::Clean)
 }
 
-fn compare_files(args: &CompareArgs) -> Result<i32, i32> {
+fn compare_files(args: &CompareArgs) -> Result<Status, CliError> {
     let manifest: Manifest = serde_json::from_str(&read(&args.manifest)?)
-        .map_err(|e| fatal(format!("{}: not a harness manifest: {e}", args.manifest.display())))?;
-    let measured =
-        reduce::read_csv(&read(&args.measured)?).map_err(|e| fatal(format!("{}: {e}", args.measured.display())))?;
+        .map_err(|e| CliError::malformed(&args.manifest, format!("not a harness manifest: {e}")))?;
+    let measured = reduce::read_csv(&read(&args.measured)?).map_err(|e| CliError::malformed(&args.measured, e))?;
     let comparison = compare::compare(&manifest, &measured);
     let text = match args.format.unwrap_or_default() {
         Format::Human => comparison.render(),
-        Format::Json => serde_json::to_string_pretty(&comparison).map_err(|e| fatal(e.to_string()))? + "\n",
+        Format::Json => to_json(&comparison, &args.manifest)? + "\n",
     };
     print(&text)?;
     Ok(threshold(&comparison, args.min_exact))
 }
 
-fn threshold(comparison: &compare::Comparison, min_exact: f64) -> i32 {
+fn threshold(comparison: &compare::Comparison, min_exact: f64) -> Status {
     if comparison.exact_fraction() + 1e-9 < min_exact {
         eprintln!(
             "error: {:.1}% of measured accesses are exact, below the threshold of {:.1}%",
             comparison.exact_fraction() * 100.0,
             min_exact * 100.0
         );
-        exit::FINDINGS
+        Status::Findings
     } else {
-        exit::SUCCESS
+        Status::Clean
     }
 }
 
 /// The CUDA tools `validate` and `bench --run` need; an error lists the missing ones.
-fn cuda_tools() -> Result<(PathBuf, PathBuf), i32> {
+fn cuda_tools() -> Result<(PathBuf, PathBuf), CliError> {
     let find = |name: &str| {
         let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).collect())
@@ -140,28 +145,26 @@ fn cuda_tools() -> Result<(PathBuf, PathBuf), i32> {
             .into_iter()
             .filter_map(|(name, missing)| missing.then_some(name))
             .collect();
-            Err(fatal(format!(
-                "this needs a machine with an NVIDIA GPU, nvcc and ncu; not found on the PATH: {}",
-                missing.join(", ")
-            )))
+            Err(CliError::MissingTools(missing))
         }
     }
 }
 
 /// Runs a tool, streaming nothing; returns its stdout or reports its failure.
-fn tool(step: &str, command: &mut Command) -> Result<String, i32> {
+fn tool(step: &str, command: &mut Command) -> Result<String, CliError> {
     eprintln!("{step}");
-    let output = command
-        .output()
-        .map_err(|e| fatal(format!("cannot run {:?}: {e}", command.get_program())))?;
+    let program = format!("{:?}", command.get_program());
+    let output = command.output().map_err(|e| CliError::Tool {
+        program: program.clone(),
+        message: format!("cannot start: {e}"),
+    })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let stdout = String::from_utf8_lossy(&output.stdout);
-        return Err(fatal(format!(
-            "{:?} failed ({}):\n{stdout}{stderr}",
-            command.get_program(),
-            output.status
-        )));
+        return Err(CliError::Tool {
+            program,
+            message: format!("failed ({}):\n{stdout}{stderr}", output.status),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
@@ -175,8 +178,8 @@ fn nvcc(nvcc: &Path, arch: &str, source: &Path, binary: &Path) -> Command {
 }
 
 /// `validate`: emit, build, measure with Nsight Compute, reduce and compare.
-pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> i32 {
-    let result = (|| -> Result<i32, i32> {
+pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliError> {
+    {
         let (nvcc_path, ncu) = cuda_tools()?;
         eprintln!("[1/5] lowering the kernels");
         let manifest = emit(
@@ -208,34 +211,32 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> i32 {
         )?;
         write(&args.out.join("source.csv"), &export)?;
         eprintln!("[5/5] comparing");
-        let rows = reduce::reduce(&export).map_err(fatal)?;
+        let export_path = args.out.join("source.csv");
+        let rows = reduce::reduce(&export).map_err(|e| CliError::malformed(&export_path, e))?;
         write(
             &args.out.join("measured.csv"),
-            &reduce::write_csv(&rows).map_err(fatal)?,
+            &reduce::write_csv(&rows).map_err(|e| CliError::malformed(&export_path, e))?,
         )?;
         let comparison = compare::compare(&manifest, &rows);
         print(&comparison.render())?;
         Ok(threshold(&comparison, args.min_exact))
-    })();
-    result.unwrap_or_else(|code| code)
+    }
 }
 
-fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<i32, i32> {
+fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> {
     let files = sources(global, &args.paths)?;
-    let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| fatal(format!("{}: {e}", args.pairs.display())))?;
+    let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| CliError::malformed(&args.pairs, e))?;
     let plan = bench::plan(&files, &pairs);
     for problem in &plan.problems {
         eprintln!("warning: {problem}");
     }
     let source = args.out.join("bench.cu");
     write(&source, &plan.program)?;
-    write(
-        &args.out.join("bench-manifest.json"),
-        &serde_json::to_string_pretty(&plan.manifest).map_err(|e| fatal(e.to_string()))?,
-    )?;
+    let manifest_path = args.out.join("bench-manifest.json");
+    write(&manifest_path, &to_json(&plan.manifest, &manifest_path)?)?;
     eprintln!("wrote {} pairs to {}", plan.manifest.pairs.len(), source.display());
     if !args.run {
-        return Ok(exit::SUCCESS);
+        return Ok(Status::Clean);
     }
     let (nvcc_path, ncu) = cuda_tools()?;
     let binary = args.out.join("bench");
@@ -261,9 +262,10 @@ fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<i32, i32> {
     let table = bench::table(
         &plan.manifest,
         &bench::parse_timings(&timings),
-        &bench::parse_metrics(&metrics[csv_start..]).map_err(fatal)?,
+        &bench::parse_metrics(&metrics[csv_start..])
+            .map_err(|e| CliError::malformed(&args.out.join("metrics.csv"), e))?,
     );
     write(&args.out.join("pairs.md"), &table)?;
     print(&table)?;
-    Ok(exit::SUCCESS)
+    Ok(Status::Clean)
 }

@@ -1,6 +1,7 @@
 //! `check` output for people: each finding with its source snippet, then a summary line.
 
-use crate::analysis::{Analyzed, Entry, FileError, Outcome, Totals};
+use crate::analysis::{Analyzed, Entry, Outcome, Totals};
+use kernel_lint_analyzer::FileError;
 use kernel_lint_analyzer::{SourceFile, Span};
 use kernel_lint_lints::{Diagnostic, Level};
 use miette::{

@@ -1,7 +1,8 @@
 //! JSON output: `kernel-lint/accesses/v1` for `accesses`, `kernel-lint/diagnostics/v1` for
 //! `check`.
 
-use crate::analysis::{FileError, Outcome};
+use crate::analysis::Outcome;
+use kernel_lint_analyzer::FileError;
 use kernel_lint_analyzer::{AccessClass, AccessReport, BlockSource, Case, Dim3, KernelReport, SourceFile, Span};
 use kernel_lint_analyzer::{MemorySpace, Op};
 use kernel_lint_lints::{Diagnostic, Level};

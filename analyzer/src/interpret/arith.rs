@@ -1,7 +1,7 @@
 //! Integer arithmetic on index polynomials: binary operators, compound assignment and the
 //! integer methods share one table from operator to operation.
 
-use super::expr::Operand;
+use super::value::Operand;
 use super::{Interpreter, Op, Value};
 use crate::algebra::{CmpOp, OpKind, Poly, Predicate};
 use syn::{BinOp, Expr};

@@ -2,16 +2,10 @@
 //! owns it (places in `place`, arithmetic in `arith`, control flow in `flow`, calls in `call`).
 
 use super::arith::local_name;
+use super::value::Operand;
 use super::{Interpreter, Place, Value};
 use crate::algebra::{CmpOp, Poly, Predicate};
 use syn::{Expr, UnOp};
-
-/// An expression evaluated where a place may stand: either a memory location (not yet read)
-/// or a plain value.
-pub(crate) enum Operand {
-    Place(Place),
-    Value(Value),
-}
 
 impl<'a> Interpreter<'a> {
     /// Evaluates an expression for its value, reading memory where it names a place.

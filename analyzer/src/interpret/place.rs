@@ -2,7 +2,7 @@
 //! methods (`add`, `offset`, `get_unchecked`, `write`, `as_ptr`, ...), and the loads and
 //! stores they lead to.
 
-use super::expr::Operand;
+use super::value::Operand;
 use super::{Interpreter, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly};
 use crate::model::layout::FieldOf;

@@ -111,3 +111,12 @@ impl Value {
         }
     }
 }
+
+/// An expression evaluated where a place may stand: either a memory location (not yet read)
+/// or a plain value.
+pub(crate) enum Operand {
+    /// A memory location, not yet read.
+    Place(Place),
+    /// A value.
+    Value(Value),
+}

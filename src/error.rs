@@ -1,0 +1,106 @@
+//! Errors that stop a command before it can report anything; `main` turns each into the exit
+//! code 2 and one `error:` line.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why a command could not run to its end.
+#[derive(Debug)]
+pub enum CliError {
+    /// The configuration is unreadable or invalid.
+    Config(String),
+    /// The cargo workspace could not be read.
+    Workspace(String),
+    /// A file the command needs could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The reason.
+        message: String,
+    },
+    /// A file the command writes could not be written.
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// The reason.
+        message: String,
+    },
+    /// A file was read but is not in the format the command expects.
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// No lint has this code or name.
+    UnknownLint(String),
+    /// Tools the command runs are not installed.
+    MissingTools(Vec<&'static str>),
+    /// A tool the command runs could not start or failed.
+    Tool {
+        /// The program.
+        program: String,
+        /// Its failure, with its output.
+        message: String,
+    },
+    /// Standard output could not be written.
+    Output(io::Error),
+}
+
+impl CliError {
+    /// A read failure of `path`.
+    pub fn read(path: &Path, err: &io::Error) -> CliError {
+        CliError::Read {
+            path: path.to_path_buf(),
+            message: io_message(err),
+        }
+    }
+
+    /// A write failure of `path`.
+    pub fn write(path: &Path, err: &io::Error) -> CliError {
+        CliError::Write {
+            path: path.to_path_buf(),
+            message: io_message(err),
+        }
+    }
+
+    /// A file of the wrong format.
+    pub fn malformed(path: &Path, message: impl fmt::Display) -> CliError {
+        CliError::Malformed {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Config(message) | CliError::Workspace(message) => f.write_str(message),
+            CliError::Read { path, message } => write!(f, "cannot read `{}`: {message}", path.display()),
+            CliError::Write { path, message } => write!(f, "cannot write `{}`: {message}", path.display()),
+            CliError::Malformed { path, message } => write!(f, "{}: {message}", path.display()),
+            CliError::UnknownLint(code) => write!(f, "unknown lint `{code}` (`cargo kernel-lint rule` lists them)"),
+            CliError::MissingTools(names) => write!(
+                f,
+                "this needs a machine with an NVIDIA GPU, nvcc and ncu; not found on the PATH: {}",
+                names.join(", ")
+            ),
+            CliError::Tool { program, message } => write!(f, "{program} {message}"),
+            CliError::Output(err) => write!(f, "cannot write the output: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// A short lowercase reason for an I/O failure.
+pub fn io_message(err: &io::Error) -> String {
+    match err.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        io::ErrorKind::IsADirectory => "is a directory".to_string(),
+        _ => err.to_string(),
+    }
+}
