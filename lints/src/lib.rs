@@ -1,12 +1,12 @@
 //! The lints of kernel-lint: one file per lint under [`rules`], each declared with its code,
-//! name, default level and user documentation, registered in [`LINTS`].
+//! name, default level and user documentation, listed once in [`rules`] as [`LINTS`].
 
 pub mod diagnostic;
 pub mod rules;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Level};
 
-use kernel_lint_analyzer::{AccessReport, FileReport, KernelReport};
+use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction};
 use std::collections::HashMap;
 
 /// What a lint's check sees: one access of one kernel in one file.
@@ -17,6 +17,20 @@ pub struct AccessContext<'a> {
     pub kernel: &'a KernelReport,
     /// The access.
     pub access: &'a AccessReport,
+}
+
+impl AccessContext<'_> {
+    /// The access's prediction when its verdict is `class`: the first question of every check.
+    pub fn verdict(&self, class: AccessClass) -> Option<&Prediction> {
+        self.access.prediction.as_ref().filter(|p| p.class == class)
+    }
+
+    /// The notes a finding carries: the launch assumed, then what the prediction assumed.
+    pub fn notes(&self, prediction: &Prediction) -> Vec<String> {
+        let mut notes = vec![text::launch_note(self.kernel)];
+        notes.extend(prediction.assumptions.iter().cloned());
+        notes
+    }
 }
 
 /// What a lint reports, before its code, level and location are attached.
@@ -81,15 +95,22 @@ macro_rules! declare_lint {
     };
 }
 
-/// Every lint, in code order.
-pub static LINTS: &[&Lint] = &[
-    &rules::kl001_strided_access::STRIDED_ACCESS,
-    &rules::kl002_array_of_structs_access::ARRAY_OF_STRUCTS_ACCESS,
-    &rules::kl003_misaligned_access::MISALIGNED_ACCESS,
-    &rules::kl004_transposed_access::TRANSPOSED_ACCESS,
-    &rules::kl005_data_dependent_gather::DATA_DEPENDENT_GATHER,
-    &rules::kl006_unanalyzable_index::UNANALYZABLE_INDEX,
-];
+pub use rules::LINTS;
+
+/// The lint table of the README, generated from [`LINTS`] so that it cannot drift.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| code | name | default | summary |\n| --- | --- | --- | --- |\n");
+    for lint in LINTS {
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            lint.code,
+            lint.name,
+            lint.default_level.as_str(),
+            lint.summary()
+        ));
+    }
+    out
+}
 
 /// Finds a lint by code (`KL001`, any case) or name (`strided-access`).
 pub fn find(key: &str) -> Option<&'static Lint> {

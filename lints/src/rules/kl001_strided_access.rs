@@ -1,4 +1,4 @@
-use crate::text::{cost, element, launch_note};
+use crate::text::{cost, element};
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -29,10 +29,7 @@ declare_lint! {
 }
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
-    let p = cx.access.prediction.as_ref()?;
-    if p.class != AccessClass::Strided {
-        return None;
-    }
+    let p = cx.verdict(AccessClass::Strided)?;
     let distance = match (p.stride_bytes, p.sectors_per_request) {
         (Some(bytes), Some(_)) => format!("lanes are {bytes} bytes apart"),
         _ => format!(
@@ -48,8 +45,6 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     } else {
         "make consecutive lanes read consecutive elements (store the data with unit stride), or stage a contiguous tile in shared memory and read the strided elements from there"
     };
-    let mut notes = vec![launch_note(cx.kernel)];
-    notes.extend(p.assumptions.iter().cloned());
     Some(Finding {
         message: format!("strided access to `{}`: {distance}, {}", element(cx.access), cost(p)),
         label: match (p.stride_bytes, p.sectors_per_request) {
@@ -61,7 +56,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         },
         span: cx.access.index_span,
         help: Some(help.to_string()),
-        notes,
+        notes: cx.notes(p),
     })
 }
 

@@ -1,4 +1,4 @@
-use crate::text::{cost, element, launch_note};
+use crate::text::{cost, element};
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -29,11 +29,8 @@ declare_lint! {
 }
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
-    let p = cx.access.prediction.as_ref()?;
+    let p = cx.verdict(AccessClass::Aos)?;
     let field = cx.access.field_of.as_ref()?;
-    if p.class != AccessClass::Aos {
-        return None;
-    }
     let help = if field.size.is_power_of_two() && field.size <= 16 {
         format!(
             "give `{}` `#[repr(C, align({}))]` and copy whole elements (one {}-byte load per lane), or store it as a structure of arrays",
@@ -45,8 +42,6 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
             field.type_name
         )
     };
-    let mut notes = vec![launch_note(cx.kernel)];
-    notes.extend(p.assumptions.iter().cloned());
     Some(Finding {
         message: format!(
             "array-of-structs access `{}`: a {}-byte field of the {}-byte `{}`, {}",
@@ -59,7 +54,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         label: format!("lanes are {} bytes apart", field.size),
         span: cx.access.span,
         help: Some(help),
-        notes,
+        notes: cx.notes(p),
     })
 }
 

@@ -1,4 +1,4 @@
-use crate::text::{cost, element, figure, launch_note};
+use crate::text::{cost, element, figure};
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -29,17 +29,12 @@ declare_lint! {
 }
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
-    let p = cx.access.prediction.as_ref()?;
-    if p.class != AccessClass::Misaligned {
-        return None;
-    }
+    let p = cx.verdict(AccessClass::Misaligned)?;
     let unless = p
         .cases
         .first()
         .map(|c| format!(" unless {} ({} then)", c.condition, figure(c.sectors_per_request)))
         .unwrap_or_default();
-    let mut notes = vec![launch_note(cx.kernel)];
-    notes.extend(p.assumptions.iter().cloned());
     Some(Finding {
         message: format!("misaligned access to `{}`: {}{unless}", element(cx.access), cost(p)),
         label: "the warp's run starts off a 32-byte sector boundary".to_string(),
@@ -48,7 +43,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
             "start each warp's run on a 32-byte boundary: keep offsets a multiple of 32 bytes, or pad rows to a multiple of 32 bytes"
                 .to_string(),
         ),
-        notes,
+        notes: cx.notes(p),
     })
 }
 

@@ -1,4 +1,4 @@
-use crate::text::{cost, element, launch_note};
+use crate::text::{cost, element};
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -30,13 +30,8 @@ declare_lint! {
 }
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
-    let p = cx.access.prediction.as_ref()?;
-    if p.class != AccessClass::Transposed {
-        return None;
-    }
+    let p = cx.verdict(AccessClass::Transposed)?;
     let row = p.row_length.clone().unwrap_or_else(|| "a row".to_string());
-    let mut notes = vec![launch_note(cx.kernel)];
-    notes.extend(p.assumptions.iter().cloned());
     Some(Finding {
         message: format!("transposed access to `{}`: consecutive lanes are `{row}` elements apart, {}", element(cx.access), cost(p)),
         label: format!("the lane index x is scaled by the row length `{row}`"),
@@ -45,7 +40,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
             "make x the column: stage the tile in shared memory ([[f32; 33]; 32]) and write rows, or interchange the loops so the thread index walks the row"
                 .to_string(),
         ),
-        notes,
+        notes: cx.notes(p),
     })
 }
 

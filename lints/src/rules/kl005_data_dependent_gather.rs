@@ -28,10 +28,7 @@ declare_lint! {
 }
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
-    let p = cx.access.prediction.as_ref()?;
-    if p.class != AccessClass::Gather {
-        return None;
-    }
+    cx.verdict(AccessClass::Gather)?;
     Some(Finding {
         message: format!(
             "data-dependent {} `{}`: the index is read from memory, so the sectors per request depend on the data (1 to 32)",

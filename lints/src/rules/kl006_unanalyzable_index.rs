@@ -27,10 +27,7 @@ declare_lint! {
 }
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
-    let p = cx.access.prediction.as_ref()?;
-    if p.class != AccessClass::Unknown {
-        return None;
-    }
+    let p = cx.verdict(AccessClass::Unknown)?;
     let why = p
         .assumptions
         .last()

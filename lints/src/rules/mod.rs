@@ -1,8 +1,20 @@
-//! One lint per file.
+//! One lint per file, declared once here: this list makes the modules, the registry
+//! [`LINTS`](crate::LINTS), the `rule` table and the README table (checked by a test).
 
-pub mod kl001_strided_access;
-pub mod kl002_array_of_structs_access;
-pub mod kl003_misaligned_access;
-pub mod kl004_transposed_access;
-pub mod kl005_data_dependent_gather;
-pub mod kl006_unanalyzable_index;
+macro_rules! lints {
+    ($($module:ident::$lint:ident),+ $(,)?) => {
+        $(pub mod $module;)+
+
+        /// Every lint, in code order.
+        pub static LINTS: &[&crate::Lint] = &[$(&$module::$lint),+];
+    };
+}
+
+lints! {
+    kl001_strided_access::STRIDED_ACCESS,
+    kl002_array_of_structs_access::ARRAY_OF_STRUCTS_ACCESS,
+    kl003_misaligned_access::MISALIGNED_ACCESS,
+    kl004_transposed_access::TRANSPOSED_ACCESS,
+    kl005_data_dependent_gather::DATA_DEPENDENT_GATHER,
+    kl006_unanalyzable_index::UNANALYZABLE_INDEX,
+}
