@@ -50,28 +50,30 @@ fn dims(text: &str) -> [u32; 3] {
 
 fn global_rows() -> Vec<Row> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("fixtures/ground-truth/seeds-h200.csv")).expect("ground truth");
-    text.lines()
-        .skip(1)
-        .filter_map(|line| {
-            // The source column (last) may itself contain commas.
-            let cols: Vec<&str> = line.splitn(14, ',').collect();
-            (cols[6] == "global").then(|| Row {
-                launch: cols[0].parse().expect("launch"),
-                kernel: cols[1].to_string(),
-                grid: dims(cols[2]),
-                block: dims(cols[3]),
-                // Integer parameters only (`dt=0.1` plays no part in addressing).
-                params: cols[4]
-                    .split(';')
-                    .filter_map(|kv| kv.split_once('='))
-                    .filter_map(|(k, v)| Some((k.to_lowercase(), v.parse::<i64>().ok()?)))
-                    .collect(),
-                line: cols[5].parse().expect("line"),
-                op: if cols[7] == "load" { Op::Load } else { Op::Store },
-                sectors_per_request: cols[11].parse().expect("sectors"),
-                source: cols[13].to_string(),
-            })
+    let mut reader = csv::ReaderBuilder::new()
+        // The source column (last) is not quoted and may itself contain commas.
+        .flexible(true)
+        .from_path(root.join("fixtures/ground-truth/seeds-h200.csv"))
+        .expect("ground truth");
+    reader
+        .records()
+        .map(|record| record.expect("a well-formed row"))
+        .filter(|cols| &cols[6] == "global")
+        .map(|cols| Row {
+            launch: cols[0].parse().expect("launch"),
+            kernel: cols[1].to_string(),
+            grid: dims(&cols[2]),
+            block: dims(&cols[3]),
+            // Integer parameters only (`dt=0.1` plays no part in addressing).
+            params: cols[4]
+                .split(';')
+                .filter_map(|kv| kv.split_once('='))
+                .filter_map(|(k, v)| Some((k.to_lowercase(), v.parse::<i64>().ok()?)))
+                .collect(),
+            line: cols[5].parse().expect("line"),
+            op: if &cols[7] == "load" { Op::Load } else { Op::Store },
+            sectors_per_request: cols[11].parse().expect("sectors"),
+            source: cols.iter().skip(13).collect::<Vec<_>>().join(","),
         })
         .collect()
 }

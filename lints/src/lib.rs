@@ -263,6 +263,22 @@ pub(crate) mod test_support {
     use super::*;
     use kernel_lint_analyzer::{analyze_source, LaunchPlan, SourceFile};
 
+    /// Asserts that a lint finds nothing on a snippet whose kernels were found and whose
+    /// `global_accesses` global accesses were all predicted: silence, not a missed kernel.
+    pub fn assert_clean(code: &str, source: &str, global_accesses: usize) {
+        let file = SourceFile::new("snippet.rs", source);
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("snippet parses");
+        assert!(!report.kernels.is_empty(), "no kernel found");
+        let predicted = report
+            .kernels
+            .iter()
+            .flat_map(|k| &k.accesses)
+            .filter(|a| a.prediction.as_ref().is_some_and(|p| p.sectors_per_request.is_some()))
+            .count();
+        assert_eq!(predicted, global_accesses, "global accesses predicted");
+        assert_eq!(findings(code, source), Vec::new());
+    }
+
     /// The findings of one lint on a snippet.
     pub fn findings(code: &str, source: &str) -> Vec<Finding> {
         let file = SourceFile::new("snippet.rs", source);
