@@ -17,9 +17,10 @@ pub mod source;
 pub mod warp;
 
 pub use interpret::{MemorySpace, Op};
+pub use model::items::ModulePath;
 pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSpec, ResolvedLaunch};
 pub use model::layout::FieldOf;
-pub use pipeline::{analyze_source, KernelAnalysis, ParsedUnit};
-pub use report::{AccessReport, FileReport, KernelReport};
+pub use pipeline::{analyze_program, analyze_source, KernelAnalysis, ModuleSource, Program};
+pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};
 pub use warp::verdict::{AccessClass, Case, Prediction};

@@ -1,27 +1,47 @@
-//! The one pipeline from source text to reports: parse, find kernels, interpret each body,
+//! The one pipeline from source text to reports: parse every file, index the items of every
+//! module, find kernels, interpret each body (following helpers across modules and crates),
 //! predict each global access. The CLI and the harness both run it.
 
-use crate::interpret::{interpret, KernelBody, MemorySpace};
+use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
+use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
-use crate::model::FileItems;
+use crate::model::layout::Scope;
 use crate::parse::parse_file;
-use crate::report::{AccessReport, FileReport, KernelReport};
+use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
 use crate::warp::verdict::Prediction;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Stack for one file's analysis: syn and the interpreter recurse as deep as the source nests.
+/// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;
 
-/// A parsed file and the items its kernels use, ready to analyze any kernel under any launch.
-pub struct ParsedUnit {
+/// One input file and the module it is: `[crate]` for a crate root, `[crate, a, b]` for
+/// `crate::a::b`.
+#[derive(Debug, Clone)]
+pub struct ModuleSource {
     /// The file.
-    pub file: SourceFile,
-    /// Its syntax tree.
-    pub syntax: syn::File,
-    /// Layouts, constants and helpers it defines.
-    pub items: FileItems,
+    pub source: SourceFile,
+    /// Its module path.
+    pub module: ModulePath,
+}
+
+impl ModuleSource {
+    /// A file analyzed on its own: the root of a crate of its own.
+    pub fn standalone(source: SourceFile) -> ModuleSource {
+        let module = vec![source.path.clone()];
+        ModuleSource { source, module }
+    }
+}
+
+/// Every input file parsed and every module's items indexed, ready to analyze any kernel
+/// under any launch.
+pub struct Program {
+    files: Vec<SourceFile>,
+    parsed: Vec<Result<syn::File, FileError>>,
+    modules: Vec<ModulePath>,
+    index: ItemIndex,
 }
 
 /// A kernel's interpreted body and the prediction for each of its accesses, in order.
@@ -32,27 +52,73 @@ pub struct KernelAnalysis {
     pub predictions: Vec<Option<Prediction>>,
 }
 
-impl ParsedUnit {
-    /// Parses a file and collects its items.
-    pub fn parse(file: SourceFile) -> Result<ParsedUnit, FileError> {
-        let syntax = parse_file(&file)?;
-        let items = FileItems::collect(&syntax);
-        Ok(ParsedUnit { file, syntax, items })
+impl Program {
+    /// Parses every file and indexes the items of those that parse.
+    pub fn parse(inputs: Vec<ModuleSource>) -> Program {
+        let mut program = Program {
+            files: Vec::with_capacity(inputs.len()),
+            parsed: Vec::with_capacity(inputs.len()),
+            modules: Vec::with_capacity(inputs.len()),
+            index: ItemIndex::default(),
+        };
+        for (i, input) in inputs.into_iter().enumerate() {
+            let parsed = parse_file(&input.source);
+            if let Ok(syntax) = &parsed {
+                program.index.add_file(input.module.clone(), i, syntax);
+            }
+            program.files.push(input.source);
+            program.parsed.push(parsed);
+            program.modules.push(input.module);
+        }
+        program
     }
 
-    /// The file's kernels with the launch the plan, a hint or the default gives each, and the
-    /// problems found on the way (a malformed hint, say).
-    pub fn kernels(&self, plan: &LaunchPlan) -> (Vec<Kernel>, Vec<Unsupported>) {
+    /// The input files, in input order.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// The syntax tree of file `file`, or why it could not be parsed.
+    pub fn syntax(&self, file: usize) -> Result<&syn::File, &FileError> {
+        match self.parsed.get(file) {
+            Some(Ok(syntax)) => Ok(syntax),
+            Some(Err(err)) => Err(err),
+            None => Err(&NO_SUCH_FILE),
+        }
+    }
+
+    /// Types, constants and paths as file `file` sees them.
+    pub fn scope(&self, file: usize) -> Option<Scope<'_>> {
+        let module = self.index.module_key(self.modules.get(file)?)?;
+        Some(Scope {
+            index: &self.index,
+            module,
+        })
+    }
+
+    /// The kernels of file `file` with the launch the plan, a hint or the default gives each,
+    /// and the problems found on the way (a malformed hint, say).
+    pub fn kernels(&self, file: usize, plan: &LaunchPlan) -> (Vec<Kernel>, Vec<Unsupported>) {
         let mut unsupported = Vec::new();
-        let kernels = find_kernels(&self.file, &self.syntax, plan, &mut unsupported);
+        let kernels = match (self.files.get(file), self.syntax(file)) {
+            (Some(source), Ok(syntax)) => find_kernels(source, syntax, plan, &mut unsupported),
+            _ => Vec::new(),
+        };
         (kernels, unsupported)
     }
 
-    /// Interprets one kernel under a launch and predicts its global accesses.
-    pub fn analyze(&self, kernel: &Kernel, launch: &ResolvedLaunch) -> KernelAnalysis {
+    /// Interprets one kernel of file `file` under a launch and predicts its global accesses.
+    pub fn analyze(&self, file: usize, kernel: &Kernel, launch: &ResolvedLaunch) -> KernelAnalysis {
         let mut analyzed = kernel.clone();
         analyzed.launch = launch.clone();
-        let body = interpret(&self.file, &self.syntax, &self.items, &analyzed);
+        let sources = Sources {
+            files: &self.files,
+            index: &self.index,
+        };
+        let body = match (self.syntax(file), self.modules.get(file)) {
+            (Ok(syntax), Some(module)) => interpret(sources, file, module, syntax, &analyzed),
+            _ => KernelBody::default(),
+        };
         let predictions = body
             .accesses
             .iter()
@@ -61,27 +127,47 @@ impl ParsedUnit {
         KernelAnalysis { body, predictions }
     }
 
-    /// The report of every kernel under the launch the plan resolves for it.
-    pub fn report(&self, plan: &LaunchPlan) -> FileReport {
-        let (kernels, unsupported) = self.kernels(plan);
-        let kernels = kernels
-            .into_iter()
-            .map(|kernel| {
-                let analysis = self.analyze(&kernel, &kernel.launch);
-                analysis.report(kernel)
-            })
-            .collect();
-        FileReport {
-            path: self.file.path.clone(),
-            kernels,
-            unsupported,
+    /// The report of every kernel of file `file` under the launch the plan resolves for it.
+    pub fn report(&self, file: usize, plan: &LaunchPlan) -> Result<FileReport, FileError> {
+        let source = self.files.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?;
+        self.syntax(file).map_err(Clone::clone)?;
+        let (kernels, unsupported) = self.kernels(file, plan);
+        let mut reports = Vec::with_capacity(kernels.len());
+        for kernel in kernels {
+            // A defect in the analysis of one kernel is reported for its file; the other files
+            // are still analyzed.
+            let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &kernel.launch)))
+                .map_err(|panic| internal_error(&source.path, panic.as_ref()))?;
+            reports.push(analysis.report(kernel, file, &self.files));
         }
+        Ok(FileReport {
+            path: source.path.clone(),
+            kernels: reports,
+            unsupported,
+        })
     }
 }
 
+/// The error of a file index that is out of range (a caller's mistake, never the user's).
+static NO_SUCH_FILE: FileError = FileError {
+    path: String::new(),
+    message: String::new(),
+    span: None,
+};
+
+fn internal_error(path: &str, panic: &(dyn std::any::Any + Send)) -> FileError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    FileError::without_span(path, format!("internal error while analyzing this file: {what}"))
+}
+
 impl KernelAnalysis {
-    /// The report of this analysis, for lints and renderers.
-    pub fn report(self, kernel: Kernel) -> KernelReport {
+    /// The report of this analysis of a kernel of file `file`, for lints and renderers.
+    pub fn report(self, kernel: Kernel, file: usize, files: &[SourceFile]) -> KernelReport {
+        let path = |i: usize| files.get(i).map_or_else(String::new, |f| f.path.clone());
         let accesses = self
             .body
             .accesses
@@ -97,6 +183,16 @@ impl KernelAnalysis {
                 elem_bytes: access.width,
                 field_of: access.field_of,
                 prediction,
+                file: (access.file != file).then(|| path(access.file)),
+                via: access
+                    .via
+                    .into_iter()
+                    .map(|frame| CallSite {
+                        callee: frame.callee,
+                        file: path(frame.file),
+                        span: frame.span,
+                    })
+                    .collect(),
             })
             .collect();
         KernelReport {
@@ -109,34 +205,43 @@ impl KernelAnalysis {
     }
 }
 
-/// Analyzes every kernel of one source file under the given launch plan.
+/// Parses and analyzes a set of files under a launch plan: the report of each file, in input
+/// order, or why it could not be analyzed.
 ///
-/// Runs on a thread of its own with a large stack; a failure inside the analysis is returned
-/// as an error for this file rather than taking the process down.
-pub fn analyze_source(file: &SourceFile, plan: &LaunchPlan) -> Result<FileReport, FileError> {
+/// Runs on a thread of its own with a stack deep enough for any input the parser accepts; a
+/// failure inside the analysis is returned as an error rather than taking the process down.
+pub fn analyze_program(inputs: Vec<ModuleSource>, plan: &LaunchPlan) -> Vec<Result<FileReport, FileError>> {
+    let paths: Vec<String> = inputs.iter().map(|i| i.source.path.clone()).collect();
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("kernel-lint-analysis".into())
             .stack_size(ANALYSIS_STACK_BYTES)
-            .spawn_scoped(scope, || ParsedUnit::parse(file.clone()).map(|unit| unit.report(plan)))
+            .spawn_scoped(scope, move || {
+                let program = Program::parse(inputs);
+                (0..program.files.len())
+                    .map(|i| program.report(i, plan))
+                    .collect::<Vec<_>>()
+            })
             .map(|handle| handle.join())
     });
     match outcome {
-        Ok(Ok(result)) => result,
-        Ok(Err(panic)) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(FileError::without_span(
-                &file.path,
-                format!("internal error while analyzing this file: {what}"),
-            ))
-        }
-        Err(spawn) => Err(FileError::without_span(
-            &file.path,
-            format!("cannot start the analysis: {spawn}"),
-        )),
+        Ok(Ok(reports)) => reports,
+        Ok(Err(panic)) => paths.iter().map(|p| Err(internal_error(p, panic.as_ref()))).collect(),
+        Err(spawn) => paths
+            .iter()
+            .map(|p| {
+                Err(FileError::without_span(
+                    p,
+                    format!("cannot start the analysis: {spawn}"),
+                ))
+            })
+            .collect(),
     }
+}
+
+/// Analyzes every kernel of one source file, on its own, under the given launch plan.
+pub fn analyze_source(file: &SourceFile, plan: &LaunchPlan) -> Result<FileReport, FileError> {
+    analyze_program(vec![ModuleSource::standalone(file.clone())], plan)
+        .pop()
+        .unwrap_or_else(|| Err(NO_SUCH_FILE.clone()))
 }

@@ -55,4 +55,22 @@ pub struct AccessReport {
     pub field_of: Option<FieldOf>,
     /// The warp-level prediction (global accesses only).
     pub prediction: Option<Prediction>,
+    /// The file the access is written in, when it is not the kernel's own (a helper or method
+    /// of another module).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The calls followed from the kernel to reach the access, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<CallSite>,
+}
+
+/// A call the analysis followed from a kernel into a helper or method.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CallSite {
+    /// The function called, as the call names it (`kernel::blur`, `grid.get_node`).
+    pub callee: String,
+    /// The file of the call.
+    pub file: String,
+    /// The call expression.
+    pub span: Span,
 }

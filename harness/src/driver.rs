@@ -8,7 +8,7 @@ use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
 use kernel_lint_analyzer::interpret::Access;
 use kernel_lint_analyzer::model::kernel::Kernel;
-use kernel_lint_analyzer::{FileError, LaunchPlan, MemorySpace, ParsedUnit, ResolvedLaunch, SourceFile};
+use kernel_lint_analyzer::{FileError, LaunchPlan, MemorySpace, ModuleSource, Program, ResolvedLaunch, SourceFile};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -44,6 +44,7 @@ pub struct PlannedLaunch {
 
 /// The parsed and lowered files of a run, from which launches are planned.
 pub struct LoweredSet {
+    program: Program,
     files: Vec<LoweredUnit>,
     /// Files that could not be parsed.
     pub errors: Vec<FileError>,
@@ -54,7 +55,7 @@ pub struct LoweredSet {
 }
 
 struct LoweredUnit {
-    unit: ParsedUnit,
+    file: usize,
     kernels: Vec<Kernel>,
     lowered: Vec<LoweredKernel>,
     namespace: String,
@@ -63,27 +64,27 @@ struct LoweredUnit {
 impl LoweredSet {
     /// Parses and lowers every file; kernels use `plan` for their default launch.
     pub fn new(files: &[SourceFile], plan: &LaunchPlan) -> LoweredSet {
-        let mut set = LoweredSet {
-            files: Vec::new(),
-            errors: Vec::new(),
-            not_lowered: Vec::new(),
-            code: String::from(PRELUDE),
-        };
-        set.code.push_str(CHECK_MACRO);
+        let program = Program::parse(files.iter().cloned().map(ModuleSource::standalone).collect());
+        let mut errors = Vec::new();
+        let mut units = Vec::new();
+        let mut not_lowered = Vec::new();
+        let mut code = String::from(PRELUDE);
+        code.push_str(CHECK_MACRO);
         for (i, file) in files.iter().enumerate() {
-            let unit = match ParsedUnit::parse(file.clone()) {
-                Ok(unit) => unit,
-                Err(e) => {
-                    set.errors.push(e);
+            let (syntax, scope) = match (program.syntax(i), program.scope(i)) {
+                (Ok(syntax), Some(scope)) => (syntax, scope),
+                (Err(e), _) => {
+                    errors.push(e.clone());
                     continue;
                 }
+                (Ok(_), None) => continue,
             };
             let namespace = format!("kl_file{i}");
-            let (kernels, _) = unit.kernels(plan);
-            let lowered = lower_file(file, &unit.syntax, &kernels, &namespace);
-            set.code.push_str(&lowered.code);
+            let (kernels, _) = program.kernels(i, plan);
+            let lowered = lower_file(file, syntax, scope, &kernels, &namespace);
+            code.push_str(&lowered.code);
             for failure in &lowered.not_lowered {
-                set.not_lowered.push(NotLoweredRecord {
+                not_lowered.push(NotLoweredRecord {
                     kernel: failure.kernel.clone(),
                     file: file.path.clone(),
                     line: failure.span.line,
@@ -91,32 +92,48 @@ impl LoweredSet {
                     reason: failure.reason.clone(),
                 });
             }
-            set.files.push(LoweredUnit {
-                unit,
+            units.push(LoweredUnit {
+                file: i,
                 kernels,
                 lowered: lowered.kernels,
                 namespace,
             });
         }
-        set.code.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
-        set
+        code.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+        LoweredSet {
+            program,
+            files: units,
+            errors,
+            not_lowered,
+            code,
+        }
     }
 
     /// Every lowered kernel with its file, in source order.
     pub fn kernels(&self) -> impl Iterator<Item = (&SourceFile, &Kernel)> {
-        self.files.iter().flat_map(|u| {
+        let files = self.program.files();
+        self.files.iter().flat_map(move |u| {
             u.lowered
                 .iter()
-                .filter_map(move |l| Some((&u.unit.file, u.kernels.iter().find(|k| k.name == l.name)?)))
+                .filter_map(move |l| Some((&files[u.file], u.kernels.iter().find(|k| k.name == l.name)?)))
         })
     }
 
     /// Plans one launch of a lowered kernel; `None` when no such kernel was lowered.
     pub fn plan(&self, file: &str, kernel: &str, launch: ResolvedLaunch, index: usize) -> Option<PlannedLaunch> {
-        let unit = self.files.iter().find(|u| u.unit.file.path == file)?;
+        let files = self.program.files();
+        let unit = self.files.iter().find(|u| files[u.file].path == file)?;
         let lowered = unit.lowered.iter().find(|l| l.name == kernel)?;
         let kernel = unit.kernels.iter().find(|k| k.name == kernel)?;
-        Some(plan_launch(&unit.unit, kernel, lowered, launch, &unit.namespace, index))
+        Some(plan_launch(
+            &self.program,
+            unit.file,
+            kernel,
+            lowered,
+            launch,
+            &unit.namespace,
+            index,
+        ))
     }
 }
 
@@ -186,7 +203,8 @@ fn launches_of(file: &str, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLa
 /// Completes a launch (grid, parameter values), analyzes the kernel under it and sizes buffers.
 #[allow(clippy::too_many_arguments)]
 fn plan_launch(
-    unit: &ParsedUnit,
+    program: &Program,
+    file: usize,
     kernel: &Kernel,
     lowered: &LoweredKernel,
     mut launch: ResolvedLaunch,
@@ -209,7 +227,7 @@ fn plan_launch(
             defaulted.push(param);
         }
     }
-    let analysis = unit.analyze(kernel, &launch);
+    let analysis = program.analyze(file, kernel, &launch);
     let body = analysis.body;
     let buffers = buffer_needs(&body.accesses, &launch);
     let accesses: Vec<PredictedAccess> = body
@@ -244,7 +262,7 @@ fn plan_launch(
     let record = LaunchRecord {
         index,
         kernel: kernel.name.clone(),
-        file: unit.file.path.clone(),
+        file: program.files()[file].path.clone(),
         line: kernel.span.line,
         block: launch.block,
         grid,

@@ -3,8 +3,9 @@
 
 use super::geometry::GeometryValue;
 use super::stmt::Flow;
-use super::{Interpreter, MemorySpace, Pointer, Value};
+use super::{CallFrame, Interpreter, MemorySpace, Pointer, Value};
 use crate::algebra::{OpKind, Poly};
+use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
 use syn::Expr;
@@ -31,6 +32,8 @@ const EXPRESSION_MACROS: &[&str] = &[
 ];
 
 impl<'a> Interpreter<'a> {
+    /// A call: a function of the analyzed workspace (followed), a modelled one (geometry,
+    /// `from_raw_parts`, `min`), a tuple-struct constructor, or an opaque value.
     pub(crate) fn call(&mut self, call: &syn::ExprCall) -> Value {
         let Expr::Path(path) = &*call.func else {
             for a in &call.args {
@@ -39,6 +42,24 @@ impl<'a> Interpreter<'a> {
             return Value::Unknown;
         };
         let name = last_segment(&path.path);
+        let target = self.scope().resolve(&self.own_path(&path.path));
+        let workspace_item = target.as_ref().filter(|t| !is_modelled(t)).cloned();
+        if let Some(target) = &workspace_item {
+            if let Some(function) = self.sources.index.function(target) {
+                let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+                let callee = self.text(&call.func);
+                return self.inline_call(call, callee, function, None, args);
+            }
+            if self.sources.index.is_tuple_struct(target) {
+                let fields = call
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (i.to_string(), self.value(a)))
+                    .collect();
+                return Value::Struct { ty: Some(name), fields };
+            }
+        }
         if call.args.is_empty() {
             match self.geometry.call(&name) {
                 Some(GeometryValue::Scalar(p)) => return Value::Int(p),
@@ -49,7 +70,7 @@ impl<'a> Interpreter<'a> {
             if name == "dynamic_shared_mem" {
                 let elem = path.path.segments.last().and_then(|s| match &s.arguments {
                     syn::PathArguments::AngleBracketed(a) => a.args.first().and_then(|g| match g {
-                        syn::GenericArgument::Type(t) => self.layouts.layout(t),
+                        syn::GenericArgument::Type(t) => self.scope().layout(t),
                         _ => None,
                     }),
                     _ => None,
@@ -76,9 +97,6 @@ impl<'a> Interpreter<'a> {
             }
             _ => {}
         }
-        if self.functions.get(&name).is_some() && path.path.segments.len() <= 2 {
-            return self.inline_call(call, &name, args);
-        }
         let lane = args.iter().any(|v| match v {
             Value::Int(p) => p.is_lane_dependent(),
             Value::Bool(p) => p.is_lane_dependent(),
@@ -87,16 +105,26 @@ impl<'a> Interpreter<'a> {
         Value::Int(self.opaque(self.text(call), lane))
     }
 
-    /// Follows a call to a helper function of the same file with its arguments bound.
-    pub(crate) fn inline_call(&mut self, call: &syn::ExprCall, name: &str, args: Vec<Value>) -> Value {
-        let lane = args
+    /// Follows a call into a function or method of the workspace: its parameters (and `self`)
+    /// bound to the argument values, its body walked in its own module and file, its accesses
+    /// recorded with the call chain.
+    pub(crate) fn inline_call(
+        &mut self,
+        call: &impl quote::ToTokens,
+        callee: String,
+        function: FunctionRef<'a>,
+        receiver: Option<Value>,
+        args: Vec<Value>,
+    ) -> Value {
+        let lane = receiver
             .iter()
+            .chain(&args)
             .any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
-        if self.functions.is_recursive(name) {
-            self.unsupported(call, format!("`{name}` is recursive; its accesses are not analyzed"));
+        if self.sources.index.is_recursive(&function) {
+            self.unsupported(call, format!("`{callee}` is recursive; its accesses are not analyzed"));
             return Value::Int(self.opaque(self.text(call), lane));
         }
-        if self.call_depth >= super::MAX_CALL_DEPTH {
+        if self.calls.len() >= super::MAX_CALL_DEPTH {
             self.unsupported(
                 call,
                 format!(
@@ -106,22 +134,39 @@ impl<'a> Interpreter<'a> {
             );
             return Value::Int(self.opaque(self.text(call), lane));
         }
-        let Some(function) = self.functions.get(name).cloned() else {
-            return Value::Unknown;
+        let Some(file) = self.sources.files.get(function.file) else {
+            return Value::Int(self.opaque(self.text(call), lane));
         };
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![Default::default()]);
-        let saved_returns = std::mem::take(&mut self.returns);
-        for (input, value) in function.sig.inputs.iter().zip(args) {
-            if let syn::FnArg::Typed(typed) = input {
-                self.bind_pattern(&typed.pat, value);
+        let frame = CallFrame {
+            callee,
+            file: self.file_id,
+            span: self.span(call),
+        };
+        let saved = (
+            std::mem::replace(&mut self.scopes, vec![Default::default()]),
+            std::mem::take(&mut self.returns),
+            std::mem::replace(&mut self.file, file),
+            std::mem::replace(&mut self.file_id, function.file),
+            std::mem::replace(&mut self.module, function.module),
+            std::mem::replace(&mut self.self_type, function.self_type.map(str::to_string)),
+        );
+        self.calls.push(frame);
+        let mut args = args.into_iter();
+        for input in &function.sig.inputs {
+            match input {
+                syn::FnArg::Receiver(_) => self.define("self".to_string(), receiver.clone().unwrap_or(Value::Unknown)),
+                syn::FnArg::Typed(typed) => {
+                    let value = args.next().unwrap_or(Value::Unknown);
+                    self.bind_pattern(&typed.pat, value);
+                }
             }
         }
-        self.call_depth += 1;
-        let (flow, tail) = self.block(&function.block);
-        self.call_depth -= 1;
-        let returns = std::mem::replace(&mut self.returns, saved_returns);
-        self.scopes = saved_scopes;
-        let mut outcomes = returns;
+        let (flow, tail) = self.block(function.block);
+        self.calls.pop();
+        let (scopes, outer_returns, file, file_id, module, self_type) = saved;
+        let mut outcomes = std::mem::replace(&mut self.returns, outer_returns);
+        (self.scopes, self.file, self.file_id, self.module, self.self_type) =
+            (scopes, file, file_id, module, self_type);
         if flow == Flow::Falls {
             outcomes.push(tail);
         }
@@ -144,7 +189,7 @@ impl<'a> Interpreter<'a> {
                     Ok(ty)
                 })
                 .ok()
-                .and_then(|ty| self.layouts.layout(&ty));
+                .and_then(|ty| self.scope().layout(&ty));
             return Value::Pointer(Pointer {
                 array: "<shared_array>".into(),
                 offset: Poly::default(),
@@ -166,5 +211,29 @@ impl<'a> Interpreter<'a> {
             format!("macro `{name}!` is not expanded: accesses inside it are not analyzed"),
         );
         Value::Unknown
+    }
+}
+
+/// Crates whose functions kernel-lint models itself (thread indices, slices, numbers): their
+/// own source, when the workspace holds it, is stubs or host code that must not be followed.
+const MODELLED_CRATES: &[&str] = &[
+    "cuda_std",
+    "cuda_device",
+    "nvptx_builtins",
+    "ptx_support",
+    "core",
+    "std",
+    "glam",
+    "vek",
+    "nalgebra",
+];
+
+/// Whether a call target is one of the modelled crates' or outside the workspace.
+fn is_modelled(target: &Target) -> bool {
+    match target {
+        Target::Module(m) | Target::Item(m, _) | Target::Associated(m, _, _) => {
+            m.first().is_some_and(|c| MODELLED_CRATES.contains(&c.as_str()))
+        }
+        Target::External(_) => true,
     }
 }

@@ -111,7 +111,7 @@ impl<'a> Interpreter<'a> {
                 let value = self.value(&c.expr);
                 match (value, &*c.ty) {
                     (Value::Pointer(mut p), syn::Type::Ptr(ptr)) => {
-                        p.elem = self.layouts.layout(&ptr.elem);
+                        p.elem = self.scope().layout(&ptr.elem);
                         Value::Pointer(p)
                     }
                     (v, _) => v,

@@ -3,7 +3,7 @@
 
 use super::arith::is_compound_assign;
 use super::stmt::Flow;
-use super::{Interpreter, Scope, Value};
+use super::{Bindings, Interpreter, Value};
 use crate::algebra::{Atom, CmpOp, Poly, Predicate};
 use syn::visit::Visit;
 use syn::{Block, Expr};
@@ -174,7 +174,7 @@ impl Interpreter<'_> {
     }
 
     /// Variables that differ between `before` and `after` become opaque.
-    pub(crate) fn merge(&mut self, before: &[Scope], after: &[Scope]) {
+    pub(crate) fn merge(&mut self, before: &[Bindings], after: &[Bindings]) {
         for (depth, scope) in before.iter().enumerate() {
             for (name, old) in scope {
                 let Some(new) = after.get(depth).and_then(|s| s.get(name)) else {

@@ -15,12 +15,9 @@ pub use geometry::Geometry;
 pub use value::{MemorySpace, Op, Place, Pointer, Value};
 
 use crate::algebra::{Atom, Poly, Predicate};
-use crate::model::calls::Functions;
+use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::Kernel;
-use crate::model::layout::FieldOf;
-use crate::model::layout::Layouts;
-use crate::model::FileItems;
-use crate::parse::last_segment;
+use crate::model::layout::{FieldOf, Scope};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use std::collections::{BTreeMap, HashMap};
@@ -50,6 +47,30 @@ pub struct Access {
     pub guards: Vec<Predicate>,
     /// Things assumed about the access (unknown element type, say).
     pub notes: Vec<String>,
+    /// The file the access is written in (an index into the analyzed files).
+    pub file: usize,
+    /// The calls followed from the kernel to reach it, outermost first.
+    pub via: Vec<CallFrame>,
+}
+
+/// A call the interpreter followed into a helper or method.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallFrame {
+    /// The function called, as the call names it (`kernel::blur`, `grid.get_node`).
+    pub callee: String,
+    /// The file of the call (an index into the analyzed files).
+    pub file: usize,
+    /// The call expression.
+    pub span: Span,
+}
+
+/// What the interpreter reads: every analyzed file, and the items of every module.
+#[derive(Debug, Clone, Copy)]
+pub struct Sources<'a> {
+    /// The analyzed files, by index.
+    pub files: &'a [SourceFile],
+    /// The items of every module of those files.
+    pub index: &'a ItemIndex,
 }
 
 /// The accesses of a kernel body and what could not be analyzed.
@@ -63,42 +84,59 @@ pub struct KernelBody {
 
 /// The variables of one block, in name order so that merges number fresh unknowns the same way
 /// on every run.
-type Scope = BTreeMap<String, Value>;
+type Bindings = BTreeMap<String, Value>;
 
 /// Most nested helper calls followed.
 const MAX_CALL_DEPTH: usize = 8;
 
 /// Walks one kernel.
 pub(crate) struct Interpreter<'a> {
+    sources: Sources<'a>,
+    /// The file of the code being walked (the kernel's, or a helper's).
     file: &'a SourceFile,
-    layouts: &'a Layouts,
-    functions: &'a Functions,
+    file_id: usize,
+    /// The module of the code being walked: names resolve from here.
+    module: &'a ModulePath,
+    /// The calls being followed, outermost first.
+    calls: Vec<CallFrame>,
+    /// The type whose method is being walked, for `Self`.
+    self_type: Option<String>,
     geometry: Geometry,
-    scopes: Vec<Scope>,
+    scopes: Vec<Bindings>,
     statics: HashMap<String, Place>,
     guards: Vec<Predicate>,
     body: KernelBody,
     next_id: u32,
-    call_depth: usize,
     /// Values of `return` expressions in the helper being inlined.
     returns: Vec<Value>,
 }
 
-/// Interprets a kernel's body under its launch.
-pub fn interpret(file: &SourceFile, syntax: &syn::File, items: &FileItems, kernel: &Kernel) -> KernelBody {
+/// Interprets the body of a kernel written in file `file` (module `module`) under its launch.
+pub fn interpret(
+    sources: Sources<'_>,
+    file: usize,
+    module: &ModulePath,
+    syntax: &syn::File,
+    kernel: &Kernel,
+) -> KernelBody {
+    let Some((file_ref, module)) = sources.files.get(file).zip(sources.index.module_key(module)) else {
+        return KernelBody::default();
+    };
     let mut interpreter = Interpreter {
-        file,
-        layouts: &items.layouts,
-        functions: &items.functions,
+        sources,
+        file: file_ref,
+        file_id: file,
+        module,
+        calls: Vec::new(),
+        self_type: None,
         geometry: Geometry {
             block: kernel.launch.block,
         },
-        scopes: vec![Scope::new()],
+        scopes: vec![Bindings::new()],
         statics: HashMap::new(),
         guards: Vec::new(),
         body: KernelBody::default(),
         next_id: 0,
-        call_depth: 0,
         returns: Vec::new(),
     };
     interpreter.declare_statics(&syntax.items);
@@ -110,6 +148,25 @@ pub fn interpret(file: &SourceFile, syntax: &syn::File, items: &FileItems, kerne
 }
 
 impl<'a> Interpreter<'a> {
+    /// Types, constants and paths as the code being walked sees them.
+    fn scope(&self) -> Scope<'a> {
+        Scope {
+            index: self.sources.index,
+            module: self.module,
+        }
+    }
+
+    /// A path with a leading `Self` replaced by the type whose method is being walked.
+    fn own_path(&self, path: &syn::Path) -> syn::Path {
+        let mut path = path.clone();
+        if let (Some(first), Some(ty)) = (path.segments.first_mut(), &self.self_type) {
+            if first.ident == "Self" {
+                first.ident = syn::Ident::new(ty, first.ident.span());
+            }
+        }
+        path
+    }
+
     fn fresh_id(&mut self) -> u32 {
         self.next_id += 1;
         self.next_id
@@ -192,7 +249,7 @@ impl<'a> Interpreter<'a> {
         let place = Place {
             array: name.clone(),
             offset: Poly::default(),
-            layout: self.layouts.layout(&s.ty),
+            layout: self.scope().layout(&s.ty),
             space: if shared {
                 MemorySpace::Shared
             } else {
@@ -214,41 +271,41 @@ impl<'a> Interpreter<'a> {
             return;
         };
         let name = ident.ident.to_string();
-        let value = self.parameter_value(&name, &typed.ty, 0);
+        let value = self.parameter_value(self.scope(), &name, &typed.ty, 0);
         self.define(name, value);
     }
 
-    /// The value a parameter of type `ty` starts with.
-    fn parameter_value(&mut self, name: &str, ty: &syn::Type, depth: usize) -> Value {
-        let pointer = |elem: &syn::Type, this: &Self| {
+    /// The value a parameter of type `ty` (written in `scope`) starts with.
+    fn parameter_value(&mut self, scope: Scope<'a>, name: &str, ty: &syn::Type, depth: usize) -> Value {
+        let pointer = |elem: &syn::Type| {
             Value::Pointer(Pointer {
                 array: name.to_string(),
                 offset: Poly::default(),
-                elem: this.layouts.layout(elem),
+                elem: scope.layout(elem),
                 space: MemorySpace::Global,
                 index: None,
             })
         };
         match ty {
             syn::Type::Reference(r) => match &*r.elem {
-                syn::Type::Slice(s) => pointer(&s.elem, self),
-                elem => pointer(elem, self),
+                syn::Type::Slice(s) => pointer(&s.elem),
+                elem => pointer(elem),
             },
-            syn::Type::Ptr(p) => pointer(&p.elem, self),
-            syn::Type::Paren(p) => self.parameter_value(name, &p.elem, depth),
+            syn::Type::Ptr(p) => pointer(&p.elem),
+            syn::Type::Paren(p) => self.parameter_value(scope, name, &p.elem, depth),
             syn::Type::Path(path) => {
-                let last = last_segment(&path.path);
-                if let Some(fields) = self.layouts.struct_fields(&last).filter(|_| depth < 4) {
-                    let values = fields
+                if let Some((field_scope, fields)) = scope.struct_fields(&path.path).filter(|_| depth < 4) {
+                    let fields = fields
                         .iter()
                         .map(|(field, ty)| {
                             (
                                 field.clone(),
-                                self.parameter_value(&format!("{name}.{field}"), ty, depth + 1),
+                                self.parameter_value(field_scope, &format!("{name}.{field}"), ty, depth + 1),
                             )
                         })
                         .collect();
-                    Value::Struct(values)
+                    let ty = path.path.segments.last().map(|s| s.ident.to_string());
+                    Value::Struct { ty, fields }
                 } else {
                     Value::Int(Poly::atom(Atom::Param(name.to_string())))
                 }
@@ -273,6 +330,8 @@ impl<'a> Interpreter<'a> {
                 field_of,
                 guards: this.guards.clone(),
                 notes,
+                file: this.file_id,
+                via: this.calls.clone(),
             });
         };
         match &place.layout {

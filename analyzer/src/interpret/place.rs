@@ -20,7 +20,7 @@ impl Interpreter<'_> {
                 return v.clone();
             }
         }
-        if let Some(&c) = self.layouts.consts.get(&name) {
+        if let Some(c) = self.scope().const_named(&self.own_path(&p.path)) {
             return Value::Int(Poly::constant(c));
         }
         Value::Int(self.opaque(self.text(p), false))
@@ -97,7 +97,7 @@ impl Interpreter<'_> {
         let place = match base {
             Operand::Place(p) | Operand::Value(Value::Place(p)) => p,
             Operand::Value(Value::Pointer(p)) => Place::at(&p),
-            Operand::Value(Value::Struct(fields)) => {
+            Operand::Value(Value::Struct { fields, .. }) => {
                 let v = fields
                     .into_iter()
                     .find(|(n, _)| n == member)
@@ -236,7 +236,7 @@ impl Interpreter<'_> {
                     .as_ref()
                     .and_then(|t| t.args.first())
                     .and_then(|a| match a {
-                        syn::GenericArgument::Type(t) => self.layouts.layout(t),
+                        syn::GenericArgument::Type(t) => self.scope().layout(t),
                         _ => None,
                     });
                 p.elem = target;

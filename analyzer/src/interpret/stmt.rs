@@ -49,7 +49,7 @@ impl<'a> Interpreter<'a> {
                 (Flow::Falls, Value::Unknown)
             }
             Stmt::Item(syn::Item::Const(c)) => {
-                if let Some(v) = self.layouts.const_value(&c.expr) {
+                if let Some(v) = self.scope().const_value(&c.expr) {
                     self.define(c.ident.to_string(), Value::Int(Poly::constant(v)));
                 }
                 (Flow::Falls, Value::Unknown)
@@ -110,7 +110,7 @@ impl<'a> Interpreter<'a> {
                 let value = match (&value, &*typed.ty) {
                     (Value::Pointer(p), syn::Type::Ptr(ptr)) => {
                         let mut p = p.clone();
-                        if let Some(layout) = self.layouts.layout(&ptr.elem) {
+                        if let Some(layout) = self.scope().layout(&ptr.elem) {
                             p.elem = Some(layout);
                         }
                         Value::Pointer(p)

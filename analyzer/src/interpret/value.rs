@@ -94,8 +94,13 @@ pub enum Value {
     Pointer(Pointer),
     /// A reference to a place (`&mut *p.add(i)`, `a.get_unchecked(i)`).
     Place(Place),
-    /// A struct passed by value, by field.
-    Struct(Vec<(String, Value)>),
+    /// A struct value, by field, with its type's name when known (for its methods).
+    Struct {
+        /// The type's name (`Grid`).
+        ty: Option<String>,
+        /// Field values in declaration order.
+        fields: Vec<(String, Value)>,
+    },
     /// A tuple.
     Tuple(Vec<Value>),
     /// Nothing worth tracking (floats read from memory, unit).

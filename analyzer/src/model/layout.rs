@@ -1,7 +1,7 @@
 //! Memory layout of the types kernels touch: size, alignment and field offsets.
 
-use std::collections::HashMap;
-use syn::{Expr, Fields, Item, Type};
+use super::items::{ItemIndex, ModulePath, Target};
+use syn::{Expr, Fields, Type};
 
 /// Size, alignment and fields of a type.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,91 +72,105 @@ impl Layout {
     }
 }
 
-/// The struct definitions and integer constants of a file.
-#[derive(Debug, Default)]
-pub struct Layouts {
-    structs: HashMap<String, syn::ItemStruct>,
-    /// Integer `const` items, evaluated.
-    pub consts: HashMap<String, i64>,
+/// Type layouts and constant values as seen from one module: paths resolve through the
+/// module's items and imports.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    /// Every analyzed module's items.
+    pub index: &'a ItemIndex,
+    /// The module the code being read is written in.
+    pub module: &'a ModulePath,
 }
 
 const MAX_TYPE_DEPTH: usize = 16;
+/// Deepest chain of constants defined by other constants that is evaluated.
+const MAX_CONST_DEPTH: usize = 32;
 
-impl Layouts {
-    /// Collects the structs and constants of a file, including those in inline modules.
-    pub fn collect(file: &syn::File) -> Layouts {
-        let mut layouts = Layouts::default();
-        let mut pending_consts = Vec::new();
-        layouts.walk(&file.items, &mut pending_consts);
-        // Constants may refer to each other in any order: resolve until nothing changes.
-        loop {
-            let before = layouts.consts.len();
-            pending_consts.retain(|(name, expr): &(String, Expr)| match layouts.const_value(expr) {
-                Some(v) => {
-                    layouts.consts.insert(name.clone(), v);
-                    false
-                }
-                None => true,
-            });
-            if layouts.consts.len() == before {
-                break;
-            }
-        }
-        layouts
-    }
-
-    fn walk(&mut self, items: &[Item], consts: &mut Vec<(String, Expr)>) {
-        for item in items {
-            match item {
-                Item::Struct(s) => {
-                    self.structs.insert(s.ident.to_string(), s.clone());
-                }
-                Item::Const(c) => consts.push((c.ident.to_string(), (*c.expr).clone())),
-                Item::Static(s) => consts.push((s.ident.to_string(), (*s.expr).clone())),
-                Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        self.walk(items, consts);
-                    }
-                }
-                _ => {}
-            }
+impl<'a> Scope<'a> {
+    /// The same index seen from another module.
+    pub fn at(&self, module: &'a ModulePath) -> Scope<'a> {
+        Scope {
+            index: self.index,
+            module,
         }
     }
 
-    /// The fields of a struct defined in the file, with their types, in declaration order.
-    pub fn struct_fields(&self, name: &str) -> Option<Vec<(String, Type)>> {
-        let def = self.structs.get(name)?;
-        Some(
-            def.fields
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    (
-                        f.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string()),
-                        f.ty.clone(),
-                    )
-                })
-                .collect(),
-        )
+    /// What a path written here names.
+    pub fn resolve(&self, path: &syn::Path) -> Option<Target> {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.index.resolve(self.module, &segments)
+    }
+
+    /// The struct a type path names, with the module its fields are written in.
+    pub fn struct_def(&self, path: &syn::Path) -> Option<(Scope<'a>, &'a syn::ItemStruct)> {
+        let mut target = self.resolve(path)?;
+        let mut scope = *self;
+        for _ in 0..MAX_TYPE_DEPTH {
+            if let Some((module, def)) = self.index.struct_def(&target) {
+                return Some((scope.at(module), def));
+            }
+            let (module, Type::Path(aliased)) = self.index.alias(&target)? else {
+                return None;
+            };
+            scope = scope.at(module);
+            target = scope.resolve(&aliased.path)?;
+        }
+        None
+    }
+
+    /// The fields of a struct type, with their types and the scope to read those types in, in
+    /// declaration order.
+    pub fn struct_fields(&self, path: &syn::Path) -> Option<(Scope<'a>, Vec<(String, Type)>)> {
+        let (scope, def) = self.struct_def(path)?;
+        let fields = def
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                (
+                    f.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string()),
+                    f.ty.clone(),
+                )
+            })
+            .collect();
+        Some((scope, fields))
+    }
+
+    /// The value of a constant a path names (`N`, `config::TILE`, `Grid::WIDTH`).
+    pub fn const_named(&self, path: &syn::Path) -> Option<i64> {
+        self.const_path(path, 0)
+    }
+
+    fn const_path(&self, path: &syn::Path, depth: usize) -> Option<i64> {
+        let target = self.resolve(path)?;
+        if let Some((module, expr)) = self.index.const_expr(&target) {
+            return self.at(module).const_at(expr, depth + 1);
+        }
+        let (module, item) = self.index.static_item(&target)?;
+        self.at(module).const_at(&item.expr, depth + 1)
     }
 
     /// Evaluates a constant integer expression of literals, constants and arithmetic.
     pub fn const_value(&self, expr: &Expr) -> Option<i64> {
+        self.const_at(expr, 0)
+    }
+
+    fn const_at(&self, expr: &Expr, depth: usize) -> Option<i64> {
+        if depth > MAX_CONST_DEPTH {
+            return None;
+        }
         match expr {
             Expr::Lit(lit) => match &lit.lit {
                 syn::Lit::Int(i) => i.base10_parse::<i64>().ok(),
                 _ => None,
             },
-            Expr::Paren(p) => self.const_value(&p.expr),
-            Expr::Group(g) => self.const_value(&g.expr),
-            Expr::Cast(c) => self.const_value(&c.expr),
-            Expr::Path(p) => {
-                let ident = p.path.segments.last()?.ident.to_string();
-                self.consts.get(&ident).copied()
-            }
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.const_value(&u.expr)?.checked_neg(),
+            Expr::Paren(p) => self.const_at(&p.expr, depth),
+            Expr::Group(g) => self.const_at(&g.expr, depth),
+            Expr::Cast(c) => self.const_at(&c.expr, depth),
+            Expr::Path(p) => self.const_path(&p.path, depth),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.const_at(&u.expr, depth)?.checked_neg(),
             Expr::Binary(b) => {
-                let (l, r) = (self.const_value(&b.left)?, self.const_value(&b.right)?);
+                let (l, r) = (self.const_at(&b.left, depth)?, self.const_at(&b.right, depth)?);
                 use syn::BinOp::*;
                 match b.op {
                     Add(_) => l.checked_add(r),
@@ -231,6 +245,14 @@ impl Layouts {
                     }),
                     _ => None,
                 };
+                if let Some(target) = self.resolve(&p.path).filter(|t| !matches!(t, Target::External(_))) {
+                    if let Some((module, aliased)) = self.index.alias(&target) {
+                        return self.at(module).layout_at(aliased, depth + 1);
+                    }
+                    if let Some((module, def)) = self.index.struct_def(&target) {
+                        return self.at(module).struct_layout(def, depth);
+                    }
+                }
                 if let Some(layout) = primitive(&name) {
                     return Some(layout);
                 }
@@ -243,8 +265,7 @@ impl Layouts {
                 ) {
                     return self.layout_at(generic()?, depth + 1);
                 }
-                let def = self.structs.get(&name)?;
-                self.struct_layout(def, depth)
+                None
             }
             _ => None,
         }
@@ -399,12 +420,16 @@ pub struct FieldOf {
 mod tests {
     use super::*;
 
-    fn layouts(src: &str) -> Layouts {
-        Layouts::collect(&syn::parse_file(src).unwrap())
+    fn layouts(src: &str) -> ItemIndex {
+        let mut index = ItemIndex::default();
+        index.add_file(vec!["k".into()], 0, &syn::parse_file(src).unwrap());
+        index
     }
 
-    fn layout_of(l: &Layouts, ty: &str) -> Layout {
-        l.layout(&syn::parse_str(ty).unwrap()).unwrap()
+    fn layout_of(index: &ItemIndex, ty: &str) -> Layout {
+        let module = vec!["k".to_string()];
+        let scope = Scope { index, module: &module };
+        scope.layout(&syn::parse_str(ty).unwrap()).unwrap()
     }
 
     #[test]

@@ -16,7 +16,7 @@ impl Context<'_> {
                     return self.fail(p, "empty path");
                 };
                 let name = last.ident.to_string();
-                if p.path.segments.len() > 1 && !self.layouts.consts.contains_key(&name) {
+                if p.path.segments.len() > 1 && self.layouts.const_named(&p.path).is_none() {
                     return self.fail(p, format!("path `{}` is not lowered", self.text(p)));
                 }
                 if p.path.segments.len() > 1 {
@@ -176,7 +176,7 @@ impl Context<'_> {
         if let Some(reason) = self.helpers_failed.get(&name) {
             return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
         }
-        if p.path.segments.len() <= 2 && self.layouts.struct_fields(&name).is_none() {
+        if p.path.segments.len() <= 2 && self.layouts.struct_fields(&p.path).is_none() {
             // Slices passed to helpers travel with their length.
             let mut with_lengths = Vec::new();
             for (arg, text) in c.args.iter().zip(args) {

@@ -3,7 +3,7 @@
 //! that `nvcc -lineinfo` attributes each instruction to the Rust line it came from.
 
 use kernel_lint_analyzer::model::kernel::{is_kernel, Kernel};
-use kernel_lint_analyzer::model::layout::{repr, Layouts};
+use kernel_lint_analyzer::model::layout::{repr, Scope as ItemScope};
 use kernel_lint_analyzer::parse::last_segment;
 use kernel_lint_analyzer::{SourceFile, Span};
 use quote::ToTokens;
@@ -104,13 +104,18 @@ impl LoweredKernel {
 type Lowered<T> = Result<T, (Span, String)>;
 
 /// Lowers the structs, constants, helper functions and the given kernels of a file.
-pub fn lower_file(file: &SourceFile, syntax: &syn::File, kernels: &[Kernel], namespace: &str) -> LoweredFile {
-    let layouts = Layouts::collect(syntax);
+pub fn lower_file(
+    file: &SourceFile,
+    syntax: &syn::File,
+    layouts: ItemScope<'_>,
+    kernels: &[Kernel],
+    namespace: &str,
+) -> LoweredFile {
     let mut items = Vec::new();
     flatten(&syntax.items, &mut items);
     let mut cx = Context {
         file,
-        layouts: &layouts,
+        layouts,
         helpers_failed: HashMap::new(),
         structs: HashSet::new(),
     };
@@ -209,7 +214,7 @@ fn flatten<'a>(items: &'a [Item], out: &mut Vec<&'a Item>) {
 
 struct Context<'a> {
     file: &'a SourceFile,
-    layouts: &'a Layouts,
+    layouts: ItemScope<'a>,
     helpers_failed: HashMap<String, String>,
     structs: HashSet<String>,
 }
@@ -457,9 +462,9 @@ impl<'a> Context<'a> {
                         float: last.starts_with('f'),
                     });
                 }
-                let fields = self
+                let (_, fields) = self
                     .layouts
-                    .struct_fields(&last)
+                    .struct_fields(&p.path)
                     .ok_or_else(|| (self.span(ty), format!("unknown type `{last}`")))?;
                 let mut lowered = Vec::new();
                 for (field, field_ty) in fields {

@@ -1,0 +1,466 @@
+//! The items of every analyzed module (structs, enums, aliases, consts, statics, functions,
+//! inherent methods and `use` imports) and the resolution of a path written in one module to
+//! the item it names, across modules and workspace crates.
+
+use std::collections::{BTreeMap, BTreeSet};
+use syn::{Expr, Item, Type};
+
+/// Where an item lives: the crate's name, then the modules down to it (`["common", "kernel"]`).
+pub type ModulePath = Vec<String>;
+
+/// Deepest chain of `use` re-exports and nested paths followed before giving up.
+const MAX_RESOLVE_DEPTH: usize = 24;
+
+/// A free function or an inherent method with the module that defines it.
+#[derive(Debug, Clone)]
+pub struct FunctionRef<'a> {
+    /// The defining module.
+    pub module: &'a ModulePath,
+    /// The source file it is written in (an index into the analyzed files).
+    pub file: usize,
+    /// Its name.
+    pub name: String,
+    /// The type an inherent method belongs to, by name.
+    pub self_type: Option<&'a str>,
+    /// Signature and body.
+    pub sig: &'a syn::Signature,
+    /// Body.
+    pub block: &'a syn::Block,
+}
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    /// A module.
+    Module(ModulePath),
+    /// An item of a module, by name.
+    Item(ModulePath, String),
+    /// An associated item (`Type::NAME`, `Type::method`) of a type defined in a module.
+    Associated(ModulePath, String, String),
+    /// A crate outside the analyzed workspace (`glam`, `cuda_std`), with the rest of the path.
+    External(String),
+}
+
+/// A method of an `impl Type { .. }` block.
+#[derive(Debug, Clone)]
+struct Method {
+    self_type: String,
+    item: syn::ImplItemFn,
+}
+
+/// The items one module defines and imports.
+#[derive(Debug, Clone, Default)]
+struct ModuleItems {
+    file: usize,
+    structs: BTreeMap<String, syn::ItemStruct>,
+    enums: BTreeSet<String>,
+    aliases: BTreeMap<String, Type>,
+    consts: BTreeMap<String, Expr>,
+    statics: BTreeMap<String, syn::ItemStatic>,
+    functions: BTreeMap<String, syn::ItemFn>,
+    methods: Vec<Method>,
+    /// `Type::NAME` constants of `impl` blocks, by type then name.
+    associated_consts: BTreeMap<(String, String), Expr>,
+    /// `use a::b as c;`: `c` -> `a::b`, as written.
+    uses: BTreeMap<String, Vec<String>>,
+    /// `use a::b::*;`: `a::b`, as written.
+    globs: Vec<Vec<String>>,
+}
+
+/// Every analyzed module's items, and the crates they belong to.
+#[derive(Debug, Clone, Default)]
+pub struct ItemIndex {
+    modules: BTreeMap<ModulePath, ModuleItems>,
+}
+
+impl ItemIndex {
+    /// Adds the items of a file that is module `module` (a crate root is `[crate_name]`),
+    /// inline modules included as children.
+    pub fn add_file(&mut self, module: ModulePath, file: usize, syntax: &syn::File) {
+        self.add_items(module, file, &syntax.items);
+    }
+
+    fn add_items(&mut self, module: ModulePath, file: usize, items: &[Item]) {
+        let mut inline = Vec::new();
+        let entry = self.modules.entry(module.clone()).or_default();
+        entry.file = file;
+        for item in items {
+            match item {
+                Item::Struct(s) => {
+                    entry.structs.insert(s.ident.to_string(), s.clone());
+                }
+                Item::Enum(e) => {
+                    entry.enums.insert(e.ident.to_string());
+                }
+                Item::Union(u) => {
+                    entry.enums.insert(u.ident.to_string());
+                }
+                Item::Type(t) => {
+                    entry.aliases.insert(t.ident.to_string(), (*t.ty).clone());
+                }
+                Item::Const(c) => {
+                    entry.consts.insert(c.ident.to_string(), (*c.expr).clone());
+                }
+                Item::Static(s) => {
+                    entry.statics.insert(s.ident.to_string(), s.clone());
+                }
+                Item::Fn(f) => {
+                    entry.functions.insert(f.sig.ident.to_string(), f.clone());
+                }
+                Item::Impl(i) => {
+                    let Some(self_type) = type_name(&i.self_ty) else {
+                        continue;
+                    };
+                    for impl_item in &i.items {
+                        match impl_item {
+                            syn::ImplItem::Fn(f) => entry.methods.push(Method {
+                                self_type: self_type.clone(),
+                                item: f.clone(),
+                            }),
+                            syn::ImplItem::Const(c) => {
+                                entry
+                                    .associated_consts
+                                    .insert((self_type.clone(), c.ident.to_string()), c.expr.clone());
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Item::Use(u) => collect_use(&mut Vec::new(), &u.tree, entry),
+                Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        inline.push((m.ident.to_string(), items.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (name, items) in inline {
+            let mut child = module.clone();
+            child.push(name);
+            self.add_items(child, file, &items);
+        }
+    }
+
+    /// Whether a module of this path was analyzed.
+    pub fn has_module(&self, module: &ModulePath) -> bool {
+        self.modules.contains_key(module)
+    }
+
+    /// The index's own copy of a module path, which lives as long as the index.
+    pub fn module_key(&self, module: &ModulePath) -> Option<&ModulePath> {
+        self.modules.get_key_value(module).map(|(k, _)| k)
+    }
+
+    /// The file a module is written in.
+    pub fn file_of(&self, module: &ModulePath) -> Option<usize> {
+        self.modules.get(module).map(|m| m.file)
+    }
+
+    /// What `path`, written in `from`, names.
+    pub fn resolve(&self, from: &ModulePath, path: &[String]) -> Option<Target> {
+        self.resolve_at(from, path, 0)
+    }
+
+    fn resolve_at(&self, from: &ModulePath, path: &[String], depth: usize) -> Option<Target> {
+        if depth > MAX_RESOLVE_DEPTH {
+            return None;
+        }
+        let (first, rest) = path.split_first()?;
+        let mut target = match first.as_str() {
+            "crate" => Target::Module(from.first().map(|c| vec![c.clone()])?),
+            "self" => Target::Module(from.clone()),
+            "super" => Target::Module(parent(from)?),
+            _ => self.lookup(from, first, depth)?,
+        };
+        for segment in rest {
+            target = match target {
+                Target::Module(module) if segment == "super" => Target::Module(parent(&module)?),
+                Target::Module(module) => self.member(&module, segment, depth + 1)?,
+                Target::Item(module, item) => Target::Associated(module, item, segment.clone()),
+                Target::Associated(..) => return None,
+                Target::External(mut text) => {
+                    text.push_str("::");
+                    text.push_str(segment);
+                    Target::External(text)
+                }
+            };
+        }
+        Some(target)
+    }
+
+    /// A name as it is visible inside `module`: its child modules, items, imports, other
+    /// crates, then glob imports.
+    fn lookup(&self, module: &ModulePath, name: &str, depth: usize) -> Option<Target> {
+        if let Some(found) = self.member(module, name, depth) {
+            return Some(found);
+        }
+        let crate_root = vec![name.to_string()];
+        if self.modules.contains_key(&crate_root) && module.first().map(String::as_str) != Some(name) {
+            return Some(Target::Module(crate_root));
+        }
+        None
+    }
+
+    /// A name defined in, or imported into, a module.
+    fn member(&self, module: &ModulePath, name: &str, depth: usize) -> Option<Target> {
+        let items = self.modules.get(module)?;
+        let mut child = module.clone();
+        child.push(name.to_string());
+        if self.modules.contains_key(&child) {
+            return Some(Target::Module(child));
+        }
+        if items.defines(name) {
+            return Some(Target::Item(module.clone(), name.to_string()));
+        }
+        if depth > MAX_RESOLVE_DEPTH {
+            return None;
+        }
+        if let Some(path) = items.uses.get(name) {
+            return self
+                .resolve_at(module, path, depth + 1)
+                .or_else(|| Some(Target::External(path.join("::"))));
+        }
+        for glob in &items.globs {
+            if let Some(Target::Module(imported)) = self.resolve_at(module, glob, depth + 1) {
+                if imported != *module {
+                    if let Some(found) = self.member(&imported, name, depth + 1) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The struct definition an item target names, following type aliases.
+    pub fn struct_def(&self, target: &Target) -> Option<(&ModulePath, &syn::ItemStruct)> {
+        let Target::Item(module, name) = target else {
+            return None;
+        };
+        let (key, items) = self.modules.get_key_value(module)?;
+        items.structs.get(name).map(|s| (key, s))
+    }
+
+    /// The aliased type of an item target, with the module to read it in.
+    pub fn alias(&self, target: &Target) -> Option<(&ModulePath, &Type)> {
+        let Target::Item(module, name) = target else {
+            return None;
+        };
+        let (key, items) = self.modules.get_key_value(module)?;
+        items.aliases.get(name).map(|t| (key, t))
+    }
+
+    /// The initializer of a constant (or of an associated constant), with its module.
+    pub fn const_expr(&self, target: &Target) -> Option<(&ModulePath, &Expr)> {
+        match target {
+            Target::Item(module, name) => {
+                let (key, items) = self.modules.get_key_value(module)?;
+                items.consts.get(name).map(|e| (key, e))
+            }
+            Target::Associated(module, ty, name) => {
+                let (key, items) = self.modules.get_key_value(module)?;
+                if let Some(e) = items.associated_consts.get(&(ty.clone(), name.clone())) {
+                    return Some((key, e));
+                }
+                // `impl` blocks may sit in another module than the type.
+                self.modules.iter().find_map(|(key, items)| {
+                    items
+                        .associated_consts
+                        .get(&(ty.clone(), name.clone()))
+                        .map(|e| (key, e))
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// A `static` item.
+    pub fn static_item(&self, target: &Target) -> Option<(&ModulePath, &syn::ItemStatic)> {
+        let Target::Item(module, name) = target else {
+            return None;
+        };
+        let (key, items) = self.modules.get_key_value(module)?;
+        items.statics.get(name).map(|s| (key, s))
+    }
+
+    /// A free function, or an associated function (`Type::new`) of a type.
+    pub fn function(&self, target: &Target) -> Option<FunctionRef<'_>> {
+        match target {
+            Target::Item(module, name) => {
+                let (key, items) = self.modules.get_key_value(module)?;
+                items.functions.get(name).map(|f| FunctionRef {
+                    module: key,
+                    file: items.file,
+                    name: name.clone(),
+                    self_type: None,
+                    sig: &f.sig,
+                    block: &f.block,
+                })
+            }
+            Target::Associated(_, ty, name) => self.methods_named(name).find(|m| m.self_type == Some(ty.as_str())),
+            _ => None,
+        }
+    }
+
+    /// Whether an item target is a tuple struct (`Id(u32)`), constructed like a call.
+    pub fn is_tuple_struct(&self, target: &Target) -> bool {
+        self.struct_def(target)
+            .is_some_and(|(_, s)| matches!(s.fields, syn::Fields::Unnamed(_)))
+    }
+
+    /// Every inherent method with this name, in module order.
+    pub fn methods_named<'a>(&'a self, name: &str) -> impl Iterator<Item = FunctionRef<'a>> + 'a {
+        let name = name.to_string();
+        self.modules.iter().flat_map(move |(module, items)| {
+            let name = name.clone();
+            items
+                .methods
+                .iter()
+                .filter(move |m| m.item.sig.ident == name.as_str())
+                .map(move |m| FunctionRef {
+                    module,
+                    file: items.file,
+                    name: m.item.sig.ident.to_string(),
+                    self_type: Some(m.self_type.as_str()),
+                    sig: &m.item.sig,
+                    block: &m.item.block,
+                })
+        })
+    }
+}
+
+/// Identifies a function across the index: defining module, `impl` type, name.
+type FunctionKey = (ModulePath, Option<String>, String);
+
+impl ItemIndex {
+    /// Whether a function can call itself, directly or through other functions of the index.
+    pub fn is_recursive(&self, function: &FunctionRef<'_>) -> bool {
+        let start = key(function);
+        let mut seen: BTreeSet<FunctionKey> = BTreeSet::new();
+        let mut stack = self.callees(function);
+        while let Some(next) = stack.pop() {
+            let k = key(&next);
+            if k == start {
+                return true;
+            }
+            if seen.insert(k) {
+                stack.extend(self.callees(&next));
+            }
+        }
+        false
+    }
+
+    /// The functions of the index a function's body may call.
+    fn callees<'a>(&'a self, function: &FunctionRef<'_>) -> Vec<FunctionRef<'a>> {
+        let mut calls = CallNames::default();
+        syn::visit::Visit::visit_block(&mut calls, function.block);
+        let mut out = Vec::new();
+        for mut path in calls.paths {
+            if let (Some(first), Some(ty)) = (path.first_mut(), function.self_type) {
+                if first == "Self" {
+                    *first = ty.to_string();
+                }
+            }
+            if let Some(f) = self.resolve(function.module, &path).and_then(|t| self.function(&t)) {
+                out.push(f);
+            }
+        }
+        for method in calls.methods {
+            out.extend(self.methods_named(&method));
+        }
+        out
+    }
+}
+
+fn key(function: &FunctionRef<'_>) -> FunctionKey {
+    (
+        function.module.clone(),
+        function.self_type.map(str::to_string),
+        function.name.clone(),
+    )
+}
+
+/// The paths called and the method names called in a body (items nested in it excluded).
+#[derive(Default)]
+struct CallNames {
+    paths: Vec<Vec<String>>,
+    methods: BTreeSet<String>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for CallNames {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let Expr::Path(p) = &*call.func {
+            self.paths
+                .push(p.path.segments.iter().map(|s| s.ident.to_string()).collect());
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.methods.insert(call.method.to_string());
+        syn::visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+impl ModuleItems {
+    fn defines(&self, name: &str) -> bool {
+        self.structs.contains_key(name)
+            || self.enums.contains(name)
+            || self.aliases.contains_key(name)
+            || self.consts.contains_key(name)
+            || self.statics.contains_key(name)
+            || self.functions.contains_key(name)
+    }
+}
+
+fn parent(module: &ModulePath) -> Option<ModulePath> {
+    (module.len() > 1).then(|| module[..module.len() - 1].to_vec())
+}
+
+/// The name of the type an `impl` block is for (`Grid` in `impl<T> Grid<T>`).
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Paren(p) => type_name(&p.elem),
+        Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
+}
+
+fn collect_use(prefix: &mut Vec<String>, tree: &syn::UseTree, items: &mut ModuleItems) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            collect_use(prefix, &p.tree, items);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name == "self" {
+                if let Some(last) = prefix.last().cloned() {
+                    items.uses.insert(last, prefix.clone());
+                }
+            } else {
+                let mut path = prefix.clone();
+                path.push(name.clone());
+                items.uses.insert(name, path);
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            if r.ident != "self" {
+                path.push(r.ident.to_string());
+            }
+            items.uses.insert(r.rename.to_string(), path);
+        }
+        syn::UseTree::Glob(_) => items.globs.push(prefix.clone()),
+        syn::UseTree::Group(g) => {
+            for tree in &g.items {
+                collect_use(prefix, tree, items);
+            }
+        }
+    }
+}
