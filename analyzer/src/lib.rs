@@ -13,6 +13,7 @@ pub mod parse;
 pub mod report;
 pub mod source;
 pub mod warp;
+pub mod workspace;
 
 pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSpec};
 pub use parse::ParseError;
