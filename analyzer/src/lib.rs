@@ -15,6 +15,7 @@ pub mod pipeline;
 pub mod report;
 pub mod source;
 pub mod warp;
+pub mod workspace;
 
 pub use interpret::{MemorySpace, Op};
 pub use model::items::ModulePath;
