@@ -33,8 +33,10 @@ pub fn analyze_source(file: &SourceFile, plan: &LaunchPlan) -> Result<FileReport
             .name("kernel-lint-analysis".into())
             .stack_size(ANALYSIS_STACK_BYTES)
             .spawn_scoped(scope, || {
-                let syntax = parse::parse_file(file)?;
-                Ok(report::build(file, &syntax, plan))
+                let parsed = parse::parse_file(file)?;
+                let mut report = report::build(file, &parsed.syntax, plan);
+                report.errors = parsed.skipped;
+                Ok(report)
             })
             .map(|handle| handle.join())
     });

@@ -18,6 +18,9 @@ pub struct FileReport {
     pub kernels: Vec<KernelReport>,
     /// Problems that are not tied to one kernel (a malformed hint, say).
     pub unsupported: Vec<Unsupported>,
+    /// Top-level items left out of the analysis (a syntax error, nesting too deep), each with
+    /// a located error: the rest of the file is analyzed, but the file still counts as failed.
+    pub errors: Vec<crate::ParseError>,
 }
 
 /// One kernel and its accesses.
@@ -115,5 +118,6 @@ pub fn build(file: &SourceFile, syntax: &syn::File, plan: &crate::LaunchPlan) ->
         path: file.path.clone(),
         kernels,
         unsupported,
+        errors: Vec::new(),
     }
 }

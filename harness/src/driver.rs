@@ -77,7 +77,7 @@ impl LoweredSet {
         };
         set.code.push_str(CHECK_MACRO);
         for (i, file) in files.iter().enumerate() {
-            let syntax = match parse_file(file) {
+            let syntax = match parse_file(file).map(|parsed| parsed.syntax) {
                 Ok(s) => s,
                 Err(e) => {
                     set.errors.push(e);
