@@ -44,15 +44,15 @@ impl Outcome {
         })
     }
 
-    /// The inputs that failed.
+    /// The inputs that failed, and the items of analyzed files that were left out.
     pub fn errors(&self) -> impl Iterator<Item = &FileError> {
-        self.entries.iter().filter_map(|e| match e {
-            Entry::Failed(err, _) => Some(err),
-            Entry::Ok(_) => None,
+        self.entries.iter().flat_map(|e| match e {
+            Entry::Failed(err, _) => std::slice::from_ref(err).iter(),
+            Entry::Ok(analyzed) => analyzed.report.errors.iter(),
         })
     }
 
-    /// Whether any input failed.
+    /// Whether any input failed or any item was left out.
     pub fn has_errors(&self) -> bool {
         self.errors().next().is_some()
     }
@@ -98,7 +98,7 @@ impl Outcome {
 pub struct Totals {
     /// Files analyzed.
     pub files: usize,
-    /// Inputs that failed.
+    /// Inputs that failed, plus items of analyzed files that were left out.
     pub failed_files: usize,
     /// Kernels found.
     pub kernels: usize,

@@ -7,7 +7,7 @@ use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::layout::Scope;
-use crate::parse::parse_file;
+use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
@@ -39,7 +39,7 @@ impl ModuleSource {
 /// under any launch.
 pub struct Program {
     files: Vec<SourceFile>,
-    parsed: Vec<Result<syn::File, FileError>>,
+    parsed: Vec<Result<ParsedFile, FileError>>,
     modules: Vec<ModulePath>,
     index: ItemIndex,
 }
@@ -63,8 +63,8 @@ impl Program {
         };
         for (i, input) in inputs.into_iter().enumerate() {
             let parsed = parse_file(&input.source);
-            if let Ok(syntax) = &parsed {
-                program.index.add_file(input.module.clone(), i, syntax);
+            if let Ok(parsed) = &parsed {
+                program.index.add_file(input.module.clone(), i, &parsed.syntax);
             }
             program.files.push(input.source);
             program.parsed.push(parsed);
@@ -81,7 +81,7 @@ impl Program {
     /// The syntax tree of file `file`, or why it could not be parsed.
     pub fn syntax(&self, file: usize) -> Result<&syn::File, &FileError> {
         match self.parsed.get(file) {
-            Some(Ok(syntax)) => Ok(syntax),
+            Some(Ok(parsed)) => Ok(&parsed.syntax),
             Some(Err(err)) => Err(err),
             None => Err(&NO_SUCH_FILE),
         }
@@ -140,10 +140,15 @@ impl Program {
                 .map_err(|panic| internal_error(&source.path, panic.as_ref()))?;
             reports.push(analysis.report(kernel, file, &self.files));
         }
+        let errors = match self.parsed.get(file) {
+            Some(Ok(parsed)) => parsed.skipped.clone(),
+            _ => Vec::new(),
+        };
         Ok(FileReport {
             path: source.path.clone(),
             kernels: reports,
             unsupported,
+            errors,
         })
     }
 }

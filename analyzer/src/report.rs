@@ -4,7 +4,7 @@
 use crate::interpret::{MemorySpace, Op};
 use crate::model::launch::ResolvedLaunch;
 use crate::model::layout::FieldOf;
-use crate::source::{Span, Unsupported};
+use crate::source::{FileError, Span, Unsupported};
 use crate::warp::verdict::Prediction;
 use serde::Serialize;
 
@@ -17,6 +17,9 @@ pub struct FileReport {
     pub kernels: Vec<KernelReport>,
     /// Problems that are not tied to one kernel (a malformed hint, say).
     pub unsupported: Vec<Unsupported>,
+    /// Top-level items left out of the analysis (a syntax error, nesting too deep), each with
+    /// a located error: the rest of the file is analyzed, but the file still counts as failed.
+    pub errors: Vec<FileError>,
 }
 
 /// One kernel and its accesses.

@@ -60,7 +60,7 @@ struct Report<'a> {
     notes: Vec<String>,
 }
 
-/// Findings and unsupported code of one file, in source order.
+/// Findings, unsupported code and left-out items of one file, in source order.
 fn file_reports(file: &Analyzed) -> Vec<Report<'_>> {
     let mut items: Vec<(usize, Report<'_>)> = Vec::new();
     for diagnostic in &file.diagnostics {
@@ -84,6 +84,9 @@ fn file_reports(file: &Analyzed) -> Vec<Report<'_>> {
             String::new(),
         );
         items.push((item.span.start, report));
+    }
+    for err in &file.report.errors {
+        items.push((err.span.map_or(0, |s| s.start), error_report(err, Some(&file.source))));
     }
     items.sort_by_key(|(start, _)| *start);
     items.into_iter().map(|(_, report)| report).collect()
