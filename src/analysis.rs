@@ -2,9 +2,9 @@
 
 use crate::cli::GlobalArgs;
 use crate::config;
-use crate::discover::{self, Candidate};
+use crate::discover::{self, Input, Inputs};
 use crate::error::{io_message, CliError};
-use kernel_lint_analyzer::{analyze_source, FileError, FileReport, LaunchPlan, MemorySpace, SourceFile};
+use kernel_lint_analyzer::{analyze_program, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
 use std::path::PathBuf;
 
@@ -31,11 +31,27 @@ pub enum Entry {
 /// Everything a run found.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// One entry per input.
+    /// One entry per reported input.
     pub entries: Vec<Entry>,
+    /// Files read for their items only (the rest of the crates of the files asked about).
+    pub context: Vec<SourceFile>,
+    /// Located warnings about the workspace (a `mod` without its file, say).
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
+    /// The text of a file of the run, reported or read for context, by its printed path.
+    pub fn source(&self, path: &str) -> Option<&SourceFile> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Ok(a) => Some(&a.source),
+                Entry::Failed(_, source) => source.as_ref(),
+            })
+            .chain(&self.context)
+            .find(|s| s.path == path)
+    }
+
     /// The files that were analyzed.
     pub fn analyzed(&self) -> impl Iterator<Item = &Analyzed> {
         self.entries.iter().filter_map(|e| match e {
@@ -126,40 +142,60 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
     Ok(run(candidates, &config.plan, &config.levels))
 }
 
-/// Analyzes every candidate under a plan and lints it at the given levels.
-pub fn run(candidates: Vec<Candidate>, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
-    let entries = candidates
-        .into_iter()
-        .map(|candidate| match candidate {
-            Candidate::Error(err) => Entry::Failed(err, None),
-            Candidate::File { display, path } => analyze_file(display, &path, plan, levels),
-        })
-        .collect();
-    Outcome { entries }
+/// Reads every input, analyzes them together (so names resolve across files) under a plan
+/// and lints the reported ones at the given levels.
+pub fn run(inputs: Inputs, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
+    let mut entries: Vec<Entry> = inputs.errors.into_iter().map(|e| Entry::Failed(e, None)).collect();
+    let mut program = Vec::new();
+    let mut reported = Vec::new();
+    for input in inputs.files {
+        match read(&input) {
+            Ok(source) => {
+                reported.push(input.reported);
+                program.push(ModuleSource {
+                    source,
+                    module: input.module,
+                });
+            }
+            Err(failed) if input.reported => entries.push(failed),
+            Err(_) => {}
+        }
+    }
+    let sources: Vec<SourceFile> = program.iter().map(|m| m.source.clone()).collect();
+    let results = analyze_program(program, plan);
+    let mut context = Vec::new();
+    for ((source, result), reported) in sources.into_iter().zip(results).zip(reported) {
+        if !reported {
+            context.push(source);
+            continue;
+        }
+        entries.push(match result {
+            Ok(report) => {
+                let diagnostics = check_file(&report, levels);
+                Entry::Ok(Box::new(Analyzed {
+                    source,
+                    report,
+                    diagnostics,
+                }))
+            }
+            Err(err) => Entry::Failed(err, Some(source)),
+        });
+    }
+    Outcome {
+        entries,
+        context,
+        warnings: inputs.warnings,
+    }
 }
 
-fn analyze_file(display: String, path: &std::path::Path, plan: &LaunchPlan, levels: &LintLevels) -> Entry {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(err) => return Entry::Failed(FileError::without_span(&display, io_message(&err)), None),
-    };
+/// A file's text; a failure keeps what could be read, for a snippet of the error.
+fn read(input: &Input) -> Result<SourceFile, Entry> {
+    let display = input.display.clone();
+    let bytes = std::fs::read(&input.path)
+        .map_err(|err| Entry::Failed(FileError::without_span(&display, io_message(&err)), None))?;
     // Lossy text keeps the valid prefix unchanged, so the error's span still points right.
     let lossy = std::str::from_utf8(&bytes)
         .is_err()
         .then(|| SourceFile::new(display.clone(), String::from_utf8_lossy(&bytes).into_owned()));
-    let source = match SourceFile::from_bytes(display, bytes) {
-        Ok(source) => source,
-        Err(err) => return Entry::Failed(err, lossy),
-    };
-    match analyze_source(&source, plan) {
-        Ok(report) => {
-            let diagnostics = check_file(&report, levels);
-            Entry::Ok(Box::new(Analyzed {
-                source,
-                report,
-                diagnostics,
-            }))
-        }
-        Err(err) => Entry::Failed(err, Some(source)),
-    }
+    SourceFile::from_bytes(display, bytes).map_err(|err| Entry::Failed(err, lossy))
 }

@@ -1,171 +1,116 @@
-//! Which files to analyze: the paths given, or the sources of the cargo workspace.
+//! Which files to analyze: the crates' module trees (every workspace member, or the crates
+//! above the paths given), never every `.rs` file of a folder.
 
-use crate::error::{io_message, CliError};
-use kernel_lint_analyzer::FileError;
-use std::collections::BTreeSet;
+use crate::error::CliError;
+use kernel_lint_analyzer::workspace::{self, SourceEntry, Workspace, WorkspaceError};
+use kernel_lint_analyzer::{FileError, ModulePath};
 use std::path::{Path, PathBuf};
 
-/// One input: a file to read, or a path that could not be used.
+/// One file to read, and whether its findings are reported.
 #[derive(Debug, Clone)]
-pub enum Candidate {
-    /// A file to analyze.
-    File {
-        /// The path as printed.
-        display: String,
-        /// The path to open.
-        path: PathBuf,
-    },
-    /// A path that does not exist or could not be walked.
-    Error(FileError),
+pub struct Input {
+    /// The path as printed.
+    pub display: String,
+    /// The path to open.
+    pub path: PathBuf,
+    /// The module the file is, so that its names resolve.
+    pub module: ModulePath,
+    /// Whether the file was asked for; other files of its crates are read for their items only.
+    pub reported: bool,
 }
 
-/// The files under the given paths, in the order given; directories walked sorted.
-pub fn from_paths(paths: &[PathBuf]) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    let mut seen = BTreeSet::new();
-    for path in paths {
-        let display = path.display().to_string();
-        match std::fs::metadata(path) {
-            Err(err) => out.push(Candidate::Error(FileError::without_span(&display, io_message(&err)))),
-            Ok(meta) if meta.is_dir() => {
-                for candidate in walk(path, None) {
-                    push_unique(&mut out, &mut seen, candidate);
-                }
-            }
-            Ok(_) => push_unique(
-                &mut out,
-                &mut seen,
-                Candidate::File {
-                    display,
-                    path: path.clone(),
-                },
-            ),
-        }
-    }
-    out
+/// The files of a run, the paths that could not be used, and what was odd on the way.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// Files in the order first reached: the reported ones first.
+    pub files: Vec<Input>,
+    /// Paths given that do not exist or could not be read.
+    pub errors: Vec<FileError>,
+    /// Located warnings: a `mod` without its file, an unreadable member manifest.
+    pub warnings: Vec<String>,
 }
 
-/// The `*.rs` files of every target of every workspace member, from `cargo metadata`.
-pub fn from_workspace(manifest_path: Option<&Path>) -> Result<Vec<Candidate>, CliError> {
-    let mut command = cargo_metadata::MetadataCommand::new();
-    command.no_deps();
-    if let Some(path) = manifest_path {
-        command.manifest_path(path);
-    }
-    let metadata = command.exec().map_err(|err| {
-        CliError::Workspace(format!(
-            "cannot read the cargo workspace: {}",
-            err.to_string().trim_end()
-        ))
-    })?;
-    let target_dir = metadata.target_directory.clone().into_std_path_buf();
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for package in metadata.workspace_packages() {
-        for target in &package.targets {
-            // A build script's directory is the package root: walking it would take in everything.
-            if target.kind.iter().any(|k| k == "custom-build") {
-                continue;
-            }
-            if let Some(dir) = target.src_path.parent() {
-                let dir = dir.to_path_buf().into_std_path_buf();
-                if !roots.contains(&dir) {
-                    roots.push(dir);
-                }
-            }
+/// The files under the given paths, through their crates' module trees; the other files of
+/// those crates come along unreported, so names resolve as in the whole workspace.
+pub fn from_paths(paths: &[PathBuf]) -> Inputs {
+    from_workspace_files(Workspace::for_paths(paths))
+}
+
+/// Every file of every crate of the workspace above `manifest_path` (or the current folder).
+pub fn from_workspace(manifest_path: Option<&Path>) -> Result<Inputs, CliError> {
+    let start = match manifest_path {
+        Some(path) => path.to_path_buf(),
+        None => {
+            std::env::current_dir().map_err(|e| CliError::Workspace(format!("cannot read the current folder: {e}")))?
         }
-    }
-    let bases = current_dirs();
-    let mut files = BTreeSet::new();
-    let mut errors = Vec::new();
-    for root in &roots {
-        for candidate in walk(root, Some(&target_dir)) {
-            match candidate {
-                Candidate::File { path, .. } => {
-                    files.insert(path);
-                }
-                Candidate::Error(err) => errors.push(Candidate::Error(err)),
-            }
-        }
-    }
-    let mut out: Vec<Candidate> = files
-        .into_iter()
-        .map(|path| Candidate::File {
-            display: relative_display(&path, &bases),
-            path,
+    };
+    let location = workspace::locate(&start).map_err(|e| CliError::Workspace(workspace_message(&e)))?;
+    let found =
+        Workspace::discover(&location.workspace_manifest).map_err(|e| CliError::Workspace(workspace_message(&e)))?;
+    Ok(from_workspace_files(found))
+}
+
+fn from_workspace_files(found: Workspace) -> Inputs {
+    let input = |entry: &SourceEntry, reported: bool| Input {
+        display: entry.display.clone(),
+        path: entry.path.clone(),
+        module: module_of(entry),
+        reported,
+    };
+    let mut files: Vec<Input> = found.files.iter().map(|e| input(e, true)).collect();
+    files.extend(found.context.iter().map(|e| input(e, false)));
+    let errors = found
+        .errors
+        .iter()
+        .map(|e| FileError::without_span(&e.path().display().to_string(), e.message()))
+        .collect();
+    let warnings = found
+        .warnings
+        .iter()
+        .map(|w| match w.span {
+            Some(span) => format!("{}:{}:{}: {}", w.display, span.line, span.column, w.message),
+            None => format!("{}: {}", w.display, w.message),
         })
         .collect();
-    out.extend(errors);
-    Ok(out)
-}
-
-fn push_unique(out: &mut Vec<Candidate>, seen: &mut BTreeSet<PathBuf>, candidate: Candidate) {
-    match &candidate {
-        Candidate::File { path, .. } if !seen.insert(path.clone()) => {}
-        _ => out.push(candidate),
+    Inputs {
+        files,
+        errors,
+        warnings,
     }
 }
 
-/// The `*.rs` files under a directory, sorted by name, honouring ignore files.
-fn walk(root: &Path, skip: Option<&Path>) -> Vec<Candidate> {
-    let skip = skip.map(Path::to_path_buf);
-    let walker = ignore::WalkBuilder::new(root)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |entry| skip.as_deref() != Some(entry.path()))
-        .build();
-    let mut out = Vec::new();
-    for entry in walker {
-        match entry {
-            Ok(entry) => {
-                let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                let is_rust = entry.path().extension().is_some_and(|e| e == "rs");
-                if is_file && is_rust {
-                    out.push(Candidate::File {
-                        display: entry.path().display().to_string(),
-                        path: entry.into_path(),
-                    });
-                }
-            }
-            Err(err) => {
-                let message = err.to_string();
-                let path = walk_error_path(&err).unwrap_or_else(|| root.display().to_string());
-                out.push(Candidate::Error(FileError::without_span(&path, message)));
-            }
+/// `crate::kernels::blur` in crate `gpu` is `[gpu, kernels, blur]`; a file outside every
+/// crate is a crate of its own.
+fn module_of(entry: &SourceEntry) -> ModulePath {
+    match entry.primary() {
+        Some(membership) if membership.crate_index.is_some() => {
+            let mut module = vec![membership.crate_name.clone()];
+            module.extend(
+                membership
+                    .module_path
+                    .split("::")
+                    .skip_while(|s| *s == "crate")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+            );
+            module
         }
+        _ => vec![entry.display.clone()],
     }
-    out
 }
 
-fn walk_error_path(err: &ignore::Error) -> Option<String> {
+fn workspace_message(err: &WorkspaceError) -> String {
     match err {
-        ignore::Error::WithPath { path, .. } => Some(path.display().to_string()),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => walk_error_path(err),
-        _ => None,
+        WorkspaceError::NoManifest { .. } => format!(
+            "no Cargo.toml above `{}`: run it inside a cargo workspace, or give the files to check",
+            err.path().display()
+        ),
+        _ => format!(
+            "cannot read the cargo workspace: {}: {}",
+            err.path().display(),
+            err.message()
+        ),
     }
-}
-
-/// The current directory, as given and resolved (cargo reports resolved paths).
-fn current_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Ok(canonical) = cwd.canonicalize() {
-            if canonical != cwd {
-                dirs.push(canonical);
-            }
-        }
-        dirs.insert(0, cwd);
-    }
-    dirs
-}
-
-/// A path relative to one of the bases when it lies under one, else unchanged.
-fn relative_display(path: &Path, bases: &[PathBuf]) -> String {
-    bases
-        .iter()
-        .find_map(|base| path.strip_prefix(base).ok())
-        .filter(|rel| !rel.as_os_str().is_empty())
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 #[cfg(test)]
@@ -173,18 +118,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn relative_when_under_a_base() {
-        let bases = vec![PathBuf::from("/w/p")];
-        assert_eq!(relative_display(Path::new("/w/p/src/a.rs"), &bases), "src/a.rs");
-        assert_eq!(relative_display(Path::new("/x/a.rs"), &bases), "/x/a.rs");
-    }
-
-    #[test]
     fn missing_paths_are_errors_and_the_rest_is_kept() {
         let dir = env!("CARGO_MANIFEST_DIR");
         let paths = [PathBuf::from("/no/such/path.rs"), Path::new(dir).join("src/exit.rs")];
         let found = from_paths(&paths);
-        assert!(matches!(&found[0], Candidate::Error(e) if e.path == "/no/such/path.rs"));
-        assert!(matches!(&found[1], Candidate::File { .. }));
+        assert_eq!(found.errors.len(), 1);
+        assert_eq!(found.errors[0].path, "/no/such/path.rs");
+        let reported: Vec<&Input> = found.files.iter().filter(|f| f.reported).collect();
+        assert_eq!(reported.len(), 1);
+        assert_eq!(reported[0].module, ["cargo_kernel_lint", "exit"]);
+        // The rest of the binary's crate is read for its items.
+        assert!(found
+            .files
+            .iter()
+            .any(|f| !f.reported && f.display.ends_with("src/main.rs")));
     }
 }

@@ -464,19 +464,27 @@ fn cargo_workspace_sources_are_found_without_paths() {
         "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
          [package.metadata.kernel-lint]\nlints = { KL001 = \"deny\" }\n",
     );
-    write(dir.path(), "src/lib.rs", STRIDED_KERNEL);
+    write(
+        dir.path(),
+        "src/lib.rs",
+        &format!("{STRIDED_KERNEL}\npub mod clean;\n// mod orphan;\n"),
+    );
     write(dir.path(), "src/clean.rs", CLEAN_KERNEL);
+    // No crate compiles this file (its `mod` line is commented out): it is not read.
+    write(dir.path(), "src/orphan.rs", "fn broken( {\n");
     let run = run_in(dir.path(), &["kernel-lint", "--color", "never"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(run.stdout.contains("error[KL001]"), "{}", run.stdout);
     assert!(run.stdout.contains("src/lib.rs:8:"), "{}", run.stdout);
     assert!(run.stdout.contains("2 kernels in 2 files"), "{}", run.stdout);
+    assert!(!run.all().contains("orphan"), "{}", run.all());
 
     let json = run_in(dir.path(), &["accesses", "--format", "json"]);
     assert_eq!(json.code, 0, "{}", json.all());
     let doc = json.json();
     let files = kernel_files(&doc);
-    assert_eq!(files, ["src/clean.rs", "src/lib.rs"]);
+    // Module-tree order: the crate root, then its modules.
+    assert_eq!(files, ["src/lib.rs", "src/clean.rs"]);
 }
 
 #[test]

@@ -161,6 +161,9 @@ impl SourceFile {
 pub struct Unsupported {
     /// Where.
     pub span: Span,
+    /// The file, when not the one reported on (a helper of another module).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// What and why, as one lowercase sentence.
     pub message: String,
 }

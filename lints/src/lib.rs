@@ -152,18 +152,26 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                     continue;
                 }
                 if let Some(finding) = (lint.check)(&cx) {
-                    // A compound assignment loads and stores one place: one finding is enough.
-                    if out
-                        .iter()
-                        .any(|d: &Diagnostic| d.code == lint.code && d.primary.span == finding.span)
-                    {
+                    let path = access.file.clone().unwrap_or_else(|| file.path.clone());
+                    // A compound assignment loads and stores one place: one finding is enough;
+                    // a helper reached twice by the same chain of calls is one place too.
+                    if out.iter().any(|d: &Diagnostic| {
+                        d.code == lint.code
+                            && d.primary.span == finding.span
+                            && d.file == path
+                            && d.kernel == kernel.name
+                    }) {
                         continue;
+                    }
+                    let mut notes = finding.notes;
+                    if !access.via.is_empty() {
+                        notes.insert(0, call_chain(&kernel.name, access));
                     }
                     out.push(Diagnostic {
                         code: lint.code,
                         name: lint.name,
                         level,
-                        file: file.path.clone(),
+                        file: path,
                         kernel: kernel.name.clone(),
                         message: finding.message,
                         primary: Label {
@@ -172,7 +180,7 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                         },
                         secondary: Vec::new(),
                         help: finding.help,
-                        notes: finding.notes,
+                        notes,
                         fixes: Vec::new(),
                     });
                 }
@@ -180,6 +188,22 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// `in kernel `k`, called through `kernel::blur` (src/lib.rs:20:5)`: how the kernel reaches an
+/// access written in a helper, as rustc shows macro backtraces.
+fn call_chain(kernel: &str, access: &AccessReport) -> String {
+    let calls: Vec<String> = access
+        .via
+        .iter()
+        .map(|call| {
+            format!(
+                "`{}` ({}:{}:{})",
+                call.callee, call.file, call.span.line, call.span.column
+            )
+        })
+        .collect();
+    format!("in kernel `{kernel}`, called through {}", calls.join(" then "))
 }
 
 /// Text pieces shared by the lints' messages.

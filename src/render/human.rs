@@ -21,7 +21,7 @@ pub fn check(outcome: &Outcome, color: bool) -> String {
     for entry in &outcome.entries {
         match entry {
             Entry::Ok(file) => {
-                for report in file_reports(file) {
+                for report in file_reports(file, outcome) {
                     renderer.render(&mut out, &report);
                 }
             }
@@ -61,13 +61,22 @@ struct Report<'a> {
 }
 
 /// Findings, unsupported code and left-out items of one file, in source order.
-fn file_reports(file: &Analyzed) -> Vec<Report<'_>> {
-    let mut items: Vec<(usize, Report<'_>)> = Vec::new();
+///
+/// Findings and notes in helpers of other files are shown with those files' text, after the
+/// file's own.
+fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>> {
+    let source_of = |path: Option<&String>| match path {
+        Some(path) if *path != file.source.path => outcome.source(path).map(|s| (1, s)),
+        _ => Some((0, &file.source)),
+    };
+    let mut items: Vec<((usize, usize), Report<'a>)> = Vec::new();
     for diagnostic in &file.diagnostics {
-        items.push((
-            diagnostic.primary.span.start,
-            diagnostic_report(diagnostic, &file.source),
-        ));
+        if let Some((order, source)) = source_of(Some(&diagnostic.file)) {
+            items.push((
+                (order, diagnostic.primary.span.start),
+                diagnostic_report(diagnostic, source),
+            ));
+        }
     }
     let unsupported = file
         .report
@@ -75,20 +84,26 @@ fn file_reports(file: &Analyzed) -> Vec<Report<'_>> {
         .iter()
         .chain(file.report.kernels.iter().flat_map(|k| &k.unsupported));
     for item in unsupported {
+        let Some((order, source)) = source_of(item.file.as_ref()) else {
+            continue;
+        };
         let report = spanned(
-            &file.source,
+            source,
             Severity::Advice,
             "note",
             &item.message,
             item.span,
             String::new(),
         );
-        items.push((item.span.start, report));
+        items.push(((order, item.span.start), report));
     }
     for err in &file.report.errors {
-        items.push((err.span.map_or(0, |s| s.start), error_report(err, Some(&file.source))));
+        items.push((
+            (0, err.span.map_or(0, |s| s.start)),
+            error_report(err, Some(&file.source)),
+        ));
     }
-    items.sort_by_key(|(start, _)| *start);
+    items.sort_by_key(|(key, _)| *key);
     items.into_iter().map(|(_, report)| report).collect()
 }
 

@@ -95,6 +95,8 @@ pub(crate) struct Interpreter<'a> {
     /// The file of the code being walked (the kernel's, or a helper's).
     file: &'a SourceFile,
     file_id: usize,
+    /// The kernel's own file.
+    kernel_file: usize,
     /// The module of the code being walked: names resolve from here.
     module: &'a ModulePath,
     /// The calls being followed, outermost first.
@@ -126,6 +128,7 @@ pub fn interpret(
         sources,
         file: file_ref,
         file_id: file,
+        kernel_file: file,
         module,
         calls: Vec::new(),
         self_type: None,
@@ -188,13 +191,14 @@ impl<'a> Interpreter<'a> {
 
     fn unsupported(&mut self, node: &impl quote::ToTokens, message: String) {
         let span = self.span(node);
+        let file = (self.file_id != self.kernel_file).then(|| self.file.path.clone());
         if !self
             .body
             .unsupported
             .iter()
-            .any(|u| u.span == span && u.message == message)
+            .any(|u| u.span == span && u.message == message && u.file == file)
         {
-            self.body.unsupported.push(Unsupported { span, message });
+            self.body.unsupported.push(Unsupported { span, file, message });
         }
     }
 

@@ -128,6 +128,7 @@ fn hint_above(file: &SourceFile, first_line: usize, unsupported: &mut Vec<Unsupp
                         line,
                         column,
                     },
+                    file: None,
                     message: format!("ignored malformed launch hint: {message}"),
                 });
                 return None;

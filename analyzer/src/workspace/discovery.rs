@@ -169,6 +169,16 @@ impl Discovery {
                 file
             })
             .collect();
+        let chosen: BTreeSet<usize> = selected.iter().copied().collect();
+        let context: Vec<SourceEntry> = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(index, file)| {
+                !chosen.contains(index) && file.memberships.first().is_some_and(|m| m.crate_index.is_some())
+            })
+            .map(|(_, file)| file.clone())
+            .collect();
         if filter_warnings {
             // Source warnings only for the files asked about; manifest ones always.
             let chosen: BTreeSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
@@ -179,6 +189,7 @@ impl Discovery {
             roots: self.roots,
             crates: self.crates,
             files,
+            context,
             warnings: self.warnings,
             errors,
         }

@@ -66,6 +66,9 @@ pub struct Workspace {
     pub crates: Vec<Crate>,
     /// The source files to analyze, deduplicated, in the order first reached.
     pub files: Vec<SourceEntry>,
+    /// The other files of the crates walked to reach them: not reported on, but read so that
+    /// names resolve as they do in the whole workspace.
+    pub context: Vec<SourceEntry>,
     /// Problems that leave the run usable: missing module files, unreadable member manifests.
     pub warnings: Vec<WorkspaceWarning>,
     /// Paths given that could not be used at all (only from [`Workspace::for_paths`]).
