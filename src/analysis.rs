@@ -157,7 +157,7 @@ pub fn run(inputs: Inputs, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
                     module: input.module,
                 });
             }
-            Err(failed) if input.reported => entries.push(failed),
+            Err(failed) if input.reported => entries.push(*failed),
             Err(_) => {}
         }
     }
@@ -189,13 +189,13 @@ pub fn run(inputs: Inputs, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
 }
 
 /// A file's text; a failure keeps what could be read, for a snippet of the error.
-fn read(input: &Input) -> Result<SourceFile, Entry> {
+fn read(input: &Input) -> Result<SourceFile, Box<Entry>> {
     let display = input.display.clone();
     let bytes = std::fs::read(&input.path)
-        .map_err(|err| Entry::Failed(FileError::without_span(&display, io_message(&err)), None))?;
+        .map_err(|err| Box::new(Entry::Failed(FileError::without_span(&display, io_message(&err)), None)))?;
     // Lossy text keeps the valid prefix unchanged, so the error's span still points right.
     let lossy = std::str::from_utf8(&bytes)
         .is_err()
         .then(|| SourceFile::new(display.clone(), String::from_utf8_lossy(&bytes).into_owned()));
-    SourceFile::from_bytes(display, bytes).map_err(|err| Entry::Failed(err, lossy))
+    SourceFile::from_bytes(display, bytes).map_err(|err| Box::new(Entry::Failed(err, lossy)))
 }
