@@ -467,7 +467,7 @@ fn cargo_workspace_sources_are_found_without_paths() {
     write(
         dir.path(),
         "src/lib.rs",
-        &format!("{STRIDED_KERNEL}\npub mod clean;\n// mod orphan;\n"),
+        format!("{STRIDED_KERNEL}\npub mod clean;\n// mod orphan;\n"),
     );
     write(dir.path(), "src/clean.rs", CLEAN_KERNEL);
     // No crate compiles this file (its `mod` line is commented out): it is not read.
