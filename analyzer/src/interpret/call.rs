@@ -3,7 +3,8 @@
 
 use super::geometry::GeometryValue;
 use super::stmt::Flow;
-use super::{CallFrame, Interpreter, MemorySpace, Pointer, Value};
+use super::value::Operand;
+use super::{CallFrame, Interpreter, MemorySpace, Place, Pointer, Value};
 use crate::algebra::{OpKind, Poly};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
@@ -175,6 +176,43 @@ impl<'a> Interpreter<'a> {
             [first, rest @ ..] if rest.iter().all(|v| v == first) => first.clone(),
             _ => Value::Int(self.opaque(self.text(call), lane)),
         }
+    }
+
+    /// A method of a workspace type (`grid.get_node(id)`, `info.image_offset(x, y)`,
+    /// `ThreadId(i).as_usize()`), followed with `self` bound to the receiver; `None` when no
+    /// workspace type has a method of this name for this receiver.
+    pub(crate) fn workspace_method(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        let method = call.method.to_string();
+        let candidates: Vec<FunctionRef<'a>> = self
+            .sources
+            .index
+            .methods_named(&method)
+            .filter(|f| !f.module.first().is_some_and(|c| MODELLED_CRATES.contains(&c.as_str())))
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        // The receiver's type, from a dry evaluation: its loads are recorded when it is
+        // evaluated for real below.
+        let receiver_type = match self.dry_run(&call.receiver) {
+            Value::Place(p) => p.layout.map(|l| l.name),
+            Value::Pointer(p) => p.elem.map(|l| l.name),
+            Value::Struct { ty, .. } => ty,
+            _ => None,
+        };
+        let function = match &receiver_type {
+            Some(ty) => candidates.into_iter().find(|f| f.self_type == Some(ty.as_str()))?,
+            None if candidates.len() == 1 => candidates.into_iter().next()?,
+            None => return None,
+        };
+        let receiver = match self.operand(&call.receiver) {
+            Operand::Place(p) | Operand::Value(Value::Place(p)) => Value::Place(p),
+            Operand::Value(Value::Pointer(p)) => Value::Place(Place::at(&p)),
+            Operand::Value(v) => v,
+        };
+        let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+        let callee = format!("{}.{method}", self.text(&call.receiver));
+        Some(self.inline_call(call, callee, function, Some(receiver), args))
     }
 
     /// Macros: `shared_array!`, the standard ones whose arguments run, and the rest reported.

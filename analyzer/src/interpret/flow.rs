@@ -203,7 +203,7 @@ impl Interpreter<'_> {
 
     /// Evaluates an expression for its value only: accesses and notes it would record are
     /// dropped (the loop body records them when it is walked).
-    fn dry_run(&mut self, expr: &Expr) -> Value {
+    pub(crate) fn dry_run(&mut self, expr: &Expr) -> Value {
         let (accesses, unsupported) = (self.body.accesses.len(), self.body.unsupported.len());
         let value = self.value(expr);
         self.body.accesses.truncate(accesses);

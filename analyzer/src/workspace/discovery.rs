@@ -4,8 +4,8 @@ use super::manifest::{crate_name, io_reason, DependencySource, Manifest};
 use super::modules::{extract, ModItem};
 use super::paths::{absolute, display, expand_member, identity, is_glob, normalize, sorted_entries, EntryKind};
 use super::{
-    Crate, CrateLocation, Declaration, FileProblem, Membership, Options, PathDependency, SourceEntry, WarningKind,
-    Workspace, WorkspaceError, WorkspaceWarning,
+    Crate, CrateLocation, Declaration, DependencyKind, FileProblem, Membership, Options, PathDependency, SourceEntry,
+    WarningKind, Workspace, WorkspaceError, WorkspaceWarning,
 };
 use crate::source::{SourceFile, Span};
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,7 +93,11 @@ impl Discovery {
         let package = self.manifest(&path, false)?;
         let root = self.workspace_root_of(&package);
         self.walk_workspace(&root)?;
-        let selected: Vec<usize> = (0..self.files.len()).collect();
+        // Path dependencies outside the workspace's folder are read for their items only.
+        let folder = root.parent().map(Path::to_path_buf).unwrap_or_default();
+        let selected: Vec<usize> = (0..self.files.len())
+            .filter(|&i| self.files[i].path.starts_with(&folder))
+            .collect();
         Ok(self.finish(&selected, Vec::new(), false))
     }
 
@@ -432,6 +436,24 @@ impl Discovery {
                     reached: Vec::new(),
                 };
                 self.walk_root(&mut walk, &target.root);
+            }
+        }
+        // Kernels use types and helpers of the crates they depend on by path: walk those
+        // crates' workspaces too (each once), so that their names resolve.
+        let dependencies: Vec<PathBuf> = self
+            .crates
+            .iter()
+            .flat_map(|c| &c.path_dependencies)
+            .filter(|d| d.kind != DependencyKind::Dev)
+            .map(|d| d.manifest_dir.clone())
+            .collect();
+        for dir in dependencies {
+            if self.crates.iter().any(|c| c.manifest_dir == dir) {
+                continue;
+            }
+            if let Ok(location) = self.locate(&dir) {
+                // An unreadable dependency was warned about; its names stay unresolved.
+                let _ = self.walk_workspace(&location.workspace_manifest);
             }
         }
         Ok(())
