@@ -162,7 +162,7 @@ pub fn run(inputs: Inputs, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
         }
     }
     let sources: Vec<SourceFile> = program.iter().map(|m| m.source.clone()).collect();
-    let results = analyze_program(program, plan);
+    let results = analyze_program(program, &inputs.uses, plan);
     let mut context = Vec::new();
     for ((source, result), reported) in sources.into_iter().zip(results).zip(reported) {
         if !reported {

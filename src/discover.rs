@@ -3,7 +3,7 @@
 
 use crate::error::CliError;
 use kernel_lint_analyzer::workspace::{self, SourceEntry, Workspace, WorkspaceError};
-use kernel_lint_analyzer::{FileError, ModulePath};
+use kernel_lint_analyzer::{CrateUse, FileError, ModulePath};
 use std::path::{Path, PathBuf};
 
 /// One file to read, and whether its findings are reported.
@@ -28,6 +28,8 @@ pub struct Inputs {
     pub errors: Vec<FileError>,
     /// Located warnings: a `mod` without its file, an unreadable member manifest.
     pub warnings: Vec<String>,
+    /// Which crates each crate uses, so that their names resolve.
+    pub uses: Vec<CrateUse>,
 }
 
 /// The files under the given paths, through their crates' module trees; the other files of
@@ -76,7 +78,38 @@ fn from_workspace_files(found: Workspace) -> Inputs {
         files,
         errors,
         warnings,
+        uses: crate_uses(&found),
     }
+}
+
+/// Each target sees its package's library and the libraries of the package's path
+/// dependencies, under the names its code uses for them.
+fn crate_uses(found: &Workspace) -> Vec<CrateUse> {
+    let mut uses = Vec::new();
+    for package in &found.crates {
+        let library = package.lib().map(|lib| lib.crate_name.clone());
+        for target in &package.targets {
+            let mut add = |name: &str, root: &str| {
+                if name != target.crate_name || root != target.crate_name {
+                    uses.push(CrateUse {
+                        from: target.crate_name.clone(),
+                        name: name.to_string(),
+                        root: root.to_string(),
+                    });
+                }
+            };
+            if let Some(library) = &library {
+                add(library, library);
+            }
+            for dependency in &package.path_dependencies {
+                let used = found.crates.iter().find(|c| c.manifest_dir == dependency.manifest_dir);
+                if let Some(root) = used.and_then(|c| c.lib()) {
+                    add(&dependency.name.replace('-', "_"), &root.crate_name);
+                }
+            }
+        }
+    }
+    uses
 }
 
 /// `crate::kernels::blur` in crate `gpu` is `[gpu, kernels, blur]`; a file outside every

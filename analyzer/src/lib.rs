@@ -21,7 +21,7 @@ pub use interpret::{MemorySpace, Op};
 pub use model::items::ModulePath;
 pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSpec, ResolvedLaunch};
 pub use model::layout::FieldOf;
-pub use pipeline::{analyze_program, analyze_source, KernelAnalysis, ModuleSource, Program};
+pub use pipeline::{analyze_program, analyze_source, CrateUse, KernelAnalysis, ModuleSource, Program};
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};
 pub use warp::verdict::{AccessClass, Case, Prediction};

@@ -35,6 +35,18 @@ impl ModuleSource {
     }
 }
 
+/// That code of crate `from` names crate `root` as `name` (a path dependency of its package,
+/// or the package's library seen from its binaries).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateUse {
+    /// The crate whose code uses the other.
+    pub from: String,
+    /// The name its code uses (`common`, or the rename in `Cargo.toml`).
+    pub name: String,
+    /// The used crate's root module name.
+    pub root: String,
+}
+
 /// Every input file parsed and every module's items indexed, ready to analyze any kernel
 /// under any launch.
 pub struct Program {
@@ -53,14 +65,24 @@ pub struct KernelAnalysis {
 }
 
 impl Program {
-    /// Parses every file and indexes the items of those that parse.
+    /// Parses every file and indexes the items of those that parse; each crate sees only
+    /// itself.
     pub fn parse(inputs: Vec<ModuleSource>) -> Program {
+        Program::parse_with(inputs, &[])
+    }
+
+    /// Parses every file and indexes the items of those that parse; crates see the crates
+    /// `uses` says they use.
+    pub fn parse_with(inputs: Vec<ModuleSource>, uses: &[CrateUse]) -> Program {
         let mut program = Program {
             files: Vec::with_capacity(inputs.len()),
             parsed: Vec::with_capacity(inputs.len()),
             modules: Vec::with_capacity(inputs.len()),
             index: ItemIndex::default(),
         };
+        for u in uses {
+            program.index.add_dependency(&u.from, &u.name, &u.root);
+        }
         for (i, input) in inputs.into_iter().enumerate() {
             let parsed = parse_file(&input.source);
             if let Ok(parsed) = &parsed {
@@ -215,14 +237,18 @@ impl KernelAnalysis {
 ///
 /// Runs on a thread of its own with a stack deep enough for any input the parser accepts; a
 /// failure inside the analysis is returned as an error rather than taking the process down.
-pub fn analyze_program(inputs: Vec<ModuleSource>, plan: &LaunchPlan) -> Vec<Result<FileReport, FileError>> {
+pub fn analyze_program(
+    inputs: Vec<ModuleSource>,
+    uses: &[CrateUse],
+    plan: &LaunchPlan,
+) -> Vec<Result<FileReport, FileError>> {
     let paths: Vec<String> = inputs.iter().map(|i| i.source.path.clone()).collect();
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("kernel-lint-analysis".into())
             .stack_size(ANALYSIS_STACK_BYTES)
             .spawn_scoped(scope, move || {
-                let program = Program::parse(inputs);
+                let program = Program::parse_with(inputs, uses);
                 (0..program.files.len())
                     .map(|i| program.report(i, plan))
                     .collect::<Vec<_>>()
@@ -246,7 +272,7 @@ pub fn analyze_program(inputs: Vec<ModuleSource>, plan: &LaunchPlan) -> Vec<Resu
 
 /// Analyzes every kernel of one source file, on its own, under the given launch plan.
 pub fn analyze_source(file: &SourceFile, plan: &LaunchPlan) -> Result<FileReport, FileError> {
-    analyze_program(vec![ModuleSource::standalone(file.clone())], plan)
+    analyze_program(vec![ModuleSource::standalone(file.clone())], &[], plan)
         .pop()
         .unwrap_or_else(|| Err(NO_SUCH_FILE.clone()))
 }

@@ -186,7 +186,7 @@ impl<'a> Interpreter<'a> {
         let candidates: Vec<FunctionRef<'a>> = self
             .sources
             .index
-            .methods_named(&method)
+            .methods_named(&method, self.module)
             .filter(|f| !f.module.first().is_some_and(|c| MODELLED_CRATES.contains(&c.as_str())))
             .collect();
         if candidates.is_empty() {
@@ -194,7 +194,7 @@ impl<'a> Interpreter<'a> {
         }
         // The receiver's type, from a dry evaluation: its loads are recorded when it is
         // evaluated for real below.
-        let receiver_type = match self.dry_run(&call.receiver) {
+        let receiver_type = match self.dry_operand(&call.receiver) {
             Value::Place(p) => p.layout.map(|l| l.name),
             Value::Pointer(p) => p.elem.map(|l| l.name),
             Value::Struct { ty, .. } => ty,

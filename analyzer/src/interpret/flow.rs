@@ -3,6 +3,7 @@
 
 use super::arith::is_compound_assign;
 use super::stmt::Flow;
+use super::value::Operand;
 use super::{Bindings, Interpreter, Value};
 use crate::algebra::{Atom, CmpOp, Poly, Predicate};
 use syn::visit::Visit;
@@ -203,9 +204,21 @@ impl Interpreter<'_> {
 
     /// Evaluates an expression for its value only: accesses and notes it would record are
     /// dropped (the loop body records them when it is walked).
-    pub(crate) fn dry_run(&mut self, expr: &Expr) -> Value {
+    fn dry_run(&mut self, expr: &Expr) -> Value {
         let (accesses, unsupported) = (self.body.accesses.len(), self.body.unsupported.len());
         let value = self.value(expr);
+        self.body.accesses.truncate(accesses);
+        self.body.unsupported.truncate(unsupported);
+        value
+    }
+
+    /// What an expression denotes (a place is not read), with nothing it would record kept.
+    pub(crate) fn dry_operand(&mut self, expr: &Expr) -> Value {
+        let (accesses, unsupported) = (self.body.accesses.len(), self.body.unsupported.len());
+        let value = match self.operand(expr) {
+            Operand::Place(place) => Value::Place(place),
+            Operand::Value(value) => value,
+        };
         self.body.accesses.truncate(accesses);
         self.body.unsupported.truncate(unsupported);
         value

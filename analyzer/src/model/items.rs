@@ -71,6 +71,9 @@ struct ModuleItems {
 #[derive(Debug, Clone, Default)]
 pub struct ItemIndex {
     modules: BTreeMap<ModulePath, ModuleItems>,
+    /// For each crate, the other crates it may name: the name its code uses for each, and that
+    /// crate's root module name. A crate with no entry sees only itself.
+    dependencies: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl ItemIndex {
@@ -142,6 +145,25 @@ impl ItemIndex {
         }
     }
 
+    /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
+    /// or the package's library seen from its binaries).
+    pub fn add_dependency(&mut self, from: &str, name: &str, root: &str) {
+        self.dependencies
+            .entry(from.to_string())
+            .or_default()
+            .insert(name.to_string(), root.to_string());
+    }
+
+    /// Whether code of crate `from` may use items of crate `to`.
+    fn sees(&self, from: &str, to: &str) -> bool {
+        from == to || self.dependencies.get(from).is_some_and(|d| d.values().any(|r| r == to))
+    }
+
+    /// The crate whose root module code of crate `from` names `name`, if it is one it uses.
+    fn dependency(&self, from: &str, name: &str) -> Option<&String> {
+        self.dependencies.get(from)?.get(name)
+    }
+
     /// Whether a module of this path was analyzed.
     pub fn has_module(&self, module: &ModulePath) -> bool {
         self.modules.contains_key(module)
@@ -195,11 +217,12 @@ impl ItemIndex {
         if let Some(found) = self.member(module, name, depth) {
             return Some(found);
         }
-        let crate_root = vec![name.to_string()];
-        if self.modules.contains_key(&crate_root) && module.first().map(String::as_str) != Some(name) {
-            return Some(Target::Module(crate_root));
-        }
-        None
+        let from = module.first()?;
+        let root = self.dependency(from, name)?;
+        let crate_root = vec![root.clone()];
+        self.modules
+            .contains_key(&crate_root)
+            .then_some(Target::Module(crate_root))
     }
 
     /// A name defined in, or imported into, a module.
@@ -298,7 +321,9 @@ impl ItemIndex {
                     block: &f.block,
                 })
             }
-            Target::Associated(_, ty, name) => self.methods_named(name).find(|m| m.self_type == Some(ty.as_str())),
+            Target::Associated(module, ty, name) => self
+                .methods_named(name, module)
+                .find(|m| m.self_type == Some(ty.as_str())),
             _ => None,
         }
     }
@@ -309,24 +334,28 @@ impl ItemIndex {
             .is_some_and(|(_, s)| matches!(s.fields, syn::Fields::Unnamed(_)))
     }
 
-    /// Every inherent method with this name, in module order.
-    pub fn methods_named<'a>(&'a self, name: &str) -> impl Iterator<Item = FunctionRef<'a>> + 'a {
+    /// Every method with this name that code of module `from` may call, in module order.
+    pub fn methods_named<'a>(&'a self, name: &str, from: &ModulePath) -> impl Iterator<Item = FunctionRef<'a>> + 'a {
         let name = name.to_string();
-        self.modules.iter().flat_map(move |(module, items)| {
-            let name = name.clone();
-            items
-                .methods
-                .iter()
-                .filter(move |m| m.item.sig.ident == name.as_str())
-                .map(move |m| FunctionRef {
-                    module,
-                    file: items.file,
-                    name: m.item.sig.ident.to_string(),
-                    self_type: Some(m.self_type.as_str()),
-                    sig: &m.item.sig,
-                    block: &m.item.block,
-                })
-        })
+        let from = from.first().cloned().unwrap_or_default();
+        self.modules
+            .iter()
+            .filter(move |(module, _)| module.first().is_some_and(|c| self.sees(&from, c)))
+            .flat_map(move |(module, items)| {
+                let name = name.clone();
+                items
+                    .methods
+                    .iter()
+                    .filter(move |m| m.item.sig.ident == name.as_str())
+                    .map(move |m| FunctionRef {
+                        module,
+                        file: items.file,
+                        name: m.item.sig.ident.to_string(),
+                        self_type: Some(m.self_type.as_str()),
+                        sig: &m.item.sig,
+                        block: &m.item.block,
+                    })
+            })
     }
 }
 
@@ -367,7 +396,7 @@ impl ItemIndex {
             }
         }
         for method in calls.methods {
-            out.extend(self.methods_named(&method));
+            out.extend(self.methods_named(&method, function.module));
         }
         out
     }
