@@ -7,6 +7,7 @@ mod call;
 mod expr;
 mod flow;
 mod geometry;
+mod pattern;
 mod place;
 mod stmt;
 mod value;
@@ -80,8 +81,24 @@ pub(crate) struct Interpreter<'a> {
     body: KernelBody,
     next_id: u32,
     call_depth: usize,
-    /// Values of `return` expressions in the helper being inlined.
-    returns: Vec<Value>,
+    /// Values of `return` expressions in the helper being inlined, each with whether it runs
+    /// under a condition (inside the helper) that differs between lanes.
+    returns: Vec<(Value, bool)>,
+    /// Guards that were in force when the helper being inlined was called.
+    call_guards: usize,
+    /// Guards that were in force when the innermost loop body began.
+    loop_guards: usize,
+    /// Whether the innermost loop walked so far has a `break` or `continue` under a condition
+    /// that differs between lanes.
+    lane_exits: LaneExits,
+}
+
+/// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
+/// leave after different iterations; a `continue` lets them skip different parts of one.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct LaneExits {
+    breaks: bool,
+    continues: bool,
 }
 
 /// Interprets a kernel's body under its launch.
@@ -100,6 +117,9 @@ pub fn interpret(file: &SourceFile, syntax: &syn::File, items: &FileItems, kerne
         next_id: 0,
         call_depth: 0,
         returns: Vec::new(),
+        call_guards: 0,
+        loop_guards: 0,
+        lane_exits: LaneExits::default(),
     };
     interpreter.declare_statics(&syntax.items);
     for input in &kernel.item.sig.inputs {
@@ -238,6 +258,9 @@ impl<'a> Interpreter<'a> {
             syn::Type::Paren(p) => self.parameter_value(name, &p.elem, depth),
             syn::Type::Path(path) => {
                 let last = last_segment(&path.path);
+                if let Some(elem) = slice_element(&path.path) {
+                    return pointer(elem, self);
+                }
                 if let Some(fields) = self.layouts.struct_fields(&last).filter(|_| depth < 4) {
                     let values = fields
                         .iter()
@@ -303,6 +326,24 @@ impl<'a> Interpreter<'a> {
             }
         }
     }
+}
+
+/// Slice types of the GPU crates passed by value: `DisjointSlice<f32>` is a slice of `f32`.
+const SLICE_TYPES: &[&str] = &["DisjointSlice"];
+
+/// The element type of a slice type passed by value.
+fn slice_element(path: &syn::Path) -> Option<&syn::Type> {
+    let last = path.segments.last()?;
+    if !SLICE_TYPES.contains(&last.ident.to_string().as_str()) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
