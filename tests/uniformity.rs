@@ -8,9 +8,9 @@ use kernel_lint_analyzer::{analyze_source, AccessClass, Case, LaunchPlan, Launch
 use kernel_lint_lints::{check_file, Level, LintLevels, LINTS};
 use std::collections::BTreeMap;
 
-/// The prediction for the global access of `kernel` to `array` with `op`, the `nth` of them
-/// (0-based), under the default launch or with the given parameter values.
-fn predict_with(src: &str, kernel: &str, array: &str, op: Op, nth: usize, params: &[(&str, i64)]) -> Prediction {
+/// The predictions for the global accesses of `kernel` to `array` with `op`, in order, under
+/// the default launch or with the given parameter values.
+fn predictions(src: &str, kernel: &str, array: &str, op: Op, params: &[(&str, i64)]) -> Vec<Prediction> {
     let plan = LaunchPlan {
         specs: vec![LaunchSpec {
             kernel: kernel.into(),
@@ -27,15 +27,20 @@ fn predict_with(src: &str, kernel: &str, array: &str, op: Op, nth: usize, params
         .iter()
         .find(|k| k.name == kernel)
         .unwrap_or_else(|| panic!("kernel `{kernel}` not found"));
-    let accesses: Vec<_> = found
+    found
         .accesses
         .iter()
         .filter(|a| a.array == array && a.op == op)
-        .collect();
-    let access = accesses
-        .get(nth)
-        .unwrap_or_else(|| panic!("access {nth} to `{array}` not found in {:?}", found.accesses));
-    access.prediction.clone().expect("a global access")
+        .map(|a| a.prediction.clone().expect("a global access"))
+        .collect()
+}
+
+/// The prediction for the `nth` (0-based) of those accesses.
+fn predict_with(src: &str, kernel: &str, array: &str, op: Op, nth: usize, params: &[(&str, i64)]) -> Prediction {
+    let all = predictions(src, kernel, array, op, params);
+    all.get(nth)
+        .cloned()
+        .unwrap_or_else(|| panic!("access {nth} to `{array}` not found among {}", all.len()))
 }
 
 fn predict(src: &str, kernel: &str, array: &str, op: Op, nth: usize) -> Prediction {
@@ -515,4 +520,86 @@ fn one_address_in_the_cases_tried_is_not_a_proof() {
             ["the lanes read one address in every case tried, but not for every value of the unknowns"]
         );
     }
+}
+
+#[test]
+fn struct_and_slice_patterns_take_the_parts_they_match() {
+    let src = "pub struct Job { first: usize, lane: usize }
+    #[kernel] pub unsafe fn k(out: *mut f32, n: usize, rows: &[u32]) {
+        let tid = thread::index_1d() as usize;
+        let job = Job { first: n * 2, lane: tid };
+        let Job { first, lane } = job;
+        *out.add(first) = 1.0;
+        *out.add(lane) = 2.0;
+        let [p, q] = pair(tid);
+        *out.add(p) = 3.0;
+        let Some(r) = tid.checked_sub(1) else { return; };
+        *out.add(r) = 4.0;
+    }";
+    assert_broadcast(&predict(src, "k", "out", Op::Store, 0));
+    let p = predict(src, "k", "out", Op::Store, 1);
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Coalesced, Some(4.0)),
+        "{p:?}"
+    );
+    assert_unknown(
+        &predict(src, "k", "out", Op::Store, 2),
+        "the index depends on `p`, which is bound by a pattern the analysis does not follow",
+    );
+    let p = predict(src, "k", "out", Op::Store, 3);
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Misaligned, Some(5.0)),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn deeply_nested_loops_that_ask_for_second_walks_stay_bounded() {
+    // Each level changes a variable under a lane-dependent condition: a second walk of every
+    // level would double the work per level.
+    let mut body = "*out.add(tid) = 1.0;".to_string();
+    for d in (0..14).rev() {
+        body = format!(
+            "let mut w{d} = 0; for k{d} in 0..n {{ *out.add(w{d}) = 2.0; {body} if tid > {d} {{ w{d} = 1; }} }}"
+        );
+    }
+    let src = format!(
+        "#[kernel] pub unsafe fn k(out: *mut f32, n: usize) {{ let tid = thread::index_1d() as usize; {body} }}"
+    );
+    let stores = predictions(&src, "k", "out", Op::Store, &[]);
+    assert_eq!(stores.len(), 15);
+    for (nth, p) in stores[..14].iter().enumerate() {
+        assert_unknown(
+            p,
+            &format!("the index depends on `w{nth} (changed by the loop)`, which the analysis cannot follow"),
+        );
+    }
+    let p = &stores[14];
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Coalesced, Some(4.0)),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn parameters_taken_apart_by_patterns_stay_uniform() {
+    let src = "#[kernel] pub unsafe fn k(out: *mut f32, (w, h): (usize, usize), pair: (usize, usize)) {
+        let tid = thread::index_1d() as usize;
+        *out.add(w * h) = 1.0;
+        let (a, b) = pair;
+        *out.add(b) = 2.0;
+        *out.add(pair.0 + tid) = 3.0;
+    }";
+    assert_broadcast(&predict(src, "k", "out", Op::Store, 0));
+    assert_broadcast(&predict(src, "k", "out", Op::Store, 1));
+    let p = predict(src, "k", "out", Op::Store, 2);
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Misaligned, Some(5.0)),
+        "{p:?}"
+    );
+    assert_eq!(p.cases[0].condition, "pair.0 % 8 == 0");
 }

@@ -192,10 +192,25 @@ impl<'a> Interpreter<'a> {
                 Value::Unknown
             }
             Expr::Struct(s) => {
-                for f in &s.fields {
-                    self.value(&f.expr);
+                let fields: Vec<(String, Value)> = s
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let member = match &f.member {
+                            syn::Member::Named(ident) => ident.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        (member, self.value(&f.expr))
+                    })
+                    .collect();
+                match &s.rest {
+                    // `..base` fills fields the analysis would have to look up.
+                    Some(rest) => {
+                        self.value(rest);
+                        Value::Unknown
+                    }
+                    None => Value::Struct(fields),
                 }
-                Value::Unknown
             }
             Expr::Let(l) => self.let_condition(l),
             Expr::Range(r) => {

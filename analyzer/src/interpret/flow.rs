@@ -256,6 +256,11 @@ impl Interpreter<'_> {
     pub(crate) fn loop_body(&mut self, body: &Block, condition: Option<&Expr>) {
         let mut assigned = AssignedVariables::default();
         assigned.visit_block(body);
+        self.loop_walks += 1;
+        if self.loop_walks > super::MAX_LOOP_WALKS {
+            self.walk_loop(body, condition, &assigned.by_name, true);
+            return;
+        }
         let mark = (
             self.scopes.clone(),
             self.body.accesses.len(),

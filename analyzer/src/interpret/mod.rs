@@ -69,6 +69,11 @@ type Scope = BTreeMap<String, Value>;
 /// Most nested helper calls followed.
 const MAX_CALL_DEPTH: usize = 8;
 
+/// Loop bodies walked in one kernel before loops stop getting a second walk: past it, every
+/// variable a loop changes is taken to differ between lanes from the start (sound, less
+/// precise), so that nested loops cannot multiply the work.
+const MAX_LOOP_WALKS: usize = 1024;
+
 /// Walks one kernel.
 pub(crate) struct Interpreter<'a> {
     file: &'a SourceFile,
@@ -91,6 +96,8 @@ pub(crate) struct Interpreter<'a> {
     /// Whether the innermost loop walked so far has a `break` or `continue` under a condition
     /// that differs between lanes.
     lane_exits: LaneExits,
+    /// Loop bodies walked so far, to bound the second walks nested loops may ask for.
+    loop_walks: usize,
 }
 
 /// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
@@ -120,6 +127,7 @@ pub fn interpret(file: &SourceFile, syntax: &syn::File, items: &FileItems, kerne
         call_guards: 0,
         loop_guards: 0,
         lane_exits: LaneExits::default(),
+        loop_walks: 0,
     };
     interpreter.declare_statics(&syntax.items);
     for input in &kernel.item.sig.inputs {
@@ -226,16 +234,13 @@ impl<'a> Interpreter<'a> {
 
     fn bind_parameter(&mut self, input: &syn::FnArg) {
         let syn::FnArg::Typed(typed) = input else { return };
-        let syn::Pat::Ident(ident) = &*typed.pat else {
-            self.unsupported(
-                &typed.pat,
-                "parameter pattern is not a plain name; its uses are not analyzed".into(),
-            );
-            return;
+        // `(w, h): (u32, u32)` takes the parts of a parameter, the same for every lane.
+        let name = match &*typed.pat {
+            syn::Pat::Ident(ident) => ident.ident.to_string(),
+            other => self.text(other),
         };
-        let name = ident.ident.to_string();
         let value = self.parameter_value(&name, &typed.ty, 0);
-        self.define(name, value);
+        self.bind_pattern(&typed.pat, value);
     }
 
     /// The value a parameter of type `ty` starts with.
@@ -256,6 +261,13 @@ impl<'a> Interpreter<'a> {
             },
             syn::Type::Ptr(p) => pointer(&p.elem, self),
             syn::Type::Paren(p) => self.parameter_value(name, &p.elem, depth),
+            syn::Type::Tuple(t) if depth < 4 => Value::Tuple(
+                t.elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ty)| self.parameter_value(&format!("{name}.{i}"), ty, depth + 1))
+                    .collect(),
+            ),
             syn::Type::Path(path) => {
                 let last = last_segment(&path.path);
                 if let Some(elem) = slice_element(&path.path) {
