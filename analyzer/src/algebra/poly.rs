@@ -3,7 +3,7 @@
 
 mod atom;
 
-pub use atom::{Atom, Axis, OpKind, OpNode};
+pub use atom::{Atom, Axis, OpKind, OpNode, CANNOT_FOLLOW};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
@@ -45,10 +45,17 @@ impl Poly {
 
     /// An opaque value the analysis cannot follow.
     pub fn opaque(id: u32, text: impl Into<String>, lane: bool) -> Poly {
+        Poly::opaque_because(id, text, lane, CANNOT_FOLLOW)
+    }
+
+    /// An opaque value with the reason it is opaque, which completes "the index depends on
+    /// `text`, which ...".
+    pub fn opaque_because(id: u32, text: impl Into<String>, lane: bool, why: &'static str) -> Poly {
         Poly::atom(Atom::Opaque {
             id,
             text: text.into(),
             lane,
+            why,
         })
     }
 

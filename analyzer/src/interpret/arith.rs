@@ -1,7 +1,7 @@
 //! Integer arithmetic on index polynomials: binary operators, compound assignment and the
 //! integer methods share one table from operator to operation.
 
-use super::value::Operand;
+use super::value::{why, Operand};
 use super::{Interpreter, Op, Value};
 use crate::algebra::{CmpOp, OpKind, Poly, Predicate};
 use syn::{BinOp, Expr};
@@ -144,16 +144,98 @@ impl Interpreter<'_> {
         match (method, arg.as_ref().and_then(Poly::as_constant), &arg) {
             ("pow", Some(k @ 0..=8), _) => Value::Int((0..k).fold(Poly::constant(1), |acc, _| acc.mul(&a))),
             ("div_ceil", _, Some(b)) => Value::Int(Poly::op(OpKind::Div, &a.add(b).sub(&Poly::constant(1)), b)),
-            _ => {
+            _ if PURE_METHODS.contains(&method) => {
                 let lane = a.is_lane_dependent()
                     || args
                         .iter()
                         .any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
                 Value::Int(self.opaque(self.text(call), lane))
             }
+            // Not a method of a number: the receiver is a value of some other type (a
+            // generator's state, say) whose method may read the thread index itself.
+            _ => {
+                let id = self.fresh_id();
+                Value::Int(Poly::opaque_because(id, self.text(call), true, why::INVISIBLE_CALL))
+            }
         }
     }
 }
+
+/// Methods of the standard integer and float types (and `Option`'s defaults): functions of the
+/// receiver and the arguments only, the same for every lane when those are.
+const PURE_METHODS: &[&str] = &[
+    "abs",
+    "abs_diff",
+    "ceil",
+    "checked_div",
+    "checked_neg",
+    "checked_pow",
+    "checked_rem",
+    "checked_shl",
+    "checked_shr",
+    "clamp",
+    "copysign",
+    "cos",
+    "count_ones",
+    "count_zeros",
+    "div_euclid",
+    "exp",
+    "exp2",
+    "floor",
+    "fract",
+    "ilog",
+    "ilog10",
+    "ilog2",
+    "is_finite",
+    "is_infinite",
+    "is_nan",
+    "is_power_of_two",
+    "is_sign_negative",
+    "is_sign_positive",
+    "isqrt",
+    "leading_ones",
+    "leading_zeros",
+    "ln",
+    "log10",
+    "log2",
+    "mul_add",
+    "next_multiple_of",
+    "next_power_of_two",
+    "overflowing_add",
+    "overflowing_mul",
+    "overflowing_sub",
+    "pow",
+    "powf",
+    "powi",
+    "recip",
+    "rem_euclid",
+    "reverse_bits",
+    "rotate_left",
+    "rotate_right",
+    "round",
+    "rsqrt",
+    "saturating_pow",
+    "signum",
+    "sin",
+    "sqrt",
+    "swap_bytes",
+    "tan",
+    "to_be",
+    "to_bits",
+    "to_le",
+    "trailing_ones",
+    "trailing_zeros",
+    "trunc",
+    "unsigned_abs",
+    "unwrap_or",
+    "unwrap_or_default",
+    "wrapping_div",
+    "wrapping_neg",
+    "wrapping_pow",
+    "wrapping_rem",
+    "wrapping_shl",
+    "wrapping_shr",
+];
 
 /// The variable an expression names, when it is a plain name.
 pub(crate) fn local_name(expr: &Expr) -> Option<String> {

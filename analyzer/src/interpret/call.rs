@@ -3,9 +3,9 @@
 
 use super::geometry::GeometryValue;
 use super::stmt::Flow;
-use super::value::Operand;
+use super::value::{why, Operand};
 use super::{CallFrame, Interpreter, MemorySpace, Place, Pointer, Value};
-use crate::algebra::{OpKind, Poly};
+use crate::algebra::{OpKind, Poly, CANNOT_FOLLOW};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
@@ -32,20 +32,40 @@ const EXPRESSION_MACROS: &[&str] = &[
     "dbg",
 ];
 
+/// Integer types whose `from` and `try_from` keep the value.
+const INTEGER_TYPES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+];
+
+/// The type argument of a path such as `size_of::<T>`.
+fn turbofish_type(path: &syn::Path) -> Option<&syn::Type> {
+    match &path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
 impl<'a> Interpreter<'a> {
     /// A call: a function of the analyzed workspace (followed), a modelled one (geometry,
-    /// `from_raw_parts`, `min`), a tuple-struct constructor, or an opaque value.
+    /// pointer and conversion functions, `min`), a tuple-struct constructor, and otherwise a
+    /// value that may differ between lanes.
     pub(crate) fn call(&mut self, call: &syn::ExprCall) -> Value {
         let Expr::Path(path) = &*call.func else {
-            for a in &call.args {
-                self.value(a);
-            }
-            return Value::Unknown;
+            self.value(&call.func);
+            let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+            return self.invisible_call(call, &args);
         };
         let name = last_segment(&path.path);
+        // A closure held in a variable: its body was walked where it was written.
+        if path.path.get_ident().is_some() && self.lookup(&name).is_some() {
+            let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+            return self.invisible_call(call, &args);
+        }
         let target = self.scope().resolve(&self.own_path(&path.path));
-        let workspace_item = target.as_ref().filter(|t| !is_modelled(t)).cloned();
-        if let Some(target) = &workspace_item {
+        if let Some(target) = target.as_ref().filter(|t| !is_modelled(t)) {
             if let Some(function) = self.sources.index.function(target) {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
@@ -69,13 +89,7 @@ impl<'a> Interpreter<'a> {
                 None => {}
             }
             if name == "dynamic_shared_mem" {
-                let elem = path.path.segments.last().and_then(|s| match &s.arguments {
-                    syn::PathArguments::AngleBracketed(a) => a.args.first().and_then(|g| match g {
-                        syn::GenericArgument::Type(t) => self.scope().layout(t),
-                        _ => None,
-                    }),
-                    _ => None,
-                });
+                let elem = turbofish_type(&path.path).and_then(|t| self.scope().layout(t));
                 return Value::Pointer(Pointer {
                     array: "<dynamic shared memory>".into(),
                     offset: Poly::default(),
@@ -84,12 +98,23 @@ impl<'a> Interpreter<'a> {
                     index: None,
                 });
             }
+            if matches!(name.as_str(), "size_of" | "align_of") {
+                let layout = turbofish_type(&path.path).and_then(|t| self.scope().layout(t));
+                return Value::Int(match layout {
+                    Some(l) => Poly::constant(if name == "size_of" { l.size } else { l.align } as i64),
+                    None => self.opaque(self.text(call), false),
+                });
+            }
         }
         let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+        let conversion = matches!(name.as_str(), "from" | "try_from")
+            && path.path.segments.len() == 2
+            && INTEGER_TYPES.contains(&path.path.segments[0].ident.to_string().as_str());
         match name.as_str() {
-            "from_raw_parts" | "from_raw_parts_mut" | "Some" | "Wrapping" => {
+            "from_raw_parts" | "from_raw_parts_mut" | "Some" | "Ok" | "Wrapping" => {
                 return args.into_iter().next().unwrap_or(Value::Unknown);
             }
+            _ if conversion && args.len() == 1 => return args.into_iter().next().unwrap_or(Value::Unknown),
             "min" | "max" if args.len() == 2 => {
                 if let (Value::Int(a), Value::Int(b)) = (&args[0], &args[1]) {
                     let kind = if name == "min" { OpKind::Min } else { OpKind::Max };
@@ -98,12 +123,19 @@ impl<'a> Interpreter<'a> {
             }
             _ => {}
         }
-        let lane = args.iter().any(|v| match v {
-            Value::Int(p) => p.is_lane_dependent(),
-            Value::Bool(p) => p.is_lane_dependent(),
-            _ => true,
-        }) && !args.is_empty();
-        Value::Int(self.opaque(self.text(call), lane))
+        self.invisible_call(call, &args)
+    }
+
+    /// A call without a body to follow: its result may differ between lanes even when its
+    /// inputs do not, since the function may read the thread index itself.
+    fn invisible_call(&mut self, call: &syn::ExprCall, args: &[Value]) -> Value {
+        let why = if args.iter().any(Value::is_lane_dependent) {
+            CANNOT_FOLLOW
+        } else {
+            why::INVISIBLE_CALL
+        };
+        let id = self.fresh_id();
+        Value::Int(Poly::opaque_because(id, self.text(call), true, why))
     }
 
     /// Follows a call into a function or method of the workspace: its parameters (and `self`)
@@ -117,13 +149,10 @@ impl<'a> Interpreter<'a> {
         receiver: Option<Value>,
         args: Vec<Value>,
     ) -> Value {
-        let lane = receiver
-            .iter()
-            .chain(&args)
-            .any(|v| !matches!(v, Value::Int(p) if !p.is_lane_dependent()));
+        let inputs_vary = receiver.iter().chain(&args).any(Value::is_lane_dependent);
         if self.sources.index.is_recursive(&function) {
             self.unsupported(call, format!("`{callee}` is recursive; its accesses are not analyzed"));
-            return Value::Int(self.opaque(self.text(call), lane));
+            return Value::Int(self.opaque(self.text(call), true));
         }
         if self.calls.len() >= super::MAX_CALL_DEPTH {
             self.unsupported(
@@ -133,10 +162,10 @@ impl<'a> Interpreter<'a> {
                     super::MAX_CALL_DEPTH
                 ),
             );
-            return Value::Int(self.opaque(self.text(call), lane));
+            return Value::Int(self.opaque(self.text(call), true));
         }
         let Some(file) = self.sources.files.get(function.file) else {
-            return Value::Int(self.opaque(self.text(call), lane));
+            return Value::Int(self.opaque(self.text(call), true));
         };
         let frame = CallFrame {
             callee,
@@ -146,6 +175,7 @@ impl<'a> Interpreter<'a> {
         let saved = (
             std::mem::replace(&mut self.scopes, vec![Default::default()]),
             std::mem::take(&mut self.returns),
+            std::mem::replace(&mut self.call_guards, self.guards.len()),
             std::mem::replace(&mut self.file, file),
             std::mem::replace(&mut self.file_id, function.file),
             std::mem::replace(&mut self.module, function.module),
@@ -164,17 +194,27 @@ impl<'a> Interpreter<'a> {
         }
         let (flow, tail) = self.block(function.block);
         self.calls.pop();
-        let (scopes, outer_returns, file, file_id, module, self_type) = saved;
+        let (scopes, outer_returns, call_guards, file, file_id, module, self_type) = saved;
         let mut outcomes = std::mem::replace(&mut self.returns, outer_returns);
-        (self.scopes, self.file, self.file_id, self.module, self.self_type) =
-            (scopes, file, file_id, module, self_type);
+        (
+            self.scopes,
+            self.call_guards,
+            self.file,
+            self.file_id,
+            self.module,
+            self.self_type,
+        ) = (scopes, call_guards, file, file_id, module, self_type);
         if flow == Flow::Falls {
-            outcomes.push(tail);
+            outcomes.push((tail, false));
         }
         match outcomes.as_slice() {
-            [one] => one.clone(),
-            [first, rest @ ..] if rest.iter().all(|v| v == first) => first.clone(),
-            _ => Value::Int(self.opaque(self.text(call), lane)),
+            [(one, _)] => one.clone(),
+            [(first, _), rest @ ..] if rest.iter().all(|(v, _)| v == first) => first.clone(),
+            _ => {
+                // Which `return` is taken differs between lanes when a condition on the way does.
+                let lane = inputs_vary || outcomes.iter().any(|(v, guarded)| *guarded || v.is_lane_dependent());
+                Value::Int(self.opaque(self.text(call), lane))
+            }
         }
     }
 

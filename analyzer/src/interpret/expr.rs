@@ -31,7 +31,8 @@ impl<'a> Interpreter<'a> {
         match value {
             Value::Int(p) => p,
             other => {
-                let lane = !matches!(other, Value::Bool(_)) || self.guards.iter().any(Predicate::is_lane_dependent);
+                let lane = !matches!(&other, Value::Bool(p) if !p.is_lane_dependent())
+                    || self.guards.iter().any(Predicate::is_lane_dependent);
                 self.opaque(self.text(expr), lane)
             }
         }
@@ -42,7 +43,10 @@ impl<'a> Interpreter<'a> {
         match self.value(expr) {
             Value::Bool(p) => p,
             Value::Int(p) => Predicate::Cmp(CmpOp::Ne, p, Poly::default()),
-            _ => Predicate::Unknown,
+            other => {
+                let text = self.text(expr);
+                self.unknown_condition(text, other.is_lane_dependent())
+            }
         }
     }
 
@@ -74,11 +78,19 @@ impl<'a> Interpreter<'a> {
             Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => match self.value(&u.expr) {
                 Value::Pointer(pointer) => Operand::Place(Place::at(&pointer)),
                 Value::Place(place) => Operand::Place(place),
-                _ => Operand::Value(Value::Unknown),
+                // A reference the analysis tracks by its value (`*w` for an item `w`).
+                other => Operand::Value(other),
             },
             Expr::MethodCall(call) => self.method_call(call),
             _ => Operand::Value(self.plain_value(expr)),
         }
+    }
+
+    /// Whether a guard pushed after the first `base` differs between lanes.
+    pub(crate) fn lane_guarded_since(&self, base: usize) -> bool {
+        self.guards
+            .get(base..)
+            .is_some_and(|guards| guards.iter().any(Predicate::is_lane_dependent))
     }
 
     /// Expressions that are never places.
@@ -137,10 +149,8 @@ impl<'a> Interpreter<'a> {
                 self.for_loop(f);
                 Value::Unknown
             }
-            Expr::Match(m) => {
-                self.match_arms(m);
-                Value::Unknown
-            }
+            Expr::Match(m) => self.match_arms(m),
+            Expr::Closure(c) => self.closure(c),
             Expr::Assign(a) => {
                 if let Some(name) = local_name(&a.left) {
                     if self.lookup(&name).is_some() {
@@ -154,13 +164,19 @@ impl<'a> Interpreter<'a> {
             }
             Expr::Return(r) => {
                 let v = r.expr.as_ref().map_or(Value::Unknown, |e| self.value(e));
-                self.returns.push(v);
+                let lane = self.lane_guarded_since(self.call_guards);
+                self.returns.push((v, lane));
                 Value::Unknown
             }
             Expr::Break(b) => {
                 if let Some(e) = &b.expr {
                     self.value(e);
                 }
+                self.lane_exits.breaks |= self.lane_guarded_since(self.loop_guards);
+                Value::Unknown
+            }
+            Expr::Continue(_) => {
+                self.lane_exits.continues |= self.lane_guarded_since(self.loop_guards);
                 Value::Unknown
             }
             Expr::Macro(m) => self.macro_call(&m.mac),
@@ -176,22 +192,37 @@ impl<'a> Interpreter<'a> {
                 Value::Unknown
             }
             Expr::Struct(s) => {
-                for f in &s.fields {
-                    self.value(&f.expr);
+                let fields: Vec<(String, Value)> = s
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let member = match &f.member {
+                            syn::Member::Named(ident) => ident.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        (member, self.value(&f.expr))
+                    })
+                    .collect();
+                match &s.rest {
+                    // `..base` fills fields the analysis would have to look up.
+                    Some(rest) => {
+                        self.value(rest);
+                        Value::Unknown
+                    }
+                    None => Value::Struct {
+                        ty: s.path.segments.last().map(|seg| seg.ident.to_string()),
+                        fields,
+                    },
                 }
-                Value::Unknown
             }
-            Expr::Let(l) => {
-                self.value(&l.expr);
-                Value::Unknown
-            }
+            Expr::Let(l) => self.let_condition(l),
             Expr::Range(r) => {
                 for e in r.start.iter().chain(r.end.iter()) {
                     self.value(e);
                 }
                 Value::Unknown
             }
-            Expr::Continue(_) | Expr::Verbatim(_) => Value::Unknown,
+            Expr::Verbatim(_) => Value::Unknown,
             other => {
                 self.unsupported(other, format!("`{}` is not analyzed", self.text(other)));
                 Value::Unknown

@@ -3,8 +3,8 @@
 
 use super::arith::is_compound_assign;
 use super::stmt::Flow;
-use super::value::Operand;
-use super::{Bindings, Interpreter, Value};
+use super::value::{why, Operand};
+use super::{Bindings, Interpreter, LaneExits, Value};
 use crate::algebra::{Atom, CmpOp, Poly, Predicate};
 use syn::visit::Visit;
 use syn::{Block, Expr};
@@ -13,10 +13,12 @@ impl Interpreter<'_> {
     /// `if` / `else if` / `else`: each branch under its guard; variables that differ after the
     /// branches become opaque. Returns whether each side diverges, the condition and the value.
     pub(crate) fn if_flow(&mut self, i: &syn::ExprIf) -> (Flow, Flow, Predicate, Value) {
-        let cond = self.condition(&i.cond);
+        let (cond, bindings) = self.condition_with_bindings(&i.cond);
         let before = self.scopes.clone();
         self.guards.push(cond.clone());
+        self.scopes.push(bindings);
         let (then_flow, then_value) = self.block(&i.then_branch);
+        self.scopes.pop();
         self.guards.pop();
         let after_then = std::mem::replace(&mut self.scopes, before.clone());
         let (else_flow, else_value) = match &i.else_branch {
@@ -58,7 +60,7 @@ impl Interpreter<'_> {
         } else {
             match (&then_value, &else_value) {
                 (Value::Int(a), Value::Int(b)) => {
-                    let lane = a.is_lane_dependent() || b.is_lane_dependent();
+                    let lane = a.is_lane_dependent() || b.is_lane_dependent() || cond.is_lane_dependent();
                     Value::Int(self.opaque(self.text(i), lane))
                 }
                 _ => Value::Unknown,
@@ -67,41 +69,113 @@ impl Interpreter<'_> {
         (then_flow, else_flow, cond, value)
     }
 
-    /// `match`: each arm under a guard the analysis cannot read; variables set in an arm merge.
-    pub(crate) fn match_arms(&mut self, m: &syn::ExprMatch) {
-        self.value(&m.expr);
+    /// A condition, with the names its `let`s bind (in a scope of their own, for the branch
+    /// or loop body it guards only).
+    fn condition_with_bindings(&mut self, cond: &Expr) -> (Predicate, Bindings) {
+        self.scopes.push(Bindings::new());
+        let predicate = self.condition(cond);
+        let bindings = self.scopes.pop().unwrap_or_default();
+        (predicate, bindings)
+    }
+
+    /// `match`: each arm with its pattern bound, under a guard the analysis cannot read (one
+    /// that differs between lanes when the scrutinee does); variables set in an arm merge.
+    /// Its value is the arms' value when they agree.
+    pub(crate) fn match_arms(&mut self, m: &syn::ExprMatch) -> Value {
+        let scrutinee = self.value(&m.expr);
+        let lane = scrutinee.is_lane_dependent();
+        let mut outcomes = Vec::new();
         for arm in &m.arms {
-            self.guards.push(Predicate::Unknown);
+            let text = self.text(&arm.pat);
+            let matched = self.unknown_condition(text, lane);
+            self.guards.push(matched);
             let before = self.scopes.clone();
-            self.value(&arm.body);
+            self.scopes.push(Bindings::new());
+            self.bind_pattern(&arm.pat, scrutinee.clone());
+            let guarded = arm.guard.as_ref().map(|(_, g)| {
+                let g = self.condition(g);
+                self.guards.push(g);
+            });
+            let (flow, value) = self.arm_body(&arm.body);
+            if guarded.is_some() {
+                self.guards.pop();
+            }
+            self.scopes.pop();
             let after = std::mem::replace(&mut self.scopes, before.clone());
             self.merge(&before, &after);
             self.guards.pop();
+            if flow == Flow::Falls {
+                outcomes.push(value);
+            }
+        }
+        match outcomes.as_slice() {
+            [first, rest @ ..] if rest.iter().all(|v| v == first) => first.clone(),
+            values if values.iter().all(|v| matches!(v, Value::Int(_))) => {
+                let lane = lane || values.iter().any(Value::is_lane_dependent);
+                Value::Int(self.opaque(self.text(m), lane))
+            }
+            _ => Value::Unknown,
         }
     }
 
+    /// The body of a `match` arm: whether it falls through, and its value.
+    fn arm_body(&mut self, body: &Expr) -> (Flow, Value) {
+        match body {
+            Expr::Block(b) => self.block(&b.block),
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => {
+                self.value(body);
+                (Flow::Diverges, Value::Unknown)
+            }
+            other => (Flow::Falls, self.value(other)),
+        }
+    }
+
+    /// A closure, walked where it is written: its parameters may be anything, its body runs
+    /// when (and as often as) it is called, and the variables it changes may differ between
+    /// lanes afterwards. The closure itself is not a value the analysis tracks.
+    pub(crate) fn closure(&mut self, c: &syn::ExprClosure) -> Value {
+        let before = self.scopes.clone();
+        self.scopes.push(Bindings::new());
+        for input in &c.inputs {
+            self.bind_opaque(input, true, why::CLOSURE_PARAMETER);
+        }
+        self.guards.push(Predicate::Unknown);
+        let saved = self.enter_loop();
+        // A `return` inside leaves the closure, not the function around it.
+        let returns = std::mem::take(&mut self.returns);
+        self.value(&c.body);
+        self.returns = returns;
+        self.leave_loop(saved);
+        self.guards.pop();
+        self.scopes.pop();
+        let after = std::mem::replace(&mut self.scopes, before.clone());
+        let called = self.unknown_condition(format!("`{}` is called", self.text(c)), true);
+        self.guards.push(called);
+        self.merge(&before, &after);
+        self.guards.pop();
+        Value::Unknown
+    }
+
     /// `for x in a..b` (or `.step_by(s)`): the variable is `a + n*s` in iteration `n`, bounded
-    /// by the range; other iterators give an opaque uniform variable.
+    /// by the range; other iterators give opaque items, the same for every lane only when the
+    /// iterator is.
     pub(crate) fn for_loop(&mut self, f: &syn::ExprForLoop) {
-        let (start, step, end) = self.range_of(&f.expr);
+        let iterated = self.iterated(&f.expr);
         self.scopes.push(Default::default());
         let mut guard = None;
         let name = match &*f.pat {
             syn::Pat::Ident(p) => Some(p.ident.to_string()),
             _ => None,
         };
-        match (start, name) {
-            (Some(start), Some(name)) => {
+        match (iterated, name) {
+            (Iterated::Range(start, step, end), Some(name)) => {
                 let id = self.fresh_id();
                 let index = start.add(&Poly::atom(Atom::Iter(id, name.clone())).mul(&step));
                 // The body runs while the variable is inside the range: this bounds the iteration.
                 guard = end.map(|(op, end)| Predicate::Cmp(op, index.clone(), end));
                 self.define(name, Value::Int(index));
             }
-            _ => {
-                let value = Value::Int(self.opaque(self.text(&f.pat), false));
-                self.bind_pattern(&f.pat, value);
-            }
+            (iterated, _) => self.bind_opaque(&f.pat, iterated.is_lane_dependent(), why::ITEM),
         }
         let pushed = guard.map(|g| self.guards.push(g)).is_some();
         self.loop_body(&f.body, None);
@@ -111,10 +185,11 @@ impl Interpreter<'_> {
         self.scopes.pop();
     }
 
-    /// Start, step and (for the first iteration) the condition of a range being iterated.
-    fn range_of(&mut self, expr: &Expr) -> (Option<Poly>, Poly, Option<(CmpOp, Poly)>) {
+    /// What a `for` loop iterates: a range (start, step and the condition of the first
+    /// iteration), or items of another iterator, which may differ between lanes.
+    fn iterated(&mut self, expr: &Expr) -> Iterated {
         match expr {
-            Expr::Paren(p) => self.range_of(&p.expr),
+            Expr::Paren(p) => self.iterated(&p.expr),
             Expr::Range(r) => {
                 let start = r.start.as_ref().map_or(Poly::default(), |s| self.int(s));
                 let guard = r.end.as_ref().map(|e| {
@@ -126,32 +201,100 @@ impl Interpreter<'_> {
                     };
                     (op, end)
                 });
-                (Some(start), Poly::constant(1), guard)
+                Iterated::Range(start, Poly::constant(1), guard)
             }
             Expr::MethodCall(m) if m.method == "step_by" => {
-                let (start, _, guard) = self.range_of(&m.receiver);
+                let inner = self.iterated(&m.receiver);
                 let step = m.args.first().map_or(Poly::constant(1), |s| self.int(s));
-                (start, step, guard)
+                match inner {
+                    Iterated::Range(start, _, guard) => Iterated::Range(start, step, guard),
+                    Iterated::Items { lane } => Iterated::Items {
+                        lane: lane || step.is_lane_dependent(),
+                    },
+                }
+            }
+            Expr::MethodCall(m) if ITERATOR_ADAPTERS.contains(&m.method.to_string().as_str()) => {
+                let mut lane = self.iterated(&m.receiver).is_lane_dependent();
+                for arg in &m.args {
+                    lane |= self.iterated(arg).is_lane_dependent();
+                }
+                Iterated::Items { lane }
             }
             other => {
-                self.value(other);
-                (None, Poly::constant(1), None)
+                let value = self.value(other);
+                Iterated::Items {
+                    lane: value.is_lane_dependent(),
+                }
             }
         }
     }
 
-    /// Walks a loop body once. Variables the body changes take, inside it, the value they have
-    /// at iteration `n`: `x0 + n * step` for `x += step` with a warp-uniform step (the
-    /// grid-stride idiom), an opaque value otherwise.
+    /// Marks the start of a loop body (or a closure body): `break` and `continue` from here on
+    /// leave it. Returns what to restore.
+    pub(crate) fn enter_loop(&mut self) -> (usize, LaneExits) {
+        let saved = (self.loop_guards, self.lane_exits);
+        self.loop_guards = self.guards.len();
+        self.lane_exits = LaneExits::default();
+        saved
+    }
+
+    /// Restores the loop state saved by [`Self::enter_loop`]; returns where lanes parted ways
+    /// in the body.
+    pub(crate) fn leave_loop(&mut self, (guards, exits): (usize, LaneExits)) -> LaneExits {
+        self.loop_guards = guards;
+        std::mem::replace(&mut self.lane_exits, exits)
+    }
+
+    /// Walks a loop body. Variables the body changes take, inside it, the value they have at
+    /// iteration `n`: `x0 + n * step` for `x += step` with a warp-uniform step (the
+    /// grid-stride idiom), an opaque value otherwise. When one of them can come out of an
+    /// iteration differing between lanes (set under a lane-dependent condition, or changed
+    /// after a lane-dependent `continue`) though it went in the same, the body is walked again
+    /// with every changed variable differing between lanes from the first iteration. Lanes
+    /// that leave the loop early (a lane-dependent condition or `break`) do not make the
+    /// others differ inside it, only after it.
     pub(crate) fn loop_body(&mut self, body: &Block, condition: Option<&Expr>) {
         let mut assigned = AssignedVariables::default();
         assigned.visit_block(body);
-        for (name, steps) in assigned.by_name {
-            let Some(Value::Int(start)) = self.lookup(&name).cloned() else {
+        self.loop_walks += 1;
+        if self.loop_walks > super::MAX_LOOP_WALKS {
+            self.walk_loop(body, condition, &assigned.by_name, true);
+            return;
+        }
+        let mark = (
+            self.scopes.clone(),
+            self.body.accesses.len(),
+            self.body.unsupported.len(),
+            self.returns.len(),
+        );
+        if self.walk_loop(body, condition, &assigned.by_name, false) {
+            let (scopes, accesses, unsupported, returns) = mark;
+            self.scopes = scopes;
+            self.body.accesses.truncate(accesses);
+            self.body.unsupported.truncate(unsupported);
+            self.returns.truncate(returns);
+            self.walk_loop(body, condition, &assigned.by_name, true);
+        }
+    }
+
+    /// One walk of a loop body; returns whether a changed variable went in the same for every
+    /// lane and came out differing.
+    fn walk_loop(
+        &mut self,
+        body: &Block,
+        condition: Option<&Expr>,
+        assigned: &[(String, Vec<Option<Expr>>)],
+        lane_varying: bool,
+    ) -> bool {
+        let mut uniform_inside = Vec::new();
+        for (name, steps) in assigned {
+            let Some(Value::Int(start)) = self.lookup(name).cloned() else {
                 continue;
             };
             let step = match steps.as_slice() {
-                [Some(step)] => self.dry_run(step).as_int().cloned().filter(|s| !s.is_lane_dependent()),
+                [Some(step)] if !lane_varying => {
+                    self.dry_run(step).as_int().cloned().filter(|s| !s.is_lane_dependent())
+                }
                 _ => None,
             };
             let value = match step {
@@ -159,19 +302,51 @@ impl Interpreter<'_> {
                     let id = self.fresh_id();
                     start.add(&Poly::atom(Atom::Iter(id, format!("{name}_step"))).mul(&step))
                 }
-                None => self.opaque(format!("{name} (changed by the loop)"), start.is_lane_dependent()),
+                None => self.opaque(
+                    format!("{name} (changed by the loop)"),
+                    lane_varying || start.is_lane_dependent(),
+                ),
             };
-            self.assign(&name, Value::Int(value));
+            if !value.is_lane_dependent() {
+                uniform_inside.push(name.clone());
+            }
+            self.assign(name, Value::Int(value));
         }
-        let guard = condition.map(|c| self.condition(c));
+        let (guard, bindings) = match condition {
+            Some(c) => {
+                let (guard, bindings) = self.condition_with_bindings(c);
+                (Some(guard), bindings)
+            }
+            None => (None, Bindings::new()),
+        };
         let pushed = guard.map(|g| self.guards.push(g)).is_some();
         let before = self.scopes.clone();
+        let saved = self.enter_loop();
+        self.scopes.push(bindings);
         self.block(body);
+        self.scopes.pop();
+        let exits = self.leave_loop(saved);
         let after = std::mem::replace(&mut self.scopes, before.clone());
+        let leaked = !lane_varying
+            && uniform_inside.iter().any(|name| {
+                let (old, new) = (lookup_in(&before, name), lookup_in(&after, name));
+                new.is_some_and(Value::is_lane_dependent) || (exits.continues && old != new)
+            });
+        // After the loop, a variable it changes differs between lanes that left it after
+        // different iterations.
+        let parted = exits.breaks || exits.continues;
+        if parted {
+            let exit = self.unknown_condition("the loop exits".into(), true);
+            self.guards.push(exit);
+        }
         self.merge(&before, &after);
+        if parted {
+            self.guards.pop();
+        }
         if pushed {
             self.guards.pop();
         }
+        leaked
     }
 
     /// Variables that differ between `before` and `after` become opaque.
@@ -225,6 +400,47 @@ impl Interpreter<'_> {
     }
 }
 
+/// Iterator methods whose items are those of the receiver (or of the arguments, for `zip`
+/// and `chain`), rearranged.
+const ITERATOR_ADAPTERS: &[&str] = &[
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "copied",
+    "cloned",
+    "rev",
+    "enumerate",
+    "skip",
+    "take",
+    "chunks",
+    "chunks_exact",
+    "windows",
+    "zip",
+    "chain",
+];
+
+/// What a `for` loop iterates.
+enum Iterated {
+    /// A range: start, step, and the condition of the first iteration.
+    Range(Poly, Poly, Option<(CmpOp, Poly)>),
+    /// Items of another iterator; `lane` says whether they may differ between lanes.
+    Items { lane: bool },
+}
+
+impl Iterated {
+    /// Whether the items may differ between lanes.
+    fn is_lane_dependent(&self) -> bool {
+        match self {
+            Iterated::Range(start, step, guard) => {
+                start.is_lane_dependent()
+                    || step.is_lane_dependent()
+                    || guard.as_ref().is_some_and(|(_, end)| end.is_lane_dependent())
+            }
+            Iterated::Items { lane } => *lane,
+        }
+    }
+}
+
 /// Variables assigned in a loop body, with the step of each `x += step`.
 #[derive(Default)]
 struct AssignedVariables {
@@ -266,6 +482,11 @@ impl<'ast> Visit<'ast> for AssignedVariables {
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// A variable's value in a saved set of scopes.
+fn lookup_in<'s>(scopes: &'s [Bindings], name: &str) -> Option<&'s Value> {
+    scopes.iter().rev().find_map(|s| s.get(name))
 }
 
 fn same_path(a: &Expr, b: &Expr) -> bool {

@@ -7,6 +7,7 @@ mod call;
 mod expr;
 mod flow;
 mod geometry;
+mod pattern;
 mod place;
 mod stmt;
 mod value;
@@ -89,6 +90,11 @@ type Bindings = BTreeMap<String, Value>;
 /// Most nested helper calls followed.
 const MAX_CALL_DEPTH: usize = 8;
 
+/// Loop bodies walked in one kernel before loops stop getting a second walk: past it, every
+/// variable a loop changes is taken to differ between lanes from the start (sound, less
+/// precise), so that nested loops cannot multiply the work.
+const MAX_LOOP_WALKS: usize = 1024;
+
 /// Walks one kernel.
 pub(crate) struct Interpreter<'a> {
     sources: Sources<'a>,
@@ -109,8 +115,26 @@ pub(crate) struct Interpreter<'a> {
     guards: Vec<Predicate>,
     body: KernelBody,
     next_id: u32,
-    /// Values of `return` expressions in the helper being inlined.
-    returns: Vec<Value>,
+    /// Values of `return` expressions in the helper being inlined, each with whether it runs
+    /// under a condition (inside the helper) that differs between lanes.
+    returns: Vec<(Value, bool)>,
+    /// Guards that were in force when the helper being inlined was called.
+    call_guards: usize,
+    /// Guards that were in force when the innermost loop body began.
+    loop_guards: usize,
+    /// Whether the innermost loop walked so far has a `break` or `continue` under a condition
+    /// that differs between lanes.
+    lane_exits: LaneExits,
+    /// Loop bodies walked so far, to bound the second walks nested loops may ask for.
+    loop_walks: usize,
+}
+
+/// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
+/// leave after different iterations; a `continue` lets them skip different parts of one.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct LaneExits {
+    breaks: bool,
+    continues: bool,
 }
 
 /// Interprets the body of a kernel written in file `file` (module `module`) under its launch.
@@ -141,6 +165,10 @@ pub fn interpret(
         body: KernelBody::default(),
         next_id: 0,
         returns: Vec::new(),
+        call_guards: 0,
+        loop_guards: 0,
+        lane_exits: LaneExits::default(),
+        loop_walks: 0,
     };
     interpreter.declare_statics(&syntax.items);
     for input in &kernel.item.sig.inputs {
@@ -267,16 +295,13 @@ impl<'a> Interpreter<'a> {
 
     fn bind_parameter(&mut self, input: &syn::FnArg) {
         let syn::FnArg::Typed(typed) = input else { return };
-        let syn::Pat::Ident(ident) = &*typed.pat else {
-            self.unsupported(
-                &typed.pat,
-                "parameter pattern is not a plain name; its uses are not analyzed".into(),
-            );
-            return;
+        // `(w, h): (u32, u32)` takes the parts of a parameter, the same for every lane.
+        let name = match &*typed.pat {
+            syn::Pat::Ident(ident) => ident.ident.to_string(),
+            other => self.text(other),
         };
-        let name = ident.ident.to_string();
         let value = self.parameter_value(self.scope(), &name, &typed.ty, 0);
-        self.define(name, value);
+        self.bind_pattern(&typed.pat, value);
     }
 
     /// The value a parameter of type `ty` (written in `scope`) starts with.
@@ -297,7 +322,17 @@ impl<'a> Interpreter<'a> {
             },
             syn::Type::Ptr(p) => pointer(&p.elem),
             syn::Type::Paren(p) => self.parameter_value(scope, name, &p.elem, depth),
+            syn::Type::Tuple(t) if depth < 4 => Value::Tuple(
+                t.elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ty)| self.parameter_value(scope, &format!("{name}.{i}"), ty, depth + 1))
+                    .collect(),
+            ),
             syn::Type::Path(path) => {
+                if let Some(elem) = slice_element(&path.path) {
+                    return pointer(elem);
+                }
                 if let Some((field_scope, fields)) = scope.struct_fields(&path.path).filter(|_| depth < 4) {
                     let fields = fields
                         .iter()
@@ -366,6 +401,24 @@ impl<'a> Interpreter<'a> {
             }
         }
     }
+}
+
+/// Slice types of the GPU crates passed by value: `DisjointSlice<f32>` is a slice of `f32`.
+const SLICE_TYPES: &[&str] = &["DisjointSlice"];
+
+/// The element type of a slice type passed by value.
+fn slice_element(path: &syn::Path) -> Option<&syn::Type> {
+    let last = path.segments.last()?;
+    if !SLICE_TYPES.contains(&last.ident.to_string().as_str()) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

@@ -2,20 +2,24 @@
 //! methods (`add`, `offset`, `get_unchecked`, `write`, `as_ptr`, ...), and the loads and
 //! stores they lead to.
 
-use super::value::Operand;
+use super::value::{why, Operand};
 use super::{Interpreter, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly};
-use crate::model::layout::FieldOf;
+use crate::model::layout::{FieldOf, Layout};
 use syn::Expr;
 
 impl Interpreter<'_> {
-    /// A path: a variable, an integer constant, or an opaque uniform value.
+    /// A path: a variable, an integer constant, or an opaque value. A constant from elsewhere
+    /// (`Self::N`, `u32::MAX`, `other::LEN`) is the same for every lane; a plain lowercase
+    /// name that is not a variable here was bound where the analysis does not see, and may
+    /// differ between lanes.
     pub(crate) fn path_value(&mut self, p: &syn::ExprPath) -> Value {
         let Some(last) = p.path.segments.last() else {
             return Value::Unknown;
         };
         let name = last.ident.to_string();
-        if p.path.segments.len() == 1 {
+        let single = p.path.segments.len() == 1 && p.qself.is_none();
+        if single {
             if let Some(v) = self.lookup(&name) {
                 return v.clone();
             }
@@ -23,7 +27,12 @@ impl Interpreter<'_> {
         if let Some(c) = self.scope().const_named(&self.own_path(&p.path)) {
             return Value::Int(Poly::constant(c));
         }
-        Value::Int(self.opaque(self.text(p), false))
+        let text = self.text(p);
+        let id = self.fresh_id();
+        if single && name.starts_with(|c: char| c.is_lowercase() || c == '_') {
+            return Value::Int(Poly::opaque_because(id, text, true, why::UNDEFINED));
+        }
+        Value::Int(Poly::opaque(id, text, false))
     }
 
     /// `base[index]`: an element of an array place or of a pointer, a sub-slice, or a vector
@@ -246,13 +255,23 @@ impl Interpreter<'_> {
                 Value::Pointer(p)
             }
             ("len", Value::Pointer(p)) => Value::Int(Poly::atom(Atom::Len(p.array))),
+            ("is_empty" | "is_null", Value::Pointer(p)) => {
+                let lane = p.offset.is_lane_dependent();
+                Value::Int(self.opaque(self.text(call), lane))
+            }
             (
                 "as_ptr" | "as_mut_ptr" | "unwrap" | "expect" | "clone" | "into" | "try_into" | "to_owned" | "as_ref"
                 | "as_mut",
                 v,
             ) => v,
+            // `Cell::get`, `NonZeroU32::get`, a thread index's `get`: the value inside.
+            ("get", v) if args.is_empty() => v,
             (_, Value::Int(a)) => self.int_method(call, method, a, &args),
-            _ => Value::Unknown,
+            _ => {
+                // A method the analysis cannot see into may read the thread index itself.
+                let id = self.fresh_id();
+                Value::Int(Poly::opaque_because(id, self.text(call), true, why::INVISIBLE_CALL))
+            }
         }
     }
 
@@ -261,17 +280,45 @@ impl Interpreter<'_> {
     pub(crate) fn load(&mut self, place: &Place, expr: &Expr) -> Value {
         let span = self.span(expr);
         self.access(place, Op::Load, span);
-        let primitive = place.layout.as_ref().is_none_or(|l| l.primitive);
-        if !primitive {
-            return Value::Unknown;
-        }
-        let id = self.fresh_id();
         let lane = place.offset.is_lane_dependent();
-        Value::Int(Poly::atom(Atom::Load {
-            id,
-            array: place.array.clone(),
-            lane,
-        }))
+        let text = self.text(expr);
+        self.loaded(place.layout.as_ref(), &place.array, lane, text, 0)
+    }
+
+    /// The value a read gives: a load atom per primitive, by field for a struct (the same for
+    /// every lane when the address is).
+    fn loaded(&mut self, layout: Option<&Layout>, array: &str, lane: bool, text: String, depth: usize) -> Value {
+        match layout {
+            Some(l) if !l.primitive => {
+                if l.name.starts_with('[') || l.fields.is_empty() || depth >= 4 {
+                    return Value::Unknown;
+                }
+                let fields = l
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let text = format!("{text}.{}", f.name);
+                        (
+                            f.name.clone(),
+                            self.loaded(Some(&f.layout), array, lane, text, depth + 1),
+                        )
+                    })
+                    .collect();
+                Value::Struct {
+                    ty: Some(l.name.clone()),
+                    fields,
+                }
+            }
+            _ => {
+                let id = self.fresh_id();
+                Value::Int(Poly::atom(Atom::Load {
+                    id,
+                    array: array.to_string(),
+                    lane,
+                    text,
+                }))
+            }
+        }
     }
 
     /// `target = value`: the value's loads first, then the store to the place.

@@ -2,9 +2,8 @@
 //! early returns that guard the rest of a block.
 
 use super::{Interpreter, Value};
-use crate::algebra::{Poly, Predicate};
+use crate::algebra::{Atom, Poly, Predicate};
 use std::collections::BTreeMap;
-use syn::visit::Visit;
 use syn::{Block, Expr, Local, Pat, Stmt};
 
 /// Whether control reaches the end of a block.
@@ -91,62 +90,59 @@ impl<'a> Interpreter<'a> {
             }
             None => Value::Unknown,
         };
-        // `let tile = shared_array![..]`: the array is known by the variable's name.
-        let value = match (value, &local.pat) {
-            (Value::Pointer(mut p), Pat::Ident(ident)) if p.array.starts_with('<') => {
+        let value = match (value, &local.pat, &local.init) {
+            // `let tile = shared_array![..]`: the array is known by the variable's name.
+            (Value::Pointer(mut p), Pat::Ident(ident), _) if p.array.starts_with('<') => {
                 p.array = ident.ident.to_string();
                 Value::Pointer(p)
             }
-            (value, _) => value,
+            (value, pat, Some(init)) => match plain_name(pat) {
+                Some(name) => named_after(value, &name, &init.expr),
+                None => value,
+            },
+            (value, _, None) => value,
         };
         self.bind_pattern(&local.pat, value);
     }
+}
 
-    pub(crate) fn bind_pattern(&mut self, pat: &Pat, value: Value) {
-        match pat {
-            Pat::Ident(ident) => self.define(ident.ident.to_string(), value),
-            Pat::Type(typed) => {
-                // A typed `let` to a pointer type casts the pointer.
-                let value = match (&value, &*typed.ty) {
-                    (Value::Pointer(p), syn::Type::Ptr(ptr)) => {
-                        let mut p = p.clone();
-                        if let Some(layout) = self.scope().layout(&ptr.elem) {
-                            p.elem = Some(layout);
-                        }
-                        Value::Pointer(p)
-                    }
-                    _ => value,
-                };
-                self.bind_pattern(&typed.pat, value)
-            }
-            Pat::Tuple(tuple) => {
-                let parts = match value {
-                    Value::Tuple(parts) if parts.len() == tuple.elems.len() => parts,
-                    _ => vec![Value::Unknown; tuple.elems.len()],
-                };
-                for (p, v) in tuple.elems.iter().zip(parts) {
-                    self.bind_pattern(p, v);
-                }
-            }
-            Pat::Paren(p) => self.bind_pattern(&p.pat, value),
-            Pat::Wild(_) => {}
-            other => {
-                let mut names = BindingNames::default();
-                names.visit_pat(other);
-                for name in names.0 {
-                    self.define(name, Value::Unknown);
-                }
-            }
-        }
+/// The variable a `let` pattern names, when it is one name (typed or not).
+fn plain_name(pat: &Pat) -> Option<String> {
+    match pat {
+        Pat::Ident(ident) if ident.subpat.is_none() => Some(ident.ident.to_string()),
+        Pat::Type(typed) => plain_name(&typed.pat),
+        _ => None,
     }
 }
 
-/// Names bound by a pattern.
-#[derive(Default)]
-struct BindingNames(Vec<String>);
-
-impl<'ast> Visit<'ast> for BindingNames {
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.0.push(p.ident.to_string());
+/// A value read straight into a variable (`let first = header[b] as usize`) is named after the
+/// variable, so that conditions on it read `first % 8 == 0`.
+fn named_after(value: Value, name: &str, init: &Expr) -> Value {
+    let mut inner = init;
+    loop {
+        inner = match inner {
+            Expr::Cast(c) => &c.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            // A copy of another variable keeps that variable's atom.
+            Expr::Path(_) => return value,
+            _ => break,
+        };
     }
+    let renamed = value.as_int().and_then(|p| {
+        let mut terms = p.terms();
+        match (terms.next(), terms.next()) {
+            (Some((monomial, 1)), None) => match monomial.as_slice() {
+                [Atom::Load { id, array, lane, .. }] => Some(Poly::atom(Atom::Load {
+                    id: *id,
+                    array: array.clone(),
+                    lane: *lane,
+                    text: name.to_string(),
+                })),
+                _ => None,
+            },
+            _ => None,
+        }
+    });
+    renamed.map_or(value, Value::Int)
 }

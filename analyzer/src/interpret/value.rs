@@ -115,6 +115,35 @@ impl Value {
             _ => None,
         }
     }
+
+    /// Whether the value may differ between the lanes of a warp. A value the analysis does
+    /// not track may: only what derives from uniform sources is known to be the same.
+    pub fn is_lane_dependent(&self) -> bool {
+        match self {
+            Value::Int(p) => p.is_lane_dependent(),
+            Value::Bool(p) => p.is_lane_dependent(),
+            Value::Vector(components) => components.iter().any(Poly::is_lane_dependent),
+            Value::Pointer(p) => p.offset.is_lane_dependent(),
+            Value::Place(p) => p.offset.is_lane_dependent(),
+            Value::Struct { fields, .. } => fields.iter().any(|(_, v)| v.is_lane_dependent()),
+            Value::Tuple(parts) => parts.iter().any(Value::is_lane_dependent),
+            Value::Unknown => true,
+        }
+    }
+}
+
+/// Why a value is opaque: each completes "the index depends on `x`, which ...".
+pub(crate) mod why {
+    /// A name bound by a pattern whose parts the analysis does not track.
+    pub(crate) const PATTERN: &str = "is bound by a pattern the analysis does not follow";
+    /// A closure's parameter: the closure may be called with anything.
+    pub(crate) const CLOSURE_PARAMETER: &str = "is a closure parameter the analysis does not follow";
+    /// An item of an iterator other than a range.
+    pub(crate) const ITEM: &str = "is an item of an iterator the analysis does not follow";
+    /// A name that is neither a variable, a constant nor a static of the file.
+    pub(crate) const UNDEFINED: &str = "is not defined in this kernel";
+    /// A call without a body to follow: it may read the thread index itself.
+    pub(crate) const INVISIBLE_CALL: &str = "is not visible to the analysis";
 }
 
 /// An expression evaluated where a place may stand: either a memory location (not yet read)

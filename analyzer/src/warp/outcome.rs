@@ -137,6 +137,35 @@ impl<'a> Setup<'a> {
         })
     }
 
+    /// Whether every warp's active lanes provably share one address for every value of the
+    /// unknowns: the lane-dependent part of `address`, with only the thread index filled in
+    /// lane by lane, is the same polynomial for all of them. Block and loop indices and the
+    /// launch's unknowns stay symbols, so no value tried stands in for all values.
+    pub(super) fn proves_one_address(&self, address: &Poly) -> bool {
+        let lane_part = address.filter_terms(|m| m.iter().any(Atom::is_lane_dependent));
+        for sample in 0..self.samples {
+            for warp in self.warps {
+                let mut first: Option<Poly> = None;
+                for thread in warp.iter().flatten() {
+                    let value = |a: &Atom| self.value(a, *thread, sample);
+                    if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
+                        continue;
+                    }
+                    let here = lane_part.substitute(&|a| match a {
+                        Atom::ThreadIdx(axis) => Some(thread[axis.index()]),
+                        _ => None,
+                    });
+                    match &first {
+                        None => first = Some(here),
+                        Some(p) if *p == here => {}
+                        Some(_) => return false,
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// Average sectors (and the rest) over the warps, the residues the start cycles through,
     /// with the whole warp shifted by `shift` bytes; `None` when no lane runs the access.
     pub(super) fn outcome(&self, lanes: &LaneAddresses, shift: i64) -> Option<Outcome> {

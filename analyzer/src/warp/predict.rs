@@ -28,14 +28,16 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let mut opaque = None;
     address.visit_atoms(&mut |a| match a {
         Atom::Load { lane: true, .. } => gather = true,
-        Atom::Opaque { lane: true, text, .. } => opaque = Some(text.clone()),
+        Atom::Opaque {
+            lane: true, text, why, ..
+        } => opaque = Some((text.clone(), *why)),
         _ => {}
     });
     if gather || opaque.is_some() {
         let (class, note) = match opaque {
-            Some(text) if !gather => (
+            Some((text, why)) if !gather => (
                 AccessClass::Unknown,
-                format!("the index depends on `{text}`, which the analysis cannot follow"),
+                format!("the index depends on `{text}`, which {why}"),
             ),
             _ => (
                 AccessClass::Gather,
@@ -117,13 +119,28 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         None
     };
 
-    let shown = headline.unwrap_or_else(|| {
+    let mut shown = headline.unwrap_or_else(|| {
         results
             .iter()
             .map(worst)
             .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
             .expect("one combination at least")
     });
+    // One address for every lane is a claim about all values, not the ones tried: it needs
+    // every case to agree and the lanes' addresses to be the same expression.
+    if shown.broadcast {
+        let every_case = results.iter().all(|r| r.aligned.broadcast);
+        let proven = every_case && Setup::new(&address, access, launch, &warps).proves_one_address(&address);
+        if !proven {
+            shown.broadcast = false;
+            if every_case {
+                assumptions.push(
+                    "the lanes read one address in every case tried, but not for every value of the unknowns"
+                        .to_string(),
+                );
+            }
+        }
+    }
     let class = classify(access, &shown, &address);
     if class == AccessClass::Transposed {
         for (atom, _) in &unknowns {

@@ -3,7 +3,7 @@
 
 use super::sectors::SECTOR_BYTES;
 use super::verdict::{round2, Case};
-use crate::algebra::{Atom, Axis, Poly};
+use crate::algebra::{Atom, Axis, OpKind, Poly};
 use std::collections::BTreeMap;
 
 /// Candidate values for an unknown that scales the fastest lane index: a stride.
@@ -20,8 +20,10 @@ pub(super) enum Role {
 
 /// The unknown values that change which lanes touch which sectors, and how each is explored:
 /// one that scales the fastest lane index is a stride; one that scales a slower lane index or a
-/// varying index (a row length) is a pitch. Unknowns that only shift the whole warp are
-/// alignment questions, handled by [`Setup::shifts`].
+/// varying index (a row length) is a pitch. One inside a division, shift, mask or maximum of
+/// a lane index (`i / n`) is explored with small values like a stride: a large value would make
+/// every lane read one address, which holds only when `n` spans the warp. Unknowns that only
+/// shift the whole warp are alignment questions, handled by [`Setup::shifts`].
 pub(super) fn unknowns_of(address: &Poly, transposed: bool) -> Vec<(Atom, Role)> {
     let mut unknowns: Vec<(Atom, Role)> = Vec::new();
     for (monomial, _) in address.terms() {
@@ -33,18 +35,34 @@ pub(super) fn unknowns_of(address: &Poly, transposed: bool) -> Vec<(Atom, Role)>
         let scales_x = monomial.contains(&Atom::ThreadIdx(Axis::X)) && !transposed;
         let role = if scales_x { Role::Stride } else { Role::Pitch };
         for atom in monomial {
-            atom.visit(&mut |a| {
-                if is_fixed_unknown(a) {
-                    match unknowns.iter_mut().find(|(u, _)| u == a) {
-                        Some((_, r)) if role == Role::Stride => *r = Role::Stride,
-                        Some(_) => {}
-                        None => unknowns.push((a.clone(), role)),
-                    }
-                }
-            });
+            collect_unknowns(atom, role, &mut unknowns);
         }
     }
     unknowns
+}
+
+/// Adds the fixed unknowns inside `atom` with `role`, or as strides inside an operation that
+/// can collapse the lanes onto fewer addresses.
+fn collect_unknowns(atom: &Atom, role: Role, unknowns: &mut Vec<(Atom, Role)>) {
+    if let Atom::Op(node) = atom {
+        let collapses = matches!(node.kind, OpKind::Div | OpKind::Shr | OpKind::And | OpKind::Max);
+        let role = if collapses && atom.is_lane_dependent() {
+            Role::Stride
+        } else {
+            role
+        };
+        for inner in node.lhs.terms().chain(node.rhs.terms()).flat_map(|(m, _)| m) {
+            collect_unknowns(inner, role, unknowns);
+        }
+        return;
+    }
+    if is_fixed_unknown(atom) {
+        match unknowns.iter_mut().find(|(u, _)| u == atom) {
+            Some((_, r)) if role == Role::Stride => *r = Role::Stride,
+            Some(_) => {}
+            None => unknowns.push((atom.clone(), role)),
+        }
+    }
 }
 
 /// A value that is the same for a whole launch but not known here.

@@ -111,11 +111,26 @@ pub enum Atom {
     Iter(u32, String),
     /// A non-polynomial operation.
     Op(Rc<OpNode>),
-    /// A value read from memory; `lane` says whether lanes may read different values.
-    Load { id: u32, array: String, lane: bool },
-    /// A value the analyzer cannot follow; `lane` says whether it may differ between lanes.
-    Opaque { id: u32, text: String, lane: bool },
+    /// A value read from memory; `lane` says whether lanes may read different values, `text`
+    /// is how the value is written (the variable it was read into, or the read itself).
+    Load {
+        id: u32,
+        array: String,
+        lane: bool,
+        text: String,
+    },
+    /// A value the analyzer cannot follow; `lane` says whether it may differ between lanes,
+    /// `why` completes "the index depends on `text`, which ...".
+    Opaque {
+        id: u32,
+        text: String,
+        lane: bool,
+        why: &'static str,
+    },
 }
+
+/// Why an opaque value is opaque, when nothing more specific is known.
+pub const CANNOT_FOLLOW: &str = "the analysis cannot follow";
 
 impl Atom {
     /// Whether the value may differ between the lanes of one warp.
@@ -162,7 +177,7 @@ impl fmt::Display for Atom {
                 OpKind::Min | OpKind::Max => write!(f, "{}({}, {})", node.kind.symbol(), node.lhs, node.rhs),
                 kind => write!(f, "({} {} {})", node.lhs, kind.symbol(), node.rhs),
             },
-            Atom::Load { array, .. } => write!(f, "{array}[..]"),
+            Atom::Load { text, .. } => f.write_str(text),
             Atom::Opaque { text, .. } => f.write_str(text),
         }
     }
