@@ -1,12 +1,13 @@
 //! Reads and analyzes each file, keeping going past the ones that fail.
 
 use crate::cli::GlobalArgs;
-use crate::config;
+use crate::config::{Config, Configs, Resolver};
+use crate::config_check::{self, Checked};
 use crate::discover::{self, Candidate};
-use crate::error::{io_message, CliError};
-use kernel_lint_analyzer::{analyze_source, FileError, FileReport, LaunchPlan, MemorySpace, SourceFile};
-use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
-use std::path::PathBuf;
+use crate::error::{io_message, CliError, Location, Problem};
+use kernel_lint_analyzer::{analyze_source, FileError, FileReport, MemorySpace, SourceFile};
+use kernel_lint_lints::{check_file, Diagnostic, Level};
+use std::path::{Path, PathBuf};
 
 /// A file that was analyzed: its text (for snippets), report and findings.
 #[derive(Debug)]
@@ -17,6 +18,8 @@ pub struct Analyzed {
     pub report: FileReport,
     /// What the lints found.
     pub diagnostics: Vec<Diagnostic>,
+    /// Its configuration, by index into [`Outcome::configs`].
+    pub config: usize,
 }
 
 /// The outcome for one input, in input order.
@@ -33,6 +36,10 @@ pub enum Entry {
 pub struct Outcome {
     /// One entry per input.
     pub entries: Vec<Entry>,
+    /// The configurations the files were analyzed under.
+    pub configs: Configs,
+    /// What the configuration sets that configures nothing, or nothing that counts.
+    pub config_warnings: Vec<Problem>,
 }
 
 impl Outcome {
@@ -50,6 +57,21 @@ impl Outcome {
             Entry::Failed(err, _) => Some(err),
             Entry::Ok(_) => None,
         })
+    }
+
+    /// The configuration's warnings, then the launch hints' in input order.
+    pub fn warnings(&self) -> Vec<Problem> {
+        let hints = self.analyzed().flat_map(|file| {
+            file.report.unsupported.iter().map(|hint| {
+                let at = Location {
+                    path: file.source.path.clone(),
+                    line: hint.span.line,
+                    column: hint.span.column,
+                };
+                Problem::new(at, hint.message.clone())
+            })
+        });
+        self.config_warnings.iter().cloned().chain(hints).collect()
     }
 
     /// Whether any input failed.
@@ -77,8 +99,8 @@ impl Outcome {
                 .flat_map(|k| &k.accesses)
                 .filter(|a| a.space == MemorySpace::Global)
                 .count();
-            totals.unsupported +=
-                file.report.unsupported.len() + file.report.kernels.iter().map(|k| k.unsupported.len()).sum::<usize>();
+            // The file's own problems are hint warnings, printed apart; these are notes.
+            totals.unsupported += file.report.kernels.iter().map(|k| k.unsupported.len()).sum::<usize>();
             for diagnostic in &file.diagnostics {
                 match diagnostic.level {
                     Level::Deny => totals.errors += 1,
@@ -114,31 +136,75 @@ pub struct Totals {
     pub errors: usize,
 }
 
-/// Loads the configuration, finds the files (the paths given, or the workspace's) and analyzes
-/// them.
+/// Finds the files (the paths given, or the workspace's), resolves each one's configuration,
+/// analyzes them and checks the configuration against the kernels found.
+///
+/// Warnings about the configuration and the launch hints go to stderr here, so every command
+/// that analyzes shows them; errors in the configuration stop the command.
 pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    let config = config::load(global).map_err(CliError::Config)?;
+    // `--config` is read first: its errors come before those of finding the files.
+    let mut resolver = Resolver::new(global)?;
     let candidates = if paths.is_empty() {
         discover::from_workspace(global.manifest_path.as_deref())?
     } else {
         discover::from_paths(paths)
     };
-    Ok(run(candidates, &config.plan, &config.levels))
-}
-
-/// Analyzes every candidate under a plan and lints it at the given levels.
-pub fn run(candidates: Vec<Candidate>, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
-    let entries = candidates
+    // Every file's configuration is resolved before any is analyzed: a bad one stops the run.
+    let mut pending = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        pending.push(match candidate {
+            Candidate::File { display, path } => {
+                let config = resolver.config_for(&path)?;
+                Pending::File { display, path, config }
+            }
+            Candidate::Error(err) => Pending::Failed(err),
+        });
+    }
+    let configs = resolver.finish();
+    let entries = pending
         .into_iter()
-        .map(|candidate| match candidate {
-            Candidate::Error(err) => Entry::Failed(err, None),
-            Candidate::File { display, path } => analyze_file(display, &path, plan, levels),
+        .map(|p| match p {
+            Pending::File { display, path, config } => analyze_file(display, &path, config, &configs),
+            Pending::Failed(err) => Entry::Failed(err, None),
         })
         .collect();
-    Outcome { entries }
+    let mut outcome = Outcome {
+        entries,
+        configs,
+        config_warnings: Vec::new(),
+    };
+    let checked: Vec<Checked<'_>> = outcome
+        .analyzed()
+        .map(|a| Checked {
+            path: &a.source.path,
+            config: a.config,
+            report: &a.report,
+        })
+        .collect();
+    let findings = config_check::check(&outcome.configs, &checked);
+    outcome.config_warnings = findings.warnings;
+    for warning in outcome.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    if !findings.errors.is_empty() {
+        return Err(CliError::ConfigProblems(findings.errors));
+    }
+    Ok(outcome)
 }
 
-fn analyze_file(display: String, path: &std::path::Path, plan: &LaunchPlan, levels: &LintLevels) -> Entry {
+/// An input with its configuration resolved.
+enum Pending {
+    File {
+        display: String,
+        path: PathBuf,
+        config: usize,
+    },
+    Failed(FileError),
+}
+
+fn analyze_file(display: String, path: &Path, index: usize, configs: &Configs) -> Entry {
+    let fallback = Config::default();
+    let config = configs.get(index).unwrap_or(&fallback);
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(err) => return Entry::Failed(FileError::without_span(&display, io_message(&err)), None),
@@ -151,13 +217,14 @@ fn analyze_file(display: String, path: &std::path::Path, plan: &LaunchPlan, leve
         Ok(source) => source,
         Err(err) => return Entry::Failed(err, lossy),
     };
-    match analyze_source(&source, plan) {
+    match analyze_source(&source, &config.plan) {
         Ok(report) => {
-            let diagnostics = check_file(&report, levels);
+            let diagnostics = check_file(&report, &config.levels);
             Entry::Ok(Box::new(Analyzed {
                 source,
                 report,
                 diagnostics,
+                config: index,
             }))
         }
         Err(err) => Entry::Failed(err, Some(source)),

@@ -1,6 +1,7 @@
 //! Which files to analyze: the paths given, or the sources of the cargo workspace.
 
 use crate::error::{io_message, CliError};
+use crate::toolchain;
 use kernel_lint_analyzer::FileError;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -53,10 +54,13 @@ pub fn from_workspace(manifest_path: Option<&Path>) -> Result<Vec<Candidate>, Cl
         command.manifest_path(path);
     }
     let metadata = command.exec().map_err(|err| {
-        CliError::Workspace(format!(
-            "cannot read the cargo workspace: {}",
-            err.to_string().trim_end()
-        ))
+        // A toolchain the workspace pins but rustup lacks fails every cargo command: say so.
+        let cwd = std::env::current_dir().ok();
+        let manifest_dir = manifest_path
+            .and_then(Path::parent)
+            .filter(|d| !d.as_os_str().is_empty());
+        let pinned = toolchain::pinned(manifest_dir.into_iter().chain(cwd.as_deref()));
+        toolchain::metadata_error(&err.to_string(), pinned.as_deref())
     })?;
     let target_dir = metadata.target_directory.clone().into_std_path_buf();
     let mut roots: Vec<PathBuf> = Vec::new();

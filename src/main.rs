@@ -4,12 +4,14 @@ mod analysis;
 mod app;
 mod cli;
 mod config;
+mod config_check;
 mod discover;
 mod error;
 mod exit;
 mod harness;
 mod output;
 mod render;
+mod toolchain;
 
 use cli::Cli;
 use std::ffi::OsString;

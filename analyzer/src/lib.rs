@@ -17,6 +17,7 @@ pub mod source;
 pub mod warp;
 
 pub use interpret::{MemorySpace, Op};
+pub use model::kernel::{KernelParam, ParamKind};
 pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSpec, ResolvedLaunch};
 pub use model::layout::FieldOf;
 pub use pipeline::{analyze_source, KernelAnalysis, ParsedUnit};

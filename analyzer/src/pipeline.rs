@@ -103,6 +103,7 @@ impl KernelAnalysis {
             name: kernel.name,
             span: kernel.span,
             launch: kernel.launch,
+            params: kernel.params,
             accesses,
             unsupported: self.body.unsupported,
         }

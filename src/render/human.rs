@@ -69,12 +69,9 @@ fn file_reports(file: &Analyzed) -> Vec<Report<'_>> {
             diagnostic_report(diagnostic, &file.source),
         ));
     }
-    let unsupported = file
-        .report
-        .unsupported
-        .iter()
-        .chain(file.report.kernels.iter().flat_map(|k| &k.unsupported));
-    for item in unsupported {
+    // The file's own problems are launch-hint warnings, printed to stderr with the
+    // configuration's.
+    for item in file.report.kernels.iter().flat_map(|k| &k.unsupported) {
         let report = spanned(
             &file.source,
             Severity::Advice,

@@ -2,6 +2,7 @@
 //! touch are laid out in memory, and the launch they run under.
 
 pub mod calls;
+pub mod comments;
 pub mod kernel;
 pub mod launch;
 pub mod layout;
