@@ -1,11 +1,12 @@
 //! Reads and analyzes each file, keeping going past the ones that fail.
 
 use crate::cli::GlobalArgs;
-use crate::config;
-use crate::discover::{self, Input, Inputs};
-use crate::error::{io_message, CliError};
+use crate::config::{Config, Configs, Resolver};
+use crate::config_check::{self, Checked};
+use crate::discover::{self, Input};
+use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::{analyze_program, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file, Diagnostic, Level, LintLevels};
+use kernel_lint_lints::{check_file, Diagnostic, Level};
 use std::path::PathBuf;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
@@ -17,6 +18,8 @@ pub struct Analyzed {
     pub report: FileReport,
     /// What the lints found.
     pub diagnostics: Vec<Diagnostic>,
+    /// Its configuration, by index into [`Outcome::configs`].
+    pub config: usize,
 }
 
 /// The outcome for one input, in input order.
@@ -35,8 +38,12 @@ pub struct Outcome {
     pub entries: Vec<Entry>,
     /// Files read for their items only (the rest of the crates of the files asked about).
     pub context: Vec<SourceFile>,
+    /// The configurations the files were analyzed under.
+    pub configs: Configs,
+    /// What the configuration sets that configures nothing, or nothing that counts.
+    pub config_warnings: Vec<Problem>,
     /// Located warnings about the workspace (a `mod` without its file, say).
-    pub warnings: Vec<String>,
+    pub workspace_warnings: Vec<String>,
 }
 
 impl Outcome {
@@ -68,6 +75,21 @@ impl Outcome {
         })
     }
 
+    /// The configuration's warnings, then the launch hints' in input order.
+    pub fn warnings(&self) -> Vec<Problem> {
+        let hints = self.analyzed().flat_map(|file| {
+            file.report.unsupported.iter().map(|hint| {
+                let at = Location {
+                    path: file.source.path.clone(),
+                    line: hint.span.line,
+                    column: hint.span.column,
+                };
+                Problem::new(at, hint.message.clone())
+            })
+        });
+        self.config_warnings.iter().cloned().chain(hints).collect()
+    }
+
     /// Whether any input failed or any item was left out.
     pub fn has_errors(&self) -> bool {
         self.errors().next().is_some()
@@ -93,8 +115,8 @@ impl Outcome {
                 .flat_map(|k| &k.accesses)
                 .filter(|a| a.space == MemorySpace::Global)
                 .count();
-            totals.unsupported +=
-                file.report.unsupported.len() + file.report.kernels.iter().map(|k| k.unsupported.len()).sum::<usize>();
+            // The file's own problems are hint warnings, printed apart; these are notes.
+            totals.unsupported += file.report.kernels.iter().map(|k| k.unsupported.len()).sum::<usize>();
             for diagnostic in &file.diagnostics {
                 match diagnostic.level {
                     Level::Deny => totals.errors += 1,
@@ -114,7 +136,7 @@ impl Outcome {
 pub struct Totals {
     /// Files analyzed.
     pub files: usize,
-    /// Inputs that failed, plus items of analyzed files that were left out.
+    /// Inputs that failed.
     pub failed_files: usize,
     /// Kernels found.
     pub kernels: usize,
@@ -130,28 +152,79 @@ pub struct Totals {
     pub errors: usize,
 }
 
-/// Loads the configuration, finds the files (the paths given, or the workspace's) and analyzes
-/// them.
+/// Finds the files (the paths given, or the workspace's), resolves each one's configuration,
+/// analyzes them and checks the configuration against the kernels found.
+///
+/// Warnings about the configuration and the launch hints go to stderr here, so every command
+/// that analyzes shows them; errors in the configuration stop the command.
 pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    let config = config::load(global).map_err(CliError::Config)?;
+    // `--config` is read first: its errors come before those of finding the files.
+    let mut resolver = Resolver::new(global)?;
     let candidates = if paths.is_empty() {
         discover::from_workspace(global.manifest_path.as_deref())?
     } else {
         discover::from_paths(paths)
     };
-    Ok(run(candidates, &config.plan, &config.levels))
+    // Every file's configuration is resolved before any is analyzed: a bad one stops the run.
+    let mut configured = Vec::with_capacity(candidates.files.len());
+    for input in &candidates.files {
+        configured.push(resolver.config_for(&input.path)?);
+    }
+    let configs = resolver.finish();
+    let (entries, context) = run(
+        candidates.errors,
+        candidates.files,
+        &configured,
+        &configs,
+        &candidates.uses,
+    );
+    let mut outcome = Outcome {
+        entries,
+        context,
+        configs,
+        config_warnings: Vec::new(),
+        workspace_warnings: candidates.warnings,
+    };
+    let checked: Vec<Checked<'_>> = outcome
+        .analyzed()
+        .map(|a| Checked {
+            path: &a.source.path,
+            config: a.config,
+            report: &a.report,
+        })
+        .collect();
+    let findings = config_check::check(&outcome.configs, &checked);
+    outcome.config_warnings = findings.warnings;
+    for warning in &outcome.workspace_warnings {
+        eprintln!("warning: {warning}");
+    }
+    for warning in outcome.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    if !findings.errors.is_empty() {
+        return Err(CliError::ConfigProblems(findings.errors));
+    }
+    Ok(outcome)
 }
 
-/// Reads every input, analyzes them together (so names resolve across files) under a plan
-/// and lints the reported ones at the given levels.
-pub fn run(inputs: Inputs, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
-    let mut entries: Vec<Entry> = inputs.errors.into_iter().map(|e| Entry::Failed(e, None)).collect();
+/// Reads every input, analyzes them together (so names resolve across files), each under its
+/// configuration's plan, and lints the reported ones at their configuration's levels.
+fn run(
+    failed: Vec<FileError>,
+    inputs: Vec<Input>,
+    configured: &[usize],
+    configs: &Configs,
+    uses: &[kernel_lint_analyzer::CrateUse],
+) -> (Vec<Entry>, Vec<SourceFile>) {
+    let fallback = Config::default();
+    let config_of = |index: usize| configs.get(index).unwrap_or(&fallback);
+    let mut entries: Vec<Entry> = failed.into_iter().map(|e| Entry::Failed(e, None)).collect();
     let mut program = Vec::new();
-    let mut reported = Vec::new();
-    for input in inputs.files {
+    let mut read_ok = Vec::new();
+    for (input, &config) in inputs.into_iter().zip(configured) {
         match read(&input) {
             Ok(source) => {
-                reported.push(input.reported);
+                read_ok.push((input.reported, config));
                 program.push(ModuleSource {
                     source,
                     module: input.module,
@@ -162,30 +235,28 @@ pub fn run(inputs: Inputs, plan: &LaunchPlan, levels: &LintLevels) -> Outcome {
         }
     }
     let sources: Vec<SourceFile> = program.iter().map(|m| m.source.clone()).collect();
-    let results = analyze_program(program, &inputs.uses, plan);
+    let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
+    let results = analyze_program(program, uses, &plans);
     let mut context = Vec::new();
-    for ((source, result), reported) in sources.into_iter().zip(results).zip(reported) {
+    for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {
             context.push(source);
             continue;
         }
         entries.push(match result {
             Ok(report) => {
-                let diagnostics = check_file(&report, levels);
+                let diagnostics = check_file(&report, &config_of(config).levels);
                 Entry::Ok(Box::new(Analyzed {
                     source,
                     report,
                     diagnostics,
+                    config,
                 }))
             }
             Err(err) => Entry::Failed(err, Some(source)),
         });
     }
-    Outcome {
-        entries,
-        context,
-        warnings: inputs.warnings,
-    }
+    (entries, context)
 }
 
 /// A file's text; a failure keeps what could be read, for a snippet of the error.

@@ -19,17 +19,8 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
     }
 }
 
-/// Analyzes the paths (or the workspace) and says on stderr what was odd about the workspace.
-fn analyze(global: &GlobalArgs, paths: &[std::path::PathBuf]) -> Result<analysis::Outcome, CliError> {
-    let outcome = analysis::analyze(global, paths)?;
-    for warning in &outcome.warnings {
-        eprintln!("warning: {warning}");
-    }
-    Ok(outcome)
-}
-
 fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
-    let outcome = analyze(global, &args.paths)?;
+    let outcome = analysis::analyze(global, &args.paths)?;
     let text = match args.format.unwrap_or_default() {
         Format::Human => human::check(&outcome, use_color(global.color)),
         Format::Json => json::diagnostics(&outcome),
@@ -39,7 +30,7 @@ fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
 }
 
 fn accesses(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
-    let outcome = analyze(global, &args.paths)?;
+    let outcome = analysis::analyze(global, &args.paths)?;
     let text = match args.format.unwrap_or_default() {
         Format::Human => {
             for err in outcome.errors() {

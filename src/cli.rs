@@ -155,7 +155,8 @@ pub struct RuleArgs {
 /// Options accepted before or after the subcommand.
 #[derive(Debug, Clone, Default, Args)]
 pub struct GlobalArgs {
-    /// Configuration file (default: ./kernel-lint.toml, else Cargo.toml metadata).
+    /// Configuration file for every file (default: each crate's kernel-lint.toml, else its
+    /// Cargo.toml metadata).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Cargo.toml of the workspace to analyze when no paths are given.

@@ -1,53 +1,179 @@
 //! Configuration: launch settings per kernel and lint levels, from `kernel-lint.toml` or the
 //! `kernel-lint` metadata of Cargo.toml, with command-line levels on top.
+//!
+//! `--config FILE` gives every file one configuration. Otherwise each analyzed file gets the
+//! configuration of its crate: the nearest `kernel-lint.toml` from the file's folder up to the
+//! workspace root, else the `[package.metadata.kernel-lint]` of the nearest Cargo.toml and the
+//! `[workspace.metadata.kernel-lint]` of the workspace root. A file in no cargo package gets the
+//! configuration found from the current folder.
 
 use crate::cli::GlobalArgs;
-use crate::error::io_message;
+use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::{Dim3, LaunchPlan, LaunchSpec};
 use kernel_lint_lints::{Level, LintLevels};
+use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
-/// The configuration file looked for in the current directory.
+/// The configuration file looked for beside the analyzed files.
 pub const FILE_NAME: &str = "kernel-lint.toml";
 
 /// The most threads a block may hold.
 const MAX_BLOCK_THREADS: i64 = 1024;
 
-/// What the analysis runs with.
+/// What the analysis of one file runs with.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     /// Launch settings by kernel.
     pub plan: LaunchPlan,
     /// Lint levels, command line included.
     pub levels: LintLevels,
+    /// The tables its kernel entries come from, by index into [`Configs::tables`].
+    pub tables: Vec<usize>,
 }
 
-/// The file format (also the table under `metadata.kernel-lint`).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfig {
-    #[serde(default)]
-    kernel: Vec<RawKernel>,
-    #[serde(default)]
-    lints: BTreeMap<Spanned<String>, Spanned<String>>,
+/// One table of settings as read: a `kernel-lint.toml`, or the `kernel-lint` metadata of a
+/// manifest's package or workspace.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The file, as printed.
+    pub display: String,
+    /// The `[[kernel]]` entries, in order.
+    pub entries: Vec<Entry>,
+    /// The `[lints]` settings, in order.
+    lints: Vec<(String, Level, String)>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawKernel {
-    name: String,
-    file: Option<String>,
-    block: Option<Spanned<Vec<i64>>>,
-    grid: Option<Spanned<Vec<i64>>>,
-    #[serde(default)]
-    params: BTreeMap<String, i64>,
+/// A `[[kernel]]` entry and where its parts are written.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// What it says.
+    pub spec: LaunchSpec,
+    /// The `name` value.
+    pub name_at: Location,
+    /// The `file` value, when given.
+    pub file_at: Option<Location>,
+    /// Each parameter value, in name order.
+    pub params: Vec<ParamSite>,
 }
 
-/// The parts of a Cargo.toml that may hold a configuration; everything else is ignored.
+/// A value given under `[kernel.params]`.
+#[derive(Debug, Clone)]
+pub struct ParamSite {
+    /// The parameter name (`n`, or `p.n` for a struct field).
+    pub name: String,
+    /// The value.
+    pub value: ParamValue,
+    /// Where the name is written.
+    pub name_at: Location,
+    /// Where the value is written.
+    pub value_at: Location,
+}
+
+/// A parameter value: an integer takes part in index arithmetic, a float is only recorded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamValue {
+    /// `n = 4096`.
+    Int(i64),
+    /// `alpha = 2.0`.
+    Float(f64),
+}
+
+/// A value under `[kernel.params]` as written: a number, or the fields of a struct parameter
+/// (`p.n = 4`, or `[kernel.params.p]`).
+#[derive(Debug)]
+enum RawParam {
+    Value(ParamValue),
+    /// toml gives no place to a table made by a dotted key, so values are not `Spanned`: the
+    /// place of a value is found after its name.
+    Fields(Vec<(String, RawParam)>),
+}
+
+impl<'de> Deserialize<'de> for RawParam {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Number;
+        impl<'de> Visitor<'de> for Number {
+            type Value = RawParam;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an integer or a float")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawParam, E> {
+                Ok(RawParam::Value(ParamValue::Int(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawParam, E> {
+                i64::try_from(v)
+                    .map(|v| RawParam::Value(ParamValue::Int(v)))
+                    .map_err(|_| E::custom(format!("{v} is too large")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawParam, E> {
+                Ok(RawParam::Value(ParamValue::Float(v)))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawParam, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    fields.push((key, map.next_value::<RawParam>()?));
+                }
+                Ok(RawParam::Fields(fields))
+            }
+        }
+        deserializer.deserialize_any(Number)
+    }
+}
+
+/// Every configuration a run uses, and the tables they are made of.
+#[derive(Debug, Clone, Default)]
+pub struct Configs {
+    /// The tables read, each once.
+    pub tables: Vec<Table>,
+    /// The configurations, in the order files first used them.
+    pub configs: Vec<Config>,
+    /// Whether `--config` gave the one configuration of every file.
+    pub explicit: bool,
+}
+
+impl Configs {
+    /// The configuration at an index given by [`Resolver::config_for`].
+    pub fn get(&self, index: usize) -> Option<&Config> {
+        self.configs.get(index)
+    }
+
+    /// The one launch plan of a set of files, for the harness, which builds one program: an
+    /// error when the files use different configurations.
+    pub fn single_plan(&self, used: impl IntoIterator<Item = usize>) -> Result<LaunchPlan, CliError> {
+        let mut used: Vec<usize> = used.into_iter().collect();
+        used.sort_unstable();
+        used.dedup();
+        match used.as_slice() {
+            [] => Ok(LaunchPlan::default()),
+            [one] => Ok(self.get(*one).map(|c| c.plan.clone()).unwrap_or_default()),
+            several => {
+                let mut names: Vec<String> = several
+                    .iter()
+                    .filter_map(|&i| self.get(i))
+                    .flat_map(|c| c.tables.iter().filter_map(|&t| self.tables.get(t)))
+                    .map(|t| format!("`{}`", t.display))
+                    .collect();
+                names.sort();
+                names.dedup();
+                let names = if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", names.join(", "))
+                };
+                Err(CliError::Config(format!(
+                    "the files given use different configurations{names}: give one with `--config`, \
+                     or one crate at a time"
+                )))
+            }
+        }
+    }
+}
+
+/// The sections of a Cargo.toml that may hold a configuration; everything else is ignored.
 #[derive(Debug, Deserialize)]
 struct Manifest {
     package: Option<Section>,
@@ -65,6 +191,27 @@ struct Metadata {
     kernel_lint: Option<RawConfig>,
 }
 
+/// The file format (also the table under `metadata.kernel-lint`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    kernel: Vec<RawKernel>,
+    #[serde(default)]
+    lints: BTreeMap<Spanned<String>, Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKernel {
+    name: Spanned<String>,
+    file: Option<Spanned<String>>,
+    block: Option<Spanned<Vec<i64>>>,
+    grid: Option<Spanned<Vec<i64>>>,
+    #[serde(default)]
+    params: BTreeMap<Spanned<String>, RawParam>,
+}
+
 /// A configuration text and the path it is reported under.
 #[derive(Debug, Clone)]
 struct Text {
@@ -80,15 +227,30 @@ impl Text {
         }
     }
 
+    /// The place of a byte offset.
+    fn location(&self, offset: usize) -> Location {
+        let (line, column) = line_column(&self.text, offset);
+        Location {
+            path: self.display.clone(),
+            line,
+            column,
+        }
+    }
+
     /// `path:line:column: message` for a byte range of the text.
     fn error_at(&self, span: Option<Range<usize>>, message: &str) -> String {
         match span {
-            Some(span) => {
-                let (line, column) = line_column(&self.text, span.start);
-                format!("{}:{line}:{column}: {message}", self.display)
-            }
+            Some(span) => format!("{}: {message}", self.location(span.start)),
             None => format!("{}: {message}", self.display),
         }
+    }
+
+    /// The offset of the value in `key = value`, given where the key ends.
+    fn value_after(&self, key_end: usize) -> Option<usize> {
+        let rest = self.text.get(key_end..)?;
+        let after_key = rest.trim_start_matches([' ', '\t']);
+        let after_equals = after_key.strip_prefix('=')?.trim_start_matches([' ', '\t']);
+        Some(self.text.len() - after_equals.len())
     }
 
     fn parse<T: for<'de> Deserialize<'de>>(&self) -> Result<T, String> {
@@ -96,142 +258,357 @@ impl Text {
     }
 }
 
-/// Loads the configuration and applies the command-line levels on top.
-pub fn load(args: &GlobalArgs) -> Result<Config, String> {
-    let mut config = Config::default();
-    if let Some(path) = &args.config {
-        let text = Text::read(path, path.display().to_string(), "configuration")?;
-        let raw: RawConfig = text.parse()?;
-        apply(&mut config, &raw, &text)?;
-    } else if Path::new(FILE_NAME).is_file() {
-        let text = Text::read(Path::new(FILE_NAME), FILE_NAME.to_string(), "configuration")?;
-        let raw: RawConfig = text.parse()?;
-        apply(&mut config, &raw, &text)?;
-    } else {
-        load_manifests(&mut config, args.manifest_path.as_deref())?;
-    }
-    for (level, key) in &args.level_flags {
-        config
-            .levels
-            .set(key, *level)
-            .map_err(|err| format!("{err} given to --{}", level.as_str()))?;
-    }
-    Ok(config)
+/// The tables that make one configuration: kernels are looked up in the first order, levels
+/// applied in the second (later ones win).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    kernels: Vec<usize>,
+    levels: Vec<usize>,
 }
 
-/// The package's and the workspace's `kernel-lint` metadata: the package's kernel entries are
-/// found first and its levels win.
-fn load_manifests(config: &mut Config, manifest_path: Option<&Path>) -> Result<(), String> {
-    let nearest = match manifest_path {
-        Some(path) => Some(path.to_path_buf()),
-        None => std::env::current_dir().ok().and_then(|cwd| find_upwards(&cwd)),
-    };
-    let Some(nearest) = nearest else { return Ok(()) };
-    let Some((text, manifest)) = read_manifest(&nearest)? else {
-        return Ok(());
-    };
-    let package = manifest
-        .package
-        .and_then(|s| s.metadata)
-        .and_then(|m| m.kernel_lint)
-        .map(|c| (c, text.clone()));
-    let workspace = match manifest.workspace {
-        Some(section) => section.metadata.and_then(|m| m.kernel_lint).map(|c| (c, text)),
-        None => workspace_above(&nearest)?,
-    };
-    for (raw, text) in package.iter().chain(&workspace) {
-        apply_kernels(&mut config.plan, raw, text)?;
-    }
-    for (raw, text) in workspace.iter().chain(&package) {
-        apply_levels(&mut config.levels, raw, text)?;
-    }
-    Ok(())
+/// The tables of one Cargo.toml.
+#[derive(Debug, Clone, Copy, Default)]
+struct ManifestTables {
+    package: Option<usize>,
+    workspace: Option<usize>,
+    /// Whether it has a `[workspace]` section.
+    is_workspace: bool,
 }
 
-/// The configuration of the workspace root above a member package's manifest, if any.
-fn workspace_above(manifest: &Path) -> Result<Option<(RawConfig, Text)>, String> {
-    for dir in manifest.parent().into_iter().flat_map(Path::ancestors).skip(1) {
-        let candidate = dir.join("Cargo.toml");
-        if !candidate.is_file() {
-            continue;
+/// Finds the configuration of each file, reading every file of settings once.
+#[derive(Debug)]
+pub struct Resolver<'a> {
+    global: &'a GlobalArgs,
+    configs: Configs,
+    keys: BTreeMap<Key, usize>,
+    /// `kernel-lint.toml` files read, by resolved path.
+    files: BTreeMap<PathBuf, usize>,
+    /// Cargo.toml files read, by resolved path; `None` when not valid TOML (cargo says so).
+    manifests: BTreeMap<PathBuf, Option<ManifestTables>>,
+    /// The `--config` table, when given.
+    explicit: Option<usize>,
+    /// The configuration found from the current folder, once asked for.
+    from_current_dir: Option<Key>,
+}
+
+impl<'a> Resolver<'a> {
+    /// Starts a resolution: reads `--config` when given and checks the level flags, so that
+    /// their errors come first.
+    pub fn new(global: &'a GlobalArgs) -> Result<Resolver<'a>, CliError> {
+        for (level, key) in &global.level_flags {
+            LintLevels::default()
+                .set(key, *level)
+                .map_err(|err| flag_error(&err, *level))?;
         }
-        if let Some((
-            text,
-            Manifest {
-                workspace: Some(section),
-                ..
+        let mut resolver = Resolver {
+            global,
+            configs: Configs::default(),
+            keys: BTreeMap::new(),
+            files: BTreeMap::new(),
+            manifests: BTreeMap::new(),
+            explicit: None,
+            from_current_dir: None,
+        };
+        if let Some(path) = &global.config {
+            let text = Text::read(path, path.display().to_string(), "configuration").map_err(CliError::Config)?;
+            let raw: RawConfig = text.parse().map_err(CliError::Config)?;
+            resolver.explicit = Some(resolver.push_table(&raw, &text)?);
+            resolver.configs.explicit = true;
+        }
+        Ok(resolver)
+    }
+
+    /// The index of the configuration of a file, reading what it needs on first use.
+    pub fn config_for(&mut self, file: &Path) -> Result<usize, CliError> {
+        let key = match self.explicit {
+            Some(table) => Key {
+                kernels: vec![table],
+                levels: vec![table],
             },
-        )) = read_manifest(&candidate)?
-        {
-            return Ok(section.metadata.and_then(|m| m.kernel_lint).map(|c| (c, text)));
+            None => self.key_for(file)?,
+        };
+        if let Some(&index) = self.keys.get(&key) {
+            return Ok(index);
         }
+        let config = self.build(&key)?;
+        self.configs.configs.push(config);
+        let index = self.configs.configs.len() - 1;
+        self.keys.insert(key, index);
+        Ok(index)
     }
-    Ok(None)
-}
 
-/// A Cargo.toml and its configuration parts; `None` when it is not valid TOML at all (cargo
-/// reports that better).
-fn read_manifest(path: &Path) -> Result<Option<(Text, Manifest)>, String> {
-    let text = Text::read(path, display_path(path), "manifest")?;
-    if text.text.parse::<toml::Table>().is_err() {
-        return Ok(None);
+    /// Every configuration resolved.
+    pub fn finish(self) -> Configs {
+        self.configs
     }
-    let manifest: Manifest = text.parse()?;
-    Ok(Some((text, manifest)))
+
+    fn build(&self, key: &Key) -> Result<Config, CliError> {
+        let mut config = Config {
+            tables: key.kernels.clone(),
+            ..Config::default()
+        };
+        for table in key.kernels.iter().filter_map(|&t| self.configs.tables.get(t)) {
+            config.plan.specs.extend(table.entries.iter().map(|e| e.spec.clone()));
+        }
+        for table in key.levels.iter().filter_map(|&t| self.configs.tables.get(t)) {
+            for (key, level, at) in &table.lints {
+                config
+                    .levels
+                    .set(key, *level)
+                    .map_err(|err| CliError::Config(format!("{at}: {err}")))?;
+            }
+        }
+        for (level, key) in &self.global.level_flags {
+            config.levels.set(key, *level).map_err(|err| flag_error(&err, *level))?;
+        }
+        Ok(config)
+    }
+
+    /// The tables of a file's crate, or of the current folder when it is in no crate.
+    fn key_for(&mut self, file: &Path) -> Result<Key, CliError> {
+        let file = resolved(file);
+        let Some(dir) = file.parent() else {
+            return self.current_dir_key();
+        };
+        let Some(package) = find_upwards(dir) else {
+            return self.current_dir_key();
+        };
+        let workspace = self.workspace_of(&package)?;
+        let root = workspace.as_deref().unwrap_or(&package).parent();
+        for folder in dir.ancestors() {
+            let candidate = folder.join(FILE_NAME);
+            if candidate.is_file() {
+                let table = self.file_table(&candidate)?;
+                return Ok(Key {
+                    kernels: vec![table],
+                    levels: vec![table],
+                });
+            }
+            if Some(folder) == root {
+                break;
+            }
+        }
+        self.manifest_key(&package, workspace.as_deref())
+    }
+
+    /// The configuration found from the current folder: `kernel-lint.toml` there, else the
+    /// metadata of the nearest Cargo.toml (or `--manifest-path`) and of its workspace.
+    fn current_dir_key(&mut self) -> Result<Key, CliError> {
+        if let Some(key) = &self.from_current_dir {
+            return Ok(key.clone());
+        }
+        let key = if Path::new(FILE_NAME).is_file() {
+            let table = self.file_table(&resolved(Path::new(FILE_NAME)))?;
+            Key {
+                kernels: vec![table],
+                levels: vec![table],
+            }
+        } else {
+            let nearest = match &self.global.manifest_path {
+                Some(path) => Some(resolved(path)),
+                None => std::env::current_dir().ok().and_then(|cwd| find_upwards(&cwd)),
+            };
+            match nearest {
+                Some(manifest) => {
+                    let workspace = self.workspace_of(&manifest)?;
+                    self.manifest_key(&manifest, workspace.as_deref())?
+                }
+                None => Key {
+                    kernels: Vec::new(),
+                    levels: Vec::new(),
+                },
+            }
+        };
+        self.from_current_dir = Some(key.clone());
+        Ok(key)
+    }
+
+    /// The package's entries are found first and its levels win over the workspace's.
+    fn manifest_key(&mut self, package: &Path, workspace: Option<&Path>) -> Result<Key, CliError> {
+        let package = self.manifest(package)?.and_then(|m| m.package);
+        let workspace = match workspace {
+            Some(path) => self.manifest(path)?.and_then(|m| m.workspace),
+            None => None,
+        };
+        Ok(Key {
+            kernels: package.into_iter().chain(workspace).collect(),
+            levels: workspace.into_iter().chain(package).collect(),
+        })
+    }
+
+    /// The manifest of the workspace a package's manifest belongs to: itself when it has a
+    /// `[workspace]` section, else the nearest one above that has.
+    fn workspace_of(&mut self, package: &Path) -> Result<Option<PathBuf>, CliError> {
+        if self.manifest(package)?.is_some_and(|m| m.is_workspace) {
+            return Ok(Some(package.to_path_buf()));
+        }
+        for dir in package.parent().into_iter().flat_map(Path::ancestors).skip(1) {
+            let candidate = dir.join("Cargo.toml");
+            if candidate.is_file() && self.manifest(&candidate)?.is_some_and(|m| m.is_workspace) {
+                return Ok(Some(candidate));
+            }
+        }
+        Ok(None)
+    }
+
+    fn file_table(&mut self, path: &Path) -> Result<usize, CliError> {
+        if let Some(&table) = self.files.get(path) {
+            return Ok(table);
+        }
+        let text = Text::read(path, display_path(path), "configuration").map_err(CliError::Config)?;
+        let raw: RawConfig = text.parse().map_err(CliError::Config)?;
+        let table = self.push_table(&raw, &text)?;
+        self.files.insert(path.to_path_buf(), table);
+        Ok(table)
+    }
+
+    fn manifest(&mut self, path: &Path) -> Result<Option<ManifestTables>, CliError> {
+        if let Some(tables) = self.manifests.get(path) {
+            return Ok(*tables);
+        }
+        let text = Text::read(path, display_path(path), "manifest").map_err(CliError::Config)?;
+        let tables = if text.text.parse::<toml::Table>().is_err() {
+            None
+        } else {
+            let manifest: Manifest = text.parse().map_err(CliError::Config)?;
+            let is_workspace = manifest.workspace.is_some();
+            let mut section = |s: Option<Section>| -> Result<Option<usize>, CliError> {
+                s.and_then(|s| s.metadata)
+                    .and_then(|m| m.kernel_lint)
+                    .map(|raw| self.push_table(&raw, &text))
+                    .transpose()
+            };
+            let package = section(manifest.package)?;
+            let workspace = section(manifest.workspace)?;
+            Some(ManifestTables {
+                package,
+                workspace,
+                is_workspace,
+            })
+        };
+        self.manifests.insert(path.to_path_buf(), tables);
+        Ok(tables)
+    }
+
+    fn push_table(&mut self, raw: &RawConfig, text: &Text) -> Result<usize, CliError> {
+        let table = table(raw, text)?;
+        self.configs.tables.push(table);
+        Ok(self.configs.tables.len() - 1)
+    }
 }
 
-fn find_upwards(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|dir| dir.join("Cargo.toml"))
-        .find(|p| p.is_file())
+/// An unknown lint given to `--allow`, `--warn` or `--deny`.
+fn flag_error(err: &str, level: Level) -> CliError {
+    CliError::Config(format!("{err} given to --{}", level.as_str()))
 }
 
-/// A path relative to the current directory when it lies under it.
-fn display_path(path: &Path) -> String {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf())
-        .display()
-        .to_string()
-}
-
-/// Adds a parsed configuration's kernels and levels, validating them.
-fn apply(config: &mut Config, raw: &RawConfig, text: &Text) -> Result<(), String> {
-    apply_kernels(&mut config.plan, raw, text)?;
-    apply_levels(&mut config.levels, raw, text)
-}
-
-fn apply_kernels(plan: &mut LaunchPlan, raw: &RawConfig, text: &Text) -> Result<(), String> {
+/// Validates a parsed configuration into a table.
+fn table(raw: &RawConfig, text: &Text) -> Result<Table, CliError> {
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut duplicates = Vec::new();
     for kernel in &raw.kernel {
-        let block = kernel.block.as_ref().map(|b| block(b, text)).transpose()?;
-        let grid = kernel.grid.as_ref().map(|g| grid(g, text)).transpose()?;
-        plan.specs.push(LaunchSpec {
-            kernel: kernel.name.clone(),
-            file: kernel.file.clone(),
-            block,
-            grid,
-            params: kernel.params.clone(),
-        });
+        let entry = entry(kernel, text).map_err(CliError::Config)?;
+        // Entries that differ are launches of their own for the harness; a copy is a mistake.
+        if let Some(first) = entries.iter().find(|e| e.spec == entry.spec) {
+            let file = entry
+                .spec
+                .file
+                .as_deref()
+                .map(|f| format!(" in `{f}`"))
+                .unwrap_or_default();
+            duplicates.push(Problem {
+                at: entry.name_at.clone(),
+                message: format!("duplicate entry for kernel `{}`{file}", entry.spec.kernel),
+                note: Some((first.name_at.clone(), "the first entry is here".to_string())),
+            });
+        }
+        entries.push(entry);
     }
-    Ok(())
-}
-
-fn apply_levels(levels: &mut LintLevels, raw: &RawConfig, text: &Text) -> Result<(), String> {
+    if !duplicates.is_empty() {
+        return Err(CliError::ConfigProblems(duplicates));
+    }
+    let mut lints = Vec::new();
     for (key, value) in &raw.lints {
         let level = Level::parse(value.get_ref()).ok_or_else(|| {
             let message = format!(
                 "expected `allow`, `note`, `warn` or `deny`, found `{}`",
                 value.get_ref()
             );
-            text.error_at(Some(value.span()), &message)
+            CliError::Config(text.error_at(Some(value.span()), &message))
         })?;
-        levels
+        LintLevels::default()
             .set(key.get_ref(), level)
-            .map_err(|err| text.error_at(Some(key.span()), &err))?;
+            .map_err(|err| CliError::Config(text.error_at(Some(key.span()), &err)))?;
+        lints.push((
+            key.get_ref().clone(),
+            level,
+            text.location(key.span().start).to_string(),
+        ));
     }
-    Ok(())
+    Ok(Table {
+        display: text.display.clone(),
+        entries,
+        lints,
+    })
+}
+
+fn entry(kernel: &RawKernel, text: &Text) -> Result<Entry, String> {
+    let block = kernel.block.as_ref().map(|b| block(b, text)).transpose()?;
+    let grid = kernel.grid.as_ref().map(|g| grid(g, text)).transpose()?;
+    let mut spec = LaunchSpec {
+        kernel: kernel.name.get_ref().clone(),
+        file: kernel.file.as_ref().map(|f| f.get_ref().clone()),
+        block,
+        grid,
+        ..LaunchSpec::default()
+    };
+    let mut params = Vec::new();
+    for (name, value) in &kernel.params {
+        let name_at = text.location(name.span().start);
+        let value_at = text.location(text.value_after(name.span().end).unwrap_or(name.span().start));
+        flatten_param(name.get_ref(), (&name_at, &value_at), value, &mut params);
+    }
+    params.sort_by(|a, b| a.name.cmp(&b.name));
+    for param in &params {
+        match param.value {
+            ParamValue::Int(v) => {
+                spec.params.insert(param.name.clone(), v);
+            }
+            ParamValue::Float(v) if v.is_finite() => {
+                spec.float_params.insert(param.name.clone(), v);
+            }
+            ParamValue::Float(v) => {
+                return Err(format!(
+                    "{}: parameter `{}` is given {v}, which is not a finite number",
+                    param.value_at, param.name
+                ));
+            }
+        }
+    }
+    Ok(Entry {
+        spec,
+        name_at: text.location(kernel.name.span().start),
+        file_at: kernel.file.as_ref().map(|f| text.location(f.span().start)),
+        params,
+    })
+}
+
+/// The values of a parameter, struct fields named `p.n` and placed at the parameter's name.
+fn flatten_param(name: &str, at: (&Location, &Location), value: &RawParam, out: &mut Vec<ParamSite>) {
+    match value {
+        RawParam::Value(v) => out.push(ParamSite {
+            name: name.to_string(),
+            value: *v,
+            name_at: at.0.clone(),
+            value_at: at.1.clone(),
+        }),
+        RawParam::Fields(fields) => {
+            for (field, value) in fields {
+                // A field's own value has no place of its own: its parameter's name stands in.
+                flatten_param(&format!("{name}.{field}"), (at.0, at.0), value, out);
+            }
+        }
+    }
 }
 
 fn extents(value: &Spanned<Vec<i64>>, what: &str, max: i64, text: &Text) -> Result<Dim3, String> {
@@ -264,6 +641,37 @@ fn grid(value: &Spanned<Vec<i64>>, text: &Text) -> Result<Dim3, String> {
     extents(value, "grid", i64::from(i32::MAX), text)
 }
 
+/// The nearest Cargo.toml in a folder or above it.
+fn find_upwards(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|dir| dir.join("Cargo.toml"))
+        .find(|p| p.is_file())
+}
+
+/// A path made absolute with links and `..` resolved, so that walking up its folders is
+/// walking up the file system; as given (made absolute) when it cannot be resolved.
+fn resolved(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A path relative to the current directory when it lies under it.
+fn display_path(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let bases = cwd
+        .iter()
+        .cloned()
+        .chain(cwd.as_ref().and_then(|c| c.canonicalize().ok()));
+    bases
+        .filter_map(|base| path.strip_prefix(base).ok().map(Path::to_path_buf))
+        .find(|rel| !rel.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
@@ -280,15 +688,28 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Config, String> {
+    fn parse_table(text: &str) -> Result<Table, CliError> {
         let text = Text {
             display: "k.toml".into(),
             text: text.into(),
         };
-        let raw: RawConfig = text.parse()?;
-        let mut config = Config::default();
-        apply(&mut config, &raw, &text)?;
-        Ok(config)
+        let raw: RawConfig = text.parse().map_err(CliError::Config)?;
+        table(&raw, &text)
+    }
+
+    fn parse(text: &str) -> Result<Config, String> {
+        let table = parse_table(text).map_err(|e| e.to_string())?;
+        let mut levels = LintLevels::default();
+        for (key, level, _) in &table.lints {
+            levels.set(key, *level)?;
+        }
+        Ok(Config {
+            plan: LaunchPlan {
+                specs: table.entries.iter().map(|e| e.spec.clone()).collect(),
+            },
+            levels,
+            tables: vec![0],
+        })
     }
 
     #[test]
@@ -324,6 +745,64 @@ mod tests {
         assert!(err("[lints]\nKL001 = \"off\"\n").starts_with("k.toml:2:9: expected"));
         assert!(err("[[kernel]]\nname = \"k\"\n[kernel.params]\nn = \"x\"\n").starts_with("k.toml:4:5:"));
         assert!(err("oops").starts_with("k.toml:1:"));
+    }
+
+    #[test]
+    fn float_parameters_are_recorded_apart_from_integers() {
+        let text = "[[kernel]]\nname = \"k\"\n[kernel.params]\nalpha = 2.0\nn = 64\nbeta = -1.5e-3\n";
+        let table = parse_table(text).unwrap_or_else(|e| panic!("{e}"));
+        let spec = &table.entries[0].spec;
+        assert_eq!(spec.params, BTreeMap::from([("n".to_string(), 64)]));
+        assert_eq!(
+            spec.float_params,
+            BTreeMap::from([("alpha".to_string(), 2.0), ("beta".to_string(), -1.5e-3)])
+        );
+        let sites: Vec<(String, String, String)> = table.entries[0]
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.name_at.to_string(), p.value_at.to_string()))
+            .collect();
+        assert_eq!(
+            sites,
+            [
+                ("alpha".to_string(), "k.toml:4:1".to_string(), "k.toml:4:9".to_string()),
+                ("beta".to_string(), "k.toml:6:1".to_string(), "k.toml:6:8".to_string()),
+                ("n".to_string(), "k.toml:5:1".to_string(), "k.toml:5:5".to_string()),
+            ]
+        );
+        let err = parse_table("[[kernel]]\nname = \"k\"\n[kernel.params]\nalpha = nan\n").err();
+        assert_eq!(
+            err.map(|e| e.to_string()).unwrap_or_default(),
+            "k.toml:4:9: parameter `alpha` is given NaN, which is not a finite number"
+        );
+    }
+
+    #[test]
+    fn struct_fields_are_named_with_a_dot() {
+        let text = "[[kernel]]\nname = \"k\"\n[kernel.params]\np.n = 4\n\"q.m\" = 2\n[kernel.params.r]\nw = 1.5\n";
+        let table = parse_table(text).unwrap_or_else(|e| panic!("{e}"));
+        let spec = &table.entries[0].spec;
+        assert_eq!(
+            spec.params,
+            BTreeMap::from([("p.n".to_string(), 4), ("q.m".to_string(), 2)])
+        );
+        assert_eq!(spec.float_params, BTreeMap::from([("r.w".to_string(), 1.5)]));
+        let at: Vec<String> = table.entries[0].params.iter().map(|p| p.name_at.to_string()).collect();
+        assert_eq!(at, ["k.toml:4:1", "k.toml:5:1", "k.toml:6:16"]);
+    }
+
+    #[test]
+    fn a_copied_entry_is_an_error_at_the_copy_with_a_note_on_the_first() {
+        let entry = "[[kernel]]\nname = \"k\"\nfile = \"src/a.rs\"\nblock = [64]\n";
+        let err = parse_table(&format!("{entry}{entry}")).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).unwrap_or_default(),
+            "k.toml:6:8: duplicate entry for kernel `k` in `src/a.rs`\nnote: k.toml:2:8: the first entry is here"
+        );
+        // Entries that differ are separate launches (the harness runs each one).
+        let launches =
+            "[[kernel]]\nname = \"k\"\n[kernel.params]\nn = 1\n[[kernel]]\nname = \"k\"\n[kernel.params]\nn = 2\n";
+        assert!(parse_table(launches).is_ok());
     }
 
     #[test]

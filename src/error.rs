@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 pub enum CliError {
     /// The configuration is unreadable or invalid.
     Config(String),
+    /// The configuration contradicts itself or the kernels it configures, at these places.
+    ConfigProblems(Vec<Problem>),
     /// The cargo workspace could not be read.
     Workspace(String),
     /// A file the command needs could not be read.
@@ -78,6 +80,16 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Config(message) | CliError::Workspace(message) => f.write_str(message),
+            // `main` writes the first `error: `; each further problem gets its own.
+            CliError::ConfigProblems(problems) => {
+                for (i, problem) in problems.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("\nerror: ")?;
+                    }
+                    write!(f, "{problem}")?;
+                }
+                Ok(())
+            }
             CliError::Read { path, message } => write!(f, "cannot read `{}`: {message}", path.display()),
             CliError::Write { path, message } => write!(f, "cannot write `{}`: {message}", path.display()),
             CliError::Malformed { path, message } => write!(f, "{}: {message}", path.display()),
@@ -94,6 +106,56 @@ impl fmt::Display for CliError {
 }
 
 impl std::error::Error for CliError {}
+
+/// A place in a file, 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Location {
+    /// The file, as printed.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.path, self.line, self.column)
+    }
+}
+
+/// A located problem of a configuration or a launch hint, with an optional note at another
+/// place (the first of two duplicate entries, say).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Problem {
+    /// Where.
+    pub at: Location,
+    /// What is wrong, lowercase.
+    pub message: String,
+    /// A related place and what it is.
+    pub note: Option<(Location, String)>,
+}
+
+impl Problem {
+    /// A problem at a place.
+    pub fn new(at: Location, message: impl Into<String>) -> Problem {
+        Problem {
+            at,
+            message: message.into(),
+            note: None,
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)?;
+        if let Some((at, note)) = &self.note {
+            write!(f, "\nnote: {at}: {note}")?;
+        }
+        Ok(())
+    }
+}
 
 /// A short lowercase reason for an I/O failure.
 pub fn io_message(err: &io::Error) -> String {

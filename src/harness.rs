@@ -1,9 +1,8 @@
 //! The `harness` and `validate` commands: glue between the CLI, the harness crate and the
 //! CUDA tools (nvcc, ncu) on the machine.
 
-use crate::analysis::analyze;
+use crate::analysis::{analyze, Outcome};
 use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCommand, ReduceArgs, ValidateArgs};
-use crate::config;
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output::print;
@@ -22,13 +21,19 @@ pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> Result<Status, CliE
     }
 }
 
-/// The sources under `paths` that parse; files that do not are reported and skipped.
-fn sources(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Vec<SourceFile>, CliError> {
+/// The analysis of the sources under `paths`; files that do not parse are reported, and
+/// [`sources`] skips them.
+fn analyzed(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
     let outcome = analyze(global, paths)?;
     for err in outcome.errors() {
         eprintln!("error: {err}");
     }
-    Ok(outcome.analyzed().map(|a| a.source.clone()).collect())
+    Ok(outcome)
+}
+
+/// The sources that parsed.
+fn sources(outcome: &Outcome) -> Vec<SourceFile> {
+    outcome.analyzed().map(|a| a.source.clone()).collect()
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CliError> {
@@ -48,8 +53,10 @@ fn to_json(value: &impl serde::Serialize, path: &Path) -> Result<String, CliErro
 
 /// `harness emit`: writes `kernels.cu` and `manifest.json`; returns the manifest.
 fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, CliError> {
-    let files = sources(global, &args.paths)?;
-    let plan = config::load(global).map_err(CliError::Config)?.plan;
+    let outcome = analyzed(global, &args.paths)?;
+    // One program holds every launch, so the files must agree on one configuration.
+    let plan = outcome.configs.single_plan(outcome.analyzed().map(|a| a.config))?;
+    let files = sources(&outcome);
     let emitted = driver::emit(&files, &plan);
     let manifest_json = to_json(&emitted.manifest, &args.out.join("manifest.json"))?;
     write(&args.out.join("kernels.cu"), &emitted.program)?;
@@ -224,7 +231,7 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
 }
 
 fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> {
-    let files = sources(global, &args.paths)?;
+    let files = sources(&analyzed(global, &args.paths)?);
     let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| CliError::malformed(&args.pairs, e))?;
     let plan = bench::plan(&files, &pairs);
     for problem in &plan.problems {

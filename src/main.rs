@@ -4,6 +4,7 @@ mod analysis;
 mod app;
 mod cli;
 mod config;
+mod config_check;
 mod discover;
 mod error;
 mod exit;

@@ -107,6 +107,7 @@ fn every_global_row_of_the_ground_truth_is_predicted() {
                 block: Some(first.block),
                 grid: Some(first.grid),
                 params: first.params.clone(),
+                float_params: BTreeMap::new(),
             }],
         };
         let report = analyze_source(&source, &plan).expect("fixture parses");

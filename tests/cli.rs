@@ -535,3 +535,405 @@ fn workspace_metadata_applies_to_members() {
     assert!(root.stdout.contains("k/src/lib.rs:8:"), "{}", root.stdout);
     assert!(root.stdout.contains("error[KL001]"), "{}", root.stdout);
 }
+
+/// A kernel with a float parameter that plays no part in addressing.
+const SCALE_KERNEL: &str = r#"use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn scale(a: &[f32], c: *mut f32, n: usize, alpha: f32) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        *c.add(i) = a[i] * alpha;
+    }
+}
+"#;
+
+#[test]
+fn float_parameter_values_are_accepted_and_listed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", SCALE_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"scale\"\n[kernel.params]\nalpha = 2.0\nn = 4096\n",
+    );
+    let run = run_in(dir.path(), &["accesses", "--format", "json", "k.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(run.stderr, "");
+    let doc = run.json();
+    assert_eq!(
+        doc["kernels"][0]["params"],
+        serde_json::json!({"alpha": 2.0, "n": 4096})
+    );
+    assert!(run.stdout.contains("\"alpha\": 2.0"), "{}", run.stdout);
+    assert_eq!(first_access(&doc, "scale")["class"], "coalesced");
+
+    // A float given to an integer parameter is kept out of the index arithmetic, and said so.
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"scale\"\n[kernel.params]\nalpha = 2.0\nn = 4096.0\n",
+    );
+    let run = run_in(dir.path(), &["check", "k.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(
+        run.stderr,
+        "warning: kernel-lint.toml:5:5: parameter `n` of `scale` is an integer (`usize`), so the float 4096.0 \
+         plays no part in the analysis: write `4096` to use it\n"
+    );
+}
+
+#[test]
+fn config_entry_for_a_missing_kernel_is_a_located_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\n[[kernel]]\nname = \"ad\"\nblock = [64]\n",
+    );
+    let run = run_in(dir.path(), &["check", "k.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(
+        run.stderr,
+        "warning: kernel-lint.toml:4:8: no kernel named `ad` in the analyzed files\n"
+    );
+    // Warnings leave findings and their exit code alone.
+    write(dir.path(), "s.rs", STRIDED_KERNEL);
+    let run = run_in(dir.path(), &["check", "k.rs", "s.rs"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.stderr.contains("kernel-lint.toml:4:8: no kernel named `ad`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn config_file_that_matches_no_analyzed_file_is_a_located_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\nfile = \"src/gone.rs\"\n",
+    );
+    let run = run_in(dir.path(), &["accesses", "k.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(
+        run.stderr,
+        "warning: kernel-lint.toml:3:8: no analyzed file matches `src/gone.rs`\n"
+    );
+}
+
+#[test]
+fn unknown_parameter_is_a_warning_naming_the_kernels_parameters() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\n[kernel.params]\nlen = 3\nn = 64\n",
+    );
+    let run = run_in(dir.path(), &["k.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(
+        run.stderr,
+        "warning: kernel-lint.toml:4:1: kernel `add` has no parameter `len`; its parameters are `a`, `b`, `c`, `n`\n"
+    );
+}
+
+#[test]
+fn duplicate_entry_is_an_error_with_a_note_on_the_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\nblock = [64]\n\n[[kernel]]\nname = \"add\"\nblock = [64]\n",
+    );
+    let run = run_in(dir.path(), &["k.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: kernel-lint.toml:6:8: duplicate entry for kernel `add`\n\
+         note: kernel-lint.toml:2:8: the first entry is here\n"
+    );
+}
+
+#[test]
+fn negative_value_for_an_unsigned_parameter_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "k.rs", CLEAN_KERNEL);
+    write(
+        dir.path(),
+        "kernel-lint.toml",
+        "[[kernel]]\nname = \"add\"\n[kernel.params]\nn = -1\n",
+    );
+    let run = run_in(dir.path(), &["accesses", "k.rs"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: kernel-lint.toml:4:5: parameter `n` of `add` is unsigned (`usize`), so it cannot be -1\n"
+    );
+}
+
+#[test]
+fn malformed_and_out_of_range_hints_are_located_warnings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "hints.rs",
+        "use cuda_std::prelude::*;\n\n\
+         // kernel-lint: block(0)\n#[kernel]\npub unsafe fn a(x: *mut f32) {}\n\n\
+         #[kernel]\n  /* kernel-lint: block(2048) */\npub unsafe fn b(x: *mut f32) {}\n\n\
+         // kernel-lint: blok(32)\n#[kernel]\npub unsafe fn c(x: *mut f32) {}\n\n\
+         #[kernel]\n// kernel-lint: block(32, )\npub unsafe fn d(x: *mut f32) {}\n\n\
+         // kernel-lint: block(x)\n#[kernel]\npub unsafe fn e(x: *mut f32) {}\n\n\
+         // kernel-lint: block(32)\n\n#[kernel]\npub unsafe fn f(x: *mut f32) {}\n",
+    );
+    let run = run_in(dir.path(), &["accesses", "--format", "json", "hints.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(
+        run.stderr,
+        "warning: hints.rs:3:1: ignored launch hint: block extent 0 is out of range (1 to 1024)\n\
+         warning: hints.rs:8:3: ignored launch hint: block extent 2048 is out of range (1 to 1024)\n\
+         warning: hints.rs:11:1: ignored launch hint: unknown hint key `blok`: did you mean `block`?\n\
+         warning: hints.rs:16:1: ignored launch hint: missing block extent in `block(32, )`\n\
+         warning: hints.rs:19:1: ignored launch hint: `x` is not a block extent (1 to 1024)\n\
+         warning: hints.rs:23:1: ignored launch hint: no kernel follows it: a hint goes directly above a kernel \
+         or among its attributes\n"
+    );
+    let doc = run.json();
+    for kernel in doc["kernels"].as_array().expect("kernels") {
+        assert_eq!(kernel["block_source"], "default", "{kernel}");
+    }
+    // `check` reports them the same way, not as notes of the summary.
+    let run = run_in(dir.path(), &["--color", "never", "check", "hints.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stderr.contains("warning: hints.rs:11:1: ignored launch hint"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("6 kernels in 1 file, 0 global accesses; 0 warnings, 0 notes"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn hints_after_attributes_and_in_block_comments_are_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "hints.rs",
+        "#[kernel]\n// kernel-lint: block(16, 16)\npub unsafe fn a(x: *mut f32) {}\n\n\
+         /* kernel-lint: block(32, 8) */\n#[kernel]\npub unsafe fn b(x: *mut f32) {}\n\n\
+         #[no_mangle]\n/* kernel-lint: block(64) */\n#[kernel]\npub unsafe fn c(x: *mut f32) {}\n",
+    );
+    let run = run_in(dir.path(), &["accesses", "--format", "json", "hints.rs"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(run.stderr, "");
+    let doc = run.json();
+    let blocks: Vec<(String, Value, Value)> = doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .map(|k| (k["name"].to_string(), k["block"].clone(), k["block_source"].clone()))
+        .collect();
+    let hint = Value::from("hint");
+    assert_eq!(
+        blocks,
+        [
+            ("\"a\"".to_string(), serde_json::json!([16, 16, 1]), hint.clone()),
+            ("\"b\"".to_string(), serde_json::json!([32, 8, 1]), hint.clone()),
+            ("\"c\"".to_string(), serde_json::json!([64, 1, 1]), hint),
+        ]
+    );
+}
+
+/// A workspace of two crates: `a` with a `kernel-lint.toml`, `b` with package metadata, the
+/// workspace with metadata of its own, and a decoy configuration above the workspace root.
+fn two_crate_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "kernel-lint.toml", "[lints]\nKL001 = \"note\"\n");
+    write(
+        dir.path(),
+        "ws/Cargo.toml",
+        "[workspace]\nmembers = [\"crates/a\", \"crates/b\"]\nresolver = \"2\"\n\n\
+         [workspace.metadata.kernel-lint]\nlints = { strided-access = \"deny\" }\n",
+    );
+    write(
+        dir.path(),
+        "ws/crates/a/Cargo.toml",
+        "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        dir.path(),
+        "ws/crates/a/kernel-lint.toml",
+        "[[kernel]]\nname = \"every_other\"\nblock = [64]\n\n[[kernel]]\nname = \"missing\"\n\n\
+         [lints]\nstrided-access = \"allow\"\n",
+    );
+    write(dir.path(), "ws/crates/a/src/lib.rs", STRIDED_KERNEL);
+    write(
+        dir.path(),
+        "ws/crates/b/Cargo.toml",
+        "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [[package.metadata.kernel-lint.kernel]]\nname = \"every_other\"\nblock = [128]\n",
+    );
+    write(dir.path(), "ws/crates/b/src/lib.rs", STRIDED_KERNEL);
+    dir
+}
+
+/// `(file, block)` of every kernel of an `accesses` JSON document.
+fn kernel_blocks(doc: &Value) -> Vec<(String, Value)> {
+    doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .map(|k| {
+            (
+                k["file"].as_str().unwrap_or_default().to_string(),
+                k["block"][0].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn configuration_is_found_from_each_crate_root() {
+    let dir = two_crate_workspace();
+    let ws = dir.path().join("ws");
+    let paths = ["crates/a/src/lib.rs", "crates/b/src/lib.rs"];
+    let json = run_in(&ws, &["accesses", "--format", "json", paths[0], paths[1]]);
+    assert_eq!(json.code, 0, "{}", json.all());
+    assert_eq!(
+        kernel_blocks(&json.json()),
+        [
+            ("crates/a/src/lib.rs".to_string(), Value::from(64)),
+            ("crates/b/src/lib.rs".to_string(), Value::from(128)),
+        ]
+    );
+    assert_eq!(
+        json.stderr,
+        "warning: crates/a/kernel-lint.toml:6:8: no kernel named `missing` in the analyzed files\n"
+    );
+
+    // Lint levels too: `a` allows KL001, `b` gets the workspace's deny; the configuration above
+    // the workspace root plays no part.
+    let check = run_in(&ws, &["--color", "never", "check", paths[0], paths[1]]);
+    assert_eq!(check.code, 1, "{}", check.all());
+    assert_eq!(check.stdout.matches("error[KL001]").count(), 1, "{}", check.stdout);
+    assert!(check.stdout.contains("crates/b/src/lib.rs:8:"), "{}", check.stdout);
+    assert!(!check.stdout.contains("crates/a/src/lib.rs:8:"), "{}", check.stdout);
+
+    // The same from a subfolder, and from the workspace's own discovery.
+    let sub = run_in(
+        &ws.join("crates/b"),
+        &["accesses", "--format", "json", "../a/src/lib.rs", "src/lib.rs"],
+    );
+    assert_eq!(sub.code, 0, "{}", sub.all());
+    assert_eq!(
+        kernel_blocks(&sub.json()),
+        [
+            ("../a/src/lib.rs".to_string(), Value::from(64)),
+            ("src/lib.rs".to_string(), Value::from(128)),
+        ]
+    );
+    let discovered = run_in(&ws, &["accesses", "--format", "json"]);
+    assert_eq!(discovered.code, 0, "{}", discovered.all());
+    assert_eq!(kernel_blocks(&discovered.json()), kernel_blocks(&json.json()));
+
+    // `--config` is one configuration for every file.
+    let all = write(
+        dir.path(),
+        "all.toml",
+        "[[kernel]]\nname = \"every_other\"\nblock = [32]\n",
+    );
+    let explicit = run_in(
+        &ws,
+        &[
+            "--config",
+            path_str(&all),
+            "accesses",
+            "--format",
+            "json",
+            paths[0],
+            paths[1],
+        ],
+    );
+    assert_eq!(explicit.code, 0, "{}", explicit.all());
+    assert_eq!(
+        kernel_blocks(&explicit.json()),
+        [
+            ("crates/a/src/lib.rs".to_string(), Value::from(32)),
+            ("crates/b/src/lib.rs".to_string(), Value::from(32)),
+        ]
+    );
+    assert_eq!(explicit.stderr, "");
+}
+
+#[test]
+fn harness_needs_one_configuration_for_all_files() {
+    let dir = two_crate_workspace();
+    let ws = dir.path().join("ws");
+    let out = dir.path().join("out");
+    let run = run_in(
+        &ws,
+        &[
+            "harness",
+            "emit",
+            "--out",
+            path_str(&out),
+            "crates/a/src/lib.rs",
+            "crates/b/src/lib.rs",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains(
+            "error: the files given use different configurations (`Cargo.toml`, \
+             `crates/a/kernel-lint.toml`, `crates/b/Cargo.toml`): give one with `--config`, or one crate at a time"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_workspace_pinning_a_toolchain_that_is_not_installed_is_still_analyzed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[package]\nname = \"pinned\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        dir.path(),
+        "rust-toolchain.toml",
+        "[toolchain]\nchannel = \"nightly-1999-01-01\"\n",
+    );
+    write(dir.path(), "src/lib.rs", CLEAN_KERNEL);
+    // The crates are read from their manifests, with no cargo command that rustup would refuse
+    // to run under the pinned toolchain.
+    let output = Command::new(BIN)
+        .current_dir(dir.path())
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env("RUSTUP_AUTO_INSTALL", "0")
+        .output()
+        .expect("the binary runs");
+    let run = finish(output);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("1 kernel in 1 file, 3 global accesses"),
+        "{}",
+        run.stdout
+    );
+}

@@ -226,21 +226,23 @@ impl KernelAnalysis {
             name: kernel.name,
             span: kernel.span,
             launch: kernel.launch,
+            params: kernel.params,
             accesses,
             unsupported: self.body.unsupported,
         }
     }
 }
 
-/// Parses and analyzes a set of files under a launch plan: the report of each file, in input
-/// order, or why it could not be analyzed.
+/// Parses and analyzes a set of files, each under its launch plan (`plans[i]` for input `i`,
+/// the last one for any input beyond): the report of each file, in input order, or why it
+/// could not be analyzed.
 ///
 /// Runs on a thread of its own with a stack deep enough for any input the parser accepts; a
 /// failure inside the analysis is returned as an error rather than taking the process down.
 pub fn analyze_program(
     inputs: Vec<ModuleSource>,
     uses: &[CrateUse],
-    plan: &LaunchPlan,
+    plans: &[&LaunchPlan],
 ) -> Vec<Result<FileReport, FileError>> {
     let paths: Vec<String> = inputs.iter().map(|i| i.source.path.clone()).collect();
     let outcome = std::thread::scope(|scope| {
@@ -249,8 +251,12 @@ pub fn analyze_program(
             .stack_size(ANALYSIS_STACK_BYTES)
             .spawn_scoped(scope, move || {
                 let program = Program::parse_with(inputs, uses);
+                let default = LaunchPlan::default();
                 (0..program.files.len())
-                    .map(|i| program.report(i, plan))
+                    .map(|i| {
+                        let plan = plans.get(i).or(plans.last()).copied().unwrap_or(&default);
+                        program.report(i, plan)
+                    })
                     .collect::<Vec<_>>()
             })
             .map(|handle| handle.join())
@@ -272,7 +278,7 @@ pub fn analyze_program(
 
 /// Analyzes every kernel of one source file, on its own, under the given launch plan.
 pub fn analyze_source(file: &SourceFile, plan: &LaunchPlan) -> Result<FileReport, FileError> {
-    analyze_program(vec![ModuleSource::standalone(file.clone())], &[], plan)
+    analyze_program(vec![ModuleSource::standalone(file.clone())], &[], &[plan])
         .pop()
         .unwrap_or_else(|| Err(NO_SUCH_FILE.clone()))
 }

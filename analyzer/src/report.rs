@@ -2,6 +2,7 @@
 //! prediction. Lints and renderers read only this.
 
 use crate::interpret::{MemorySpace, Op};
+use crate::model::kernel::KernelParam;
 use crate::model::launch::ResolvedLaunch;
 use crate::model::layout::FieldOf;
 use crate::source::{FileError, Span, Unsupported};
@@ -15,7 +16,8 @@ pub struct FileReport {
     pub path: String,
     /// Kernels in source order.
     pub kernels: Vec<KernelReport>,
-    /// Problems that are not tied to one kernel (a malformed hint, say).
+    /// Problems with the file's launch hints (a malformed hint, one above no kernel), each at its
+    /// comment: warnings, not code left unanalyzed.
     pub unsupported: Vec<Unsupported>,
     /// Top-level items left out of the analysis (a syntax error, nesting too deep), each with
     /// a located error: the rest of the file is analyzed, but the file still counts as failed.
@@ -31,6 +33,8 @@ pub struct KernelReport {
     pub span: Span,
     /// The launch the predictions assume.
     pub launch: ResolvedLaunch,
+    /// Its parameters, in order.
+    pub params: Vec<KernelParam>,
     /// Memory accesses in source order.
     pub accesses: Vec<AccessReport>,
     /// Code inside the kernel that was not analyzed, and why.

@@ -121,6 +121,7 @@ pub fn plan(files: &[SourceFile], pairs: &PairsFile) -> BenchPlan {
                 grid: Some(side.grid),
                 block_source: BlockSource::Config,
                 params: side.params.clone(),
+                float_params: BTreeMap::new(),
             };
             match file.and_then(|path| set.plan(path, &side.kernel, launch, index)) {
                 Some(planned) => {

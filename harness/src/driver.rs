@@ -196,6 +196,7 @@ fn launches_of(file: &str, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLa
             grid: spec.grid,
             block_source: kernel.launch.block_source,
             params: spec.params.clone(),
+            float_params: spec.float_params.clone(),
         })
         .collect()
 }
@@ -267,6 +268,7 @@ fn plan_launch(
         block: launch.block,
         grid,
         params: launch.params.clone(),
+        float_params: launch.float_params.clone(),
         defaulted,
         buffers: buffers
             .iter()
@@ -446,7 +448,12 @@ fn argument(param: &Param, prefix: &str, planned: &PlannedLaunch, out: &mut Stri
         }
         Param::Scalar { c_type, float, .. } => {
             if *float {
-                format!("({c_type})1.0")
+                // The configured value, else 1: a float never sizes a buffer.
+                let value = (planned.launch.float_params.get(&array).copied())
+                    .or_else(|| planned.launch.params.get(&array).map(|&v| v as f64))
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(1.0);
+                format!("({c_type}){value:?}")
             } else {
                 let value = planned.launch.params.get(&array).copied().unwrap_or(1);
                 format!("({c_type}){value}ll")

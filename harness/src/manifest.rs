@@ -32,8 +32,11 @@ pub struct LaunchRecord {
     pub block: [u32; 3],
     /// Grid extents.
     pub grid: [u32; 3],
-    /// Scalar parameter values passed.
+    /// Integer parameter values passed.
     pub params: BTreeMap<String, i64>,
+    /// Float parameter values passed (from the configuration).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub float_params: BTreeMap<String, f64>,
     /// Parameters given a default value because the configuration had none.
     pub defaulted: Vec<String>,
     /// Buffers allocated, by array.

@@ -78,12 +78,9 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
             ));
         }
     }
-    let unsupported = file
-        .report
-        .unsupported
-        .iter()
-        .chain(file.report.kernels.iter().flat_map(|k| &k.unsupported));
-    for item in unsupported {
+    // The file's own problems are launch-hint warnings, printed to stderr with the
+    // configuration's.
+    for item in file.report.kernels.iter().flat_map(|k| &k.unsupported) {
         let Some((order, source)) = source_of(item.file.as_ref()) else {
             continue;
         };

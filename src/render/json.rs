@@ -30,9 +30,17 @@ struct KernelJson<'a> {
     block: Dim3,
     block_source: BlockSource,
     grid: Option<Dim3>,
-    params: &'a BTreeMap<String, i64>,
+    params: BTreeMap<&'a str, ParamJson>,
     accesses: Vec<AccessJson<'a>>,
     unsupported: Vec<UnsupportedJson<'a>>,
+}
+
+/// A parameter value as configured: an integer, or a float (which addressing does not use).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ParamJson {
+    Int(i64),
+    Float(f64),
 }
 
 #[derive(Serialize)]
@@ -151,7 +159,7 @@ fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile) -> KernelJs
         block: kernel.launch.block,
         block_source: kernel.launch.block_source,
         grid: kernel.launch.grid,
-        params: &kernel.launch.params,
+        params: params_json(kernel),
         accesses: kernel.accesses.iter().map(|a| access_json(a, source)).collect(),
         unsupported: kernel
             .unsupported
@@ -165,6 +173,20 @@ fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile) -> KernelJs
             })
             .collect(),
     }
+}
+
+fn params_json(kernel: &KernelReport) -> BTreeMap<&str, ParamJson> {
+    let ints = kernel
+        .launch
+        .params
+        .iter()
+        .map(|(k, &v)| (k.as_str(), ParamJson::Int(v)));
+    let floats = kernel
+        .launch
+        .float_params
+        .iter()
+        .map(|(k, &v)| (k.as_str(), ParamJson::Float(v)));
+    ints.chain(floats).collect()
 }
 
 fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<'a> {

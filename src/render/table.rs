@@ -21,12 +21,6 @@ pub fn accesses(outcome: &Outcome) -> String {
             }
             kernel_table(&mut out, kernel, &file.source);
         }
-        for item in &file.report.unsupported {
-            out.push_str(&format!(
-                "note: {}:{}:{}: {}\n",
-                file.source.path, item.span.line, item.span.column, item.message
-            ));
-        }
     }
     out
 }

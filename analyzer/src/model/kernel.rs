@@ -1,9 +1,11 @@
-//! Finding kernels in a file and resolving the launch each runs under.
+//! Finding kernels in a file, their parameters, and the launch each runs under.
 
-use crate::model::launch::{parse_hint, BlockSource, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK};
+use crate::model::comments::{comments, Comment};
+use crate::model::launch::{hint_text, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
-use syn::{Attribute, Item, ItemFn};
+use serde::Serialize;
+use syn::{Attribute, FnArg, Item, ItemFn, Pat, Type, Visibility};
 
 /// A kernel entry point.
 #[derive(Debug, Clone)]
@@ -16,9 +18,47 @@ pub struct Kernel {
     pub item: ItemFn,
     /// The launch its predictions assume.
     pub launch: ResolvedLaunch,
+    /// Its parameters, in order.
+    pub params: Vec<KernelParam>,
+}
+
+/// A parameter of a kernel, as the configuration names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KernelParam {
+    /// The parameter's name.
+    pub name: String,
+    /// Its type as written.
+    pub ty: String,
+    /// What kind of value it holds.
+    pub kind: ParamKind,
+}
+
+/// The kinds of kernel parameter the configuration's values are checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamKind {
+    /// `u8` to `u128`, `usize`: no negative value fits.
+    Unsigned,
+    /// `i8` to `i128`, `isize`.
+    Signed,
+    /// `f32`, `f64`.
+    Float,
+    /// Anything else: a pointer, a slice, a struct.
+    Other,
+}
+
+/// A `kernel-lint:` hint comment of a file.
+#[derive(Debug, Clone, Copy)]
+struct Hint {
+    comment: Comment,
+    /// Whether a kernel took it (or reported it).
+    used: bool,
 }
 
 /// Finds the kernels of a file (also inside inline modules), in source order.
+///
+/// Problems with the file's launch hints (malformed, out of range, not above a kernel) go to
+/// `unsupported`, each at the hint comment.
 pub fn find_kernels(
     file: &SourceFile,
     syntax: &syn::File,
@@ -27,20 +67,19 @@ pub fn find_kernels(
 ) -> Vec<Kernel> {
     let mut found = Vec::new();
     collect(&syntax.items, &mut found);
-    found
+    let all_comments = comments(&file.text);
+    let mut hints: Vec<Hint> = all_comments
+        .iter()
+        .filter(|c| !c.is_inner_doc(&file.text) && hint_text(c.body(&file.text)).is_some())
+        .map(|&comment| Hint { comment, used: false })
+        .collect();
+    let kernels = found
         .into_iter()
         .map(|item| {
             let name = item.sig.ident.to_string();
             let span = file.span_of(item.sig.ident.span());
             let spec = plan.find(&file.path, &name);
-            let first_line = item
-                .attrs
-                .iter()
-                .map(|a| file.span_of_node(a).line)
-                .chain([file.span_of_node(&item.sig).line])
-                .min()
-                .unwrap_or(span.line);
-            let hint = hint_above(file, first_line, unsupported);
+            let hint = hint_of(file, item, &all_comments, &mut hints, unsupported);
             let (block, block_source) = match (spec.and_then(|s| s.block), hint) {
                 (Some(block), _) => (block, BlockSource::Config),
                 (None, Some(block)) => (block, BlockSource::Hint),
@@ -51,15 +90,129 @@ pub fn find_kernels(
                 grid: spec.and_then(|s| s.grid),
                 block_source,
                 params: spec.map(|s| s.params.clone()).unwrap_or_default(),
+                float_params: spec.map(|s| s.float_params.clone()).unwrap_or_default(),
             };
             Kernel {
                 name,
                 span,
                 item: item.clone(),
                 launch,
+                params: params_of(file, item),
             }
         })
+        .collect();
+    for hint in hints.iter().filter(|h| !h.used) {
+        let message = "no kernel follows it: a hint goes directly above a kernel or among its attributes";
+        unsupported.push(hint_problem(file, &hint.comment, message));
+    }
+    unsupported.sort_by_key(|u| u.span.start);
+    kernels
+}
+
+/// The parameters of a kernel that have a plain name (`n: u32`, `mut n: u32`).
+fn params_of(file: &SourceFile, item: &ItemFn) -> Vec<KernelParam> {
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => Some(typed),
+            FnArg::Receiver(_) => None,
+        })
+        .filter_map(|typed| {
+            let Pat::Ident(ident) = &*typed.pat else {
+                return None;
+            };
+            let primitive = match &*typed.ty {
+                Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
+            let kind = match primitive.as_deref() {
+                Some("u8" | "u16" | "u32" | "u64" | "u128" | "usize") => ParamKind::Unsigned,
+                Some("i8" | "i16" | "i32" | "i64" | "i128" | "isize") => ParamKind::Signed,
+                Some("f32" | "f64") => ParamKind::Float,
+                _ => ParamKind::Other,
+            };
+            Some(KernelParam {
+                name: ident.ident.to_string(),
+                ty: file.snippet(file.span_of_node(&typed.ty)).to_string(),
+                kind,
+            })
+        })
         .collect()
+}
+
+/// The block of a kernel's launch hint: the first `kernel-lint:` comment directly above the
+/// kernel (comment lines with no blank line between them and the kernel) or among its
+/// attributes. Hints it takes are marked used; malformed ones and extra ones are reported.
+fn hint_of(
+    file: &SourceFile,
+    item: &ItemFn,
+    all_comments: &[Comment],
+    hints: &mut [Hint],
+    unsupported: &mut Vec<Unsupported>,
+) -> Option<Dim3> {
+    let sig_start = file.span_of_node(&item.sig).start;
+    let end = match &item.vis {
+        Visibility::Inherited => sig_start,
+        vis => file.span_of_node(vis).start.min(sig_start),
+    };
+    let first = item
+        .attrs
+        .iter()
+        .map(|a| file.span_of_node(a).start)
+        .chain([end])
+        .min()
+        .unwrap_or(end);
+    let start = directly_above(&file.text, first, all_comments);
+    let mut block = None;
+    for hint in hints
+        .iter_mut()
+        .filter(|h| h.comment.start >= start && h.comment.end <= end)
+    {
+        hint.used = true;
+        let body = hint_text(hint.comment.body(&file.text)).unwrap_or_default();
+        match (parse_hint_body(body), block) {
+            (Ok(dims), None) => block = Some(dims),
+            (Ok(_), Some(_)) => {
+                let message = format!("`{}` already has a hint above this one", item.sig.ident);
+                unsupported.push(hint_problem(file, &hint.comment, &message));
+            }
+            (Err(message), _) => unsupported.push(hint_problem(file, &hint.comment, &message)),
+        }
+    }
+    block
+}
+
+/// The start of the comments directly above `offset`: each on a line of its own, with no blank
+/// line between it and what follows.
+fn directly_above(text: &str, mut offset: usize, all_comments: &[Comment]) -> usize {
+    let mut index = all_comments.partition_point(|c| c.end <= offset);
+    while let Some(comment) = index.checked_sub(1).and_then(|i| all_comments.get(i)) {
+        let gap = text.get(comment.end..offset).unwrap_or("x");
+        let line_start = text[..comment.start].rfind('\n').map_or(0, |i| i + 1);
+        let alone = text[line_start..comment.start].trim().is_empty();
+        if !(gap.trim().is_empty() && gap.matches('\n').count() <= 1 && alone) {
+            break;
+        }
+        offset = comment.start;
+        index -= 1;
+    }
+    offset
+}
+
+/// A located problem with a hint, at the start of its comment.
+fn hint_problem(file: &SourceFile, comment: &Comment, message: &str) -> Unsupported {
+    let (line, column) = file.line_column(comment.start);
+    Unsupported {
+        span: Span {
+            start: comment.start,
+            end: comment.end,
+            line,
+            column,
+        },
+        file: None,
+        message: format!("ignored launch hint: {message}"),
+    }
 }
 
 fn collect<'a>(items: &'a [Item], out: &mut Vec<&'a ItemFn>) {
@@ -104,39 +257,6 @@ fn is_kernel_attr(attr: &Attribute) -> bool {
         return false;
     };
     metas.iter().skip(1).any(|m| last(m.path()))
-}
-
-/// Reads a `// kernel-lint: block(..)` hint from the comment and attribute lines directly above
-/// a kernel.
-fn hint_above(file: &SourceFile, first_line: usize, unsupported: &mut Vec<Unsupported>) -> Option<[u32; 3]> {
-    let mut line = first_line.checked_sub(1)?;
-    while line >= 1 {
-        let text = file.line_text(line)?;
-        let trimmed = text.trim_start();
-        if !(trimmed.starts_with("//") || trimmed.starts_with("#[")) {
-            return None;
-        }
-        match parse_hint(trimmed) {
-            Some(Ok(block)) => return Some(block),
-            Some(Err(message)) => {
-                let start = file.offset(line, 0) + (text.len() - trimmed.len());
-                let column = text.len() - trimmed.len() + 1;
-                unsupported.push(Unsupported {
-                    span: Span {
-                        start,
-                        end: start + trimmed.len(),
-                        line,
-                        column,
-                    },
-                    file: None,
-                    message: format!("ignored malformed launch hint: {message}"),
-                });
-                return None;
-            }
-            None => line -= 1,
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -205,5 +325,118 @@ mod inner { #[kernel] pub unsafe fn e() {} }
             "{}",
             unsupported[0].message
         );
+    }
+
+    /// Each problem as `line:column: message`.
+    fn problems(src: &str) -> Vec<String> {
+        let (_, unsupported) = kernels(src, &LaunchPlan::default());
+        unsupported
+            .iter()
+            .map(|u| format!("{}:{}: {}", u.span.line, u.span.column, u.message))
+            .collect()
+    }
+
+    fn blocks(src: &str) -> Vec<(Dim3, BlockSource)> {
+        let (found, _) = kernels(src, &LaunchPlan::default());
+        found.iter().map(|k| (k.launch.block, k.launch.block_source)).collect()
+    }
+
+    #[test]
+    fn hints_after_attributes_and_in_block_comments() {
+        let src = "#[kernel]\n// kernel-lint: block(16, 16)\npub unsafe fn a() {}\n\
+                   /* kernel-lint: block(32, 8) */\n#[kernel]\npub unsafe fn b() {}\n\
+                   #[no_mangle]\n/* kernel-lint: block(64) */\n#[kernel]\nunsafe fn c() {}\n\
+                   /*\n * kernel-lint: block(8, 8)\n */\n// more words\n#[cfg_attr(\n    target_os = \"cuda\",\n    kernel\n)]\npub unsafe fn d() {}\n\
+                   #[kernel] // kernel-lint: block(128)\npub unsafe fn e() {}\n";
+        assert_eq!(
+            blocks(src),
+            [
+                ([16, 16, 1], BlockSource::Hint),
+                ([32, 8, 1], BlockSource::Hint),
+                ([64, 1, 1], BlockSource::Hint),
+                ([8, 8, 1], BlockSource::Hint),
+                ([128, 1, 1], BlockSource::Hint),
+            ]
+        );
+        assert_eq!(problems(src), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_malformed_hint_is_located_at_its_comment() {
+        let src = "// kernel-lint: block(0)\n#[kernel]\npub unsafe fn a() {}\n\
+                   #[kernel]\n    /* kernel-lint: block(2048) */\npub unsafe fn b() {}\n\
+                   // kernel-lint: blok(32)\n#[kernel]\npub unsafe fn c() {}\n\
+                   #[kernel]\n// kernel-lint: block(32, )\npub unsafe fn d() {}\n\
+                   // kernel-lint: block(one)\n#[kernel]\npub unsafe fn e() {}\n";
+        assert_eq!(
+            problems(src),
+            [
+                "1:1: ignored launch hint: block extent 0 is out of range (1 to 1024)",
+                "5:5: ignored launch hint: block extent 2048 is out of range (1 to 1024)",
+                "7:1: ignored launch hint: unknown hint key `blok`: did you mean `block`?",
+                "11:1: ignored launch hint: missing block extent in `block(32, )`",
+                "13:1: ignored launch hint: `one` is not a block extent (1 to 1024)",
+            ]
+        );
+        assert!(blocks(src).iter().all(|b| *b == (DEFAULT_BLOCK, BlockSource::Default)));
+    }
+
+    #[test]
+    fn hints_above_nothing_and_second_hints_are_reported() {
+        let src = "// kernel-lint: block(32)\n\n#[kernel]\npub unsafe fn a() {}\n\
+                   fn helper() {} // kernel-lint: block(16)\n#[kernel]\npub unsafe fn b() {\n    // kernel-lint: block(8)\n}\n\
+                   // kernel-lint: block(64)\n// kernel-lint: block(128)\n#[kernel]\npub unsafe fn c() {}\n\
+                   // kernel-lint: block(4)\nfn not_a_kernel() {}\n";
+        let after =
+            "ignored launch hint: no kernel follows it: a hint goes directly above a kernel or among its attributes";
+        assert_eq!(
+            problems(src),
+            [
+                format!("1:1: {after}"),
+                format!("5:16: {after}"),
+                format!("8:5: {after}"),
+                "11:1: ignored launch hint: `c` already has a hint above this one".to_string(),
+                format!("14:1: {after}"),
+            ]
+        );
+        let found = blocks(src);
+        assert_eq!(found[0].1, BlockSource::Default);
+        assert_eq!(found[2], ([64, 1, 1], BlockSource::Hint));
+    }
+
+    #[test]
+    fn parameters_with_their_types() {
+        let src = "#[kernel]\npub unsafe fn k(a: &[f32], n: usize, mut off: i32, alpha: f32, p: Params, (x, y): (u32, u32)) {}\n";
+        let (found, _) = kernels(src, &LaunchPlan::default());
+        let params: Vec<(&str, &str, ParamKind)> = found[0]
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.ty.as_str(), p.kind))
+            .collect();
+        assert_eq!(
+            params,
+            [
+                ("a", "&[f32]", ParamKind::Other),
+                ("n", "usize", ParamKind::Unsigned),
+                ("off", "i32", ParamKind::Signed),
+                ("alpha", "f32", ParamKind::Float),
+                ("p", "Params", ParamKind::Other),
+            ]
+        );
+    }
+
+    #[test]
+    fn float_parameters_are_recorded_not_index_values() {
+        let plan = LaunchPlan {
+            specs: vec![LaunchSpec {
+                kernel: "k".into(),
+                params: [("n".to_string(), 64)].into(),
+                float_params: [("alpha".to_string(), 2.0)].into(),
+                ..Default::default()
+            }],
+        };
+        let (found, _) = kernels("#[kernel]\npub unsafe fn k(n: u32, alpha: f32) {}\n", &plan);
+        assert_eq!(found[0].launch.params, [("n".to_string(), 64)].into());
+        assert_eq!(found[0].launch.float_params, [("alpha".to_string(), 2.0)].into());
     }
 }

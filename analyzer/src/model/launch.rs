@@ -34,8 +34,11 @@ pub struct LaunchSpec {
     pub block: Option<Dim3>,
     /// Grid extents.
     pub grid: Option<Dim3>,
-    /// Values of scalar parameters, by name.
+    /// Values of integer parameters, by name: these take part in index arithmetic.
     pub params: BTreeMap<String, i64>,
+    /// Values of float parameters, by name: recorded (and passed on by the harness), never an
+    /// index value.
+    pub float_params: BTreeMap<String, f64>,
 }
 
 /// The launch configurations known before analysis (from configuration), by kernel.
@@ -84,41 +87,125 @@ pub struct ResolvedLaunch {
     pub grid: Option<Dim3>,
     /// Where `block` came from.
     pub block_source: BlockSource,
-    /// Known scalar parameter values.
+    /// Known integer parameter values.
     pub params: BTreeMap<String, i64>,
+    /// Known float parameter values; they play no part in addressing.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub float_params: BTreeMap<String, f64>,
 }
 
-/// Parses the block of a hint comment such as `// kernel-lint: block(16, 16)`.
+/// The most threads a block may hold.
+pub const MAX_BLOCK_THREADS: u32 = 1024;
+
+/// The hint keys there are; `block` is the only one.
+const HINT_KEYS: [&str; 1] = ["block"];
+
+/// Parses the block of a hint comment such as `// kernel-lint: block(16, 16)` or
+/// `/* kernel-lint: block(16, 16) */`.
 ///
-/// Returns `None` when the line is no hint, `Some(Err)` when it is a malformed one.
-pub fn parse_hint(line: &str) -> Option<Result<Dim3, String>> {
-    let rest = line.trim_start().strip_prefix("//")?.trim_start();
-    let rest = rest.strip_prefix("kernel-lint:")?.trim();
-    let inner = rest
-        .strip_prefix("block")
-        .map(str::trim_start)
-        .and_then(|r| r.strip_prefix('('))
-        .and_then(|r| r.trim_end().strip_suffix(')'));
-    let Some(inner) = inner else {
-        return Some(Err(format!(
-            "expected `kernel-lint: block(x, y, z)`, found `kernel-lint: {rest}`"
-        )));
+/// Returns `None` when the comment is no hint, `Some(Err)` when it is a malformed one.
+pub fn parse_hint(comment: &str) -> Option<Result<Dim3, String>> {
+    let comment = comment.trim();
+    let body = if let Some(rest) = comment.strip_prefix("//") {
+        rest
+    } else {
+        let rest = comment.strip_prefix("/*")?;
+        rest.strip_suffix("*/").unwrap_or(rest)
     };
-    let mut dims = [1u32; 3];
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Some(Err(format!("a block has 1 to 3 extents, found {}", parts.len())));
+    hint_text(body).map(parse_hint_body)
+}
+
+/// The text after `kernel-lint:` when a comment's body (without its `//` or `/* */`) is a hint.
+pub fn hint_text(body: &str) -> Option<&str> {
+    // A doc comment (`///`, `/**`) may carry the hint too; its extra marker is skipped.
+    let body = body.strip_prefix(['/', '*']).unwrap_or(body);
+    body.trim_start_matches(|c: char| c.is_whitespace() || c == '*')
+        .strip_prefix("kernel-lint:")
+}
+
+/// Parses what follows `kernel-lint:` in a hint: `block(x)`, `block(x, y)` or `block(x, y, z)`.
+pub fn parse_hint_body(text: &str) -> Result<Dim3, String> {
+    let text = text.trim();
+    let key_len = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    let (key, rest) = text.split_at(key_len);
+    if key.is_empty() {
+        return Err(if text.is_empty() {
+            "the hint is empty: expected `block(x, y, z)`".to_string()
+        } else {
+            format!("expected `block(x, y, z)`, found `{text}`")
+        });
     }
+    if key != "block" {
+        return Err(match suggestion(key) {
+            Some(known) => format!("unknown hint key `{key}`: did you mean `{known}`?"),
+            None => format!("unknown hint key `{key}`: expected `block(x, y, z)`"),
+        });
+    }
+    let Some(rest) = rest.trim_start().strip_prefix('(') else {
+        return Err("expected `(` after `block`".to_string());
+    };
+    let Some((inner, after)) = rest.split_once(')') else {
+        return Err("missing `)` after the block extents".to_string());
+    };
+    let after = after.trim();
+    if !after.is_empty() {
+        return Err(format!("unexpected `{after}` after `block({inner})`"));
+    }
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if inner.trim().is_empty() || parts.len() > 3 {
+        let found = if inner.trim().is_empty() { 0 } else { parts.len() };
+        return Err(format!("a block has 1 to 3 extents, found {found}"));
+    }
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(format!("missing block extent in `block({inner})`"));
+    }
+    let mut dims = [1u32; 3];
     for (slot, part) in dims.iter_mut().zip(&parts) {
-        match part.parse::<u32>() {
-            Ok(v) if v > 0 && v <= 1024 => *slot = v,
-            _ => return Some(Err(format!("`{part}` is not a block extent (1 to 1024)"))),
+        *slot = extent(part)?;
+    }
+    let threads: u64 = dims.iter().map(|&d| u64::from(d)).product();
+    if threads > u64::from(MAX_BLOCK_THREADS) {
+        return Err(format!(
+            "a block holds at most {MAX_BLOCK_THREADS} threads, found {threads}"
+        ));
+    }
+    Ok(dims)
+}
+
+/// One block extent of a hint, 1 to [`MAX_BLOCK_THREADS`].
+fn extent(part: &str) -> Result<u32, String> {
+    let digits = part.strip_prefix('-').unwrap_or(part);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("`{part}` is not a block extent (1 to {MAX_BLOCK_THREADS})"));
+    }
+    part.parse::<u32>()
+        .ok()
+        .filter(|&v| (1..=MAX_BLOCK_THREADS).contains(&v))
+        .ok_or_else(|| format!("block extent {part} is out of range (1 to {MAX_BLOCK_THREADS})"))
+}
+
+/// The known key closest to a misspelt one, when it is close enough to be meant.
+fn suggestion(key: &str) -> Option<&'static str> {
+    let lower = key.to_ascii_lowercase();
+    HINT_KEYS.into_iter().find(|known| edit_distance(&lower, known) <= 2)
+}
+
+/// Levenshtein distance of two short words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
         }
     }
-    if dims.iter().map(|&d| d as u64).product::<u64>() > 1024 {
-        return Some(Err("a block holds at most 1024 threads".to_string()));
-    }
-    Some(Ok(dims))
+    row[b.len()]
 }
 
 #[cfg(test)]
@@ -133,6 +220,42 @@ mod tests {
         assert!(matches!(parse_hint("// kernel-lint: block(0)"), Some(Err(_))));
         assert!(matches!(parse_hint("// kernel-lint: block(64, 64)"), Some(Err(_))));
         assert!(matches!(parse_hint("// kernel-lint: grid(4)"), Some(Err(_))));
+    }
+
+    #[test]
+    fn hint_comment_forms() {
+        assert_eq!(parse_hint("/* kernel-lint: block(16, 16) */"), Some(Ok([16, 16, 1])));
+        assert_eq!(parse_hint("/// kernel-lint: block(8)"), Some(Ok([8, 1, 1])));
+        assert_eq!(
+            parse_hint("/*\n * kernel-lint: block(4, 4, 4)\n */"),
+            Some(Ok([4, 4, 4]))
+        );
+        assert_eq!(parse_hint("/* a comment */"), None);
+        assert_eq!(parse_hint("// see kernel-lint: block(8)"), None);
+    }
+
+    #[test]
+    fn malformed_hints_say_what_is_wrong() {
+        let err = |body: &str| parse_hint_body(body).err().unwrap_or_default();
+        assert_eq!(err("block(0)"), "block extent 0 is out of range (1 to 1024)");
+        assert_eq!(err("block(2048)"), "block extent 2048 is out of range (1 to 1024)");
+        assert_eq!(err("block(-1)"), "block extent -1 is out of range (1 to 1024)");
+        assert_eq!(err("block(64, 64)"), "a block holds at most 1024 threads, found 4096");
+        assert_eq!(err("blok(32)"), "unknown hint key `blok`: did you mean `block`?");
+        assert_eq!(err("Block(32)"), "unknown hint key `Block`: did you mean `block`?");
+        assert_eq!(err("grid(4)"), "unknown hint key `grid`: expected `block(x, y, z)`");
+        assert_eq!(err("block(32, )"), "missing block extent in `block(32, )`");
+        assert_eq!(err("block(, 4)"), "missing block extent in `block(, 4)`");
+        assert_eq!(err("block()"), "a block has 1 to 3 extents, found 0");
+        assert_eq!(err("block(1, 2, 3, 4)"), "a block has 1 to 3 extents, found 4");
+        assert_eq!(err("block(x)"), "`x` is not a block extent (1 to 1024)");
+        assert_eq!(err("block(16.5)"), "`16.5` is not a block extent (1 to 1024)");
+        assert_eq!(err("block(32"), "missing `)` after the block extents");
+        assert_eq!(err("block 32"), "expected `(` after `block`");
+        assert_eq!(err("block(32) grid(4)"), "unexpected `grid(4)` after `block(32)`");
+        assert_eq!(err(""), "the hint is empty: expected `block(x, y, z)`");
+        assert_eq!(err("(32)"), "expected `block(x, y, z)`, found `(32)`");
+        assert_eq!(parse_hint_body(" block ( 32 , 2 ) "), Ok([32, 2, 1]));
     }
 
     #[test]
