@@ -2,14 +2,18 @@
 //! inherent methods and `use` imports) and the resolution of a path written in one module to
 //! the item it names, across modules and workspace crates.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use syn::{Expr, Item, Type};
 
 /// Where an item lives: the crate's name, then the modules down to it (`["common", "kernel"]`).
 pub type ModulePath = Vec<String>;
 
-/// Deepest chain of `use` re-exports and nested paths followed before giving up.
-const MAX_RESOLVE_DEPTH: usize = 24;
+/// Most (module, name) pairs one resolution asks about before giving up.
+const MAX_RESOLVE_STEPS: usize = 4096;
+
+/// The (module, name) pairs a resolution has asked about.
+type Seen = BTreeSet<(ModulePath, String)>;
 
 /// A free function or an inherent method with the module that defines it.
 #[derive(Debug, Clone)]
@@ -74,12 +78,15 @@ pub struct ItemIndex {
     /// For each crate, the other crates it may name: the name its code uses for each, and that
     /// crate's root module name. A crate with no entry sees only itself.
     dependencies: BTreeMap<String, BTreeMap<String, String>>,
+    /// Paths already resolved, by the module they are written in.
+    resolved: RefCell<HashMap<(ModulePath, Vec<String>), Option<Target>>>,
 }
 
 impl ItemIndex {
     /// Adds the items of a file that is module `module` (a crate root is `[crate_name]`),
     /// inline modules included as children.
     pub fn add_file(&mut self, module: ModulePath, file: usize, syntax: &syn::File) {
+        self.resolved.get_mut().clear();
         self.add_items(module, file, &syntax.items);
     }
 
@@ -148,6 +155,7 @@ impl ItemIndex {
     /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
     /// or the package's library seen from its binaries).
     pub fn add_dependency(&mut self, from: &str, name: &str, root: &str) {
+        self.resolved.get_mut().clear();
         self.dependencies
             .entry(from.to_string())
             .or_default()
@@ -181,24 +189,29 @@ impl ItemIndex {
 
     /// What `path`, written in `from`, names.
     pub fn resolve(&self, from: &ModulePath, path: &[String]) -> Option<Target> {
-        self.resolve_at(from, path, 0)
+        let key = (from.clone(), path.to_vec());
+        if let Some(known) = self.resolved.borrow().get(&key) {
+            return known.clone();
+        }
+        let found = self.resolve_at(from, path, &mut BTreeSet::new());
+        self.resolved.borrow_mut().insert(key, found.clone());
+        found
     }
 
-    fn resolve_at(&self, from: &ModulePath, path: &[String], depth: usize) -> Option<Target> {
-        if depth > MAX_RESOLVE_DEPTH {
-            return None;
-        }
+    /// `seen` holds the (module, name) pairs already asked about in this resolution: `use`
+    /// and glob imports may form cycles, and each pair's answer does not depend on the way in.
+    fn resolve_at(&self, from: &ModulePath, path: &[String], seen: &mut Seen) -> Option<Target> {
         let (first, rest) = path.split_first()?;
         let mut target = match first.as_str() {
             "crate" => Target::Module(from.first().map(|c| vec![c.clone()])?),
             "self" => Target::Module(from.clone()),
             "super" => Target::Module(parent(from)?),
-            _ => self.lookup(from, first, depth)?,
+            _ => self.lookup(from, first, seen)?,
         };
         for segment in rest {
             target = match target {
                 Target::Module(module) if segment == "super" => Target::Module(parent(&module)?),
-                Target::Module(module) => self.member(&module, segment, depth + 1)?,
+                Target::Module(module) => self.member(&module, segment, seen)?,
                 Target::Item(module, item) => Target::Associated(module, item, segment.clone()),
                 Target::Associated(..) => return None,
                 Target::External(mut text) => {
@@ -211,10 +224,10 @@ impl ItemIndex {
         Some(target)
     }
 
-    /// A name as it is visible inside `module`: its child modules, items, imports, other
-    /// crates, then glob imports.
-    fn lookup(&self, module: &ModulePath, name: &str, depth: usize) -> Option<Target> {
-        if let Some(found) = self.member(module, name, depth) {
+    /// A name as it is visible inside `module`: its child modules, items, imports, glob
+    /// imports, then the crates its crate uses.
+    fn lookup(&self, module: &ModulePath, name: &str, seen: &mut Seen) -> Option<Target> {
+        if let Some(found) = self.member(module, name, seen) {
             return Some(found);
         }
         let from = module.first()?;
@@ -226,7 +239,7 @@ impl ItemIndex {
     }
 
     /// A name defined in, or imported into, a module.
-    fn member(&self, module: &ModulePath, name: &str, depth: usize) -> Option<Target> {
+    fn member(&self, module: &ModulePath, name: &str, seen: &mut Seen) -> Option<Target> {
         let items = self.modules.get(module)?;
         let mut child = module.clone();
         child.push(name.to_string());
@@ -236,18 +249,18 @@ impl ItemIndex {
         if items.defines(name) {
             return Some(Target::Item(module.clone(), name.to_string()));
         }
-        if depth > MAX_RESOLVE_DEPTH {
+        if seen.len() > MAX_RESOLVE_STEPS || !seen.insert((module.clone(), name.to_string())) {
             return None;
         }
         if let Some(path) = items.uses.get(name) {
             return self
-                .resolve_at(module, path, depth + 1)
+                .resolve_at(module, path, seen)
                 .or_else(|| Some(Target::External(path.join("::"))));
         }
         for glob in &items.globs {
-            if let Some(Target::Module(imported)) = self.resolve_at(module, glob, depth + 1) {
+            if let Some(Target::Module(imported)) = self.resolve_at(module, glob, seen) {
                 if imported != *module {
-                    if let Some(found) = self.member(&imported, name, depth + 1) {
+                    if let Some(found) = self.member(&imported, name, seen) {
                         return Some(found);
                     }
                 }
