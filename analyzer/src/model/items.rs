@@ -12,6 +12,9 @@ pub type ModulePath = Vec<String>;
 /// Most (module, name) pairs one resolution asks about before giving up.
 const MAX_RESOLVE_STEPS: usize = 4096;
 
+/// Paths resolved so far: (module written in, path) to what it names.
+type ResolvedPaths = HashMap<(ModulePath, Vec<String>), Option<Target>>;
+
 /// The (module, name) pairs a resolution has asked about.
 type Seen = BTreeSet<(ModulePath, String)>;
 
@@ -79,7 +82,7 @@ pub struct ItemIndex {
     /// crate's root module name. A crate with no entry sees only itself.
     dependencies: BTreeMap<String, BTreeMap<String, String>>,
     /// Paths already resolved, by the module they are written in.
-    resolved: RefCell<HashMap<(ModulePath, Vec<String>), Option<Target>>>,
+    resolved: RefCell<ResolvedPaths>,
 }
 
 impl ItemIndex {
