@@ -5,7 +5,7 @@ use super::geometry::GeometryValue;
 use super::stmt::Flow;
 use super::value::{why, Operand};
 use super::{CallFrame, Interpreter, MemorySpace, Place, Pointer, Value};
-use crate::algebra::{OpKind, Poly, CANNOT_FOLLOW};
+use crate::algebra::{CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
@@ -111,7 +111,7 @@ impl<'a> Interpreter<'a> {
             && path.path.segments.len() == 2
             && INTEGER_TYPES.contains(&path.path.segments[0].ident.to_string().as_str());
         match name.as_str() {
-            "from_raw_parts" | "from_raw_parts_mut" | "Some" | "Ok" | "Wrapping" => {
+            "from_raw_parts" | "from_raw_parts_mut" | "Some" | "Ok" | "Wrapping" | "transmute" => {
                 return args.into_iter().next().unwrap_or(Value::Unknown);
             }
             _ if conversion && args.len() == 1 => return args.into_iter().next().unwrap_or(Value::Unknown),
@@ -207,6 +207,10 @@ impl<'a> Interpreter<'a> {
         if flow == Flow::Falls {
             outcomes.push((tail, false));
         }
+        // A helper returning `Option`: accesses go through the values it returns present.
+        if outcomes.iter().any(|(v, _)| *v != Value::Absent) {
+            outcomes.retain(|(v, _)| *v != Value::Absent);
+        }
         match outcomes.as_slice() {
             [(one, _)] => one.clone(),
             [(first, _), rest @ ..] if rest.iter().all(|(v, _)| v == first) => first.clone(),
@@ -240,11 +244,12 @@ impl<'a> Interpreter<'a> {
             Value::Struct { ty, .. } => ty,
             _ => None,
         };
-        let function = match &receiver_type {
-            Some(ty) => candidates.into_iter().find(|f| f.self_type == Some(ty.as_str()))?,
-            None if candidates.len() == 1 => candidates.into_iter().next()?,
-            None => return None,
-        };
+        // Only a receiver of known type picks a method: `p.add(i)` on a pointer whose element
+        // type is unknown is pointer arithmetic, not some type's `Add::add`.
+        let receiver_type = receiver_type?;
+        let function = candidates
+            .into_iter()
+            .find(|f| f.self_type == Some(receiver_type.as_str()))?;
         let receiver = match self.operand(&call.receiver) {
             Operand::Place(p) | Operand::Value(Value::Place(p)) => Value::Place(p),
             Operand::Value(Value::Pointer(p)) => Value::Place(Place::at(&p)),
@@ -275,6 +280,27 @@ impl<'a> Interpreter<'a> {
                 space: MemorySpace::Shared,
                 index: None,
             });
+        }
+        // nalgebra's `vector![x, y]` and `point![x, y]`: a vector of the components.
+        if matches!(name.as_str(), "vector" | "point") {
+            if let Ok(args) = mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+                let components: Vec<Poly> = args.iter().map(|a| self.int(a)).collect();
+                return Value::Vector(components);
+            }
+        }
+        // `matches!(value, pattern)`: a condition on the value, with no access of its own.
+        if name == "matches" {
+            let scrutinee = mac.parse_body_with(|input: syn::parse::ParseStream| {
+                let value: Expr = input.parse()?;
+                let _: proc_macro2::TokenStream = input.parse()?;
+                Ok(value)
+            });
+            if let Ok(value) = scrutinee {
+                let lane = self.value(&value).is_lane_dependent();
+                let id = self.fresh_id();
+                let test = Poly::opaque(id, self.text(mac), lane);
+                return Value::Bool(Predicate::Cmp(CmpOp::Ne, test, Poly::default()));
+            }
         }
         if EXPRESSION_MACROS.contains(&name.as_str()) {
             if let Ok(args) = mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {

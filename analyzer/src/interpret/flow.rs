@@ -59,6 +59,9 @@ impl Interpreter<'_> {
             then_value
         } else {
             match (&then_value, &else_value) {
+                // `if out_of_range { None } else { Some(&mut *p.add(i)) }`: what goes through
+                // the option is the present side.
+                (Value::Absent, present) | (present, Value::Absent) => present.clone(),
                 (Value::Int(a), Value::Int(b)) => {
                     let lane = a.is_lane_dependent() || b.is_lane_dependent() || cond.is_lane_dependent();
                     Value::Int(self.opaque(self.text(i), lane))

@@ -87,6 +87,9 @@ pub struct KernelBody {
 /// on every run.
 type Bindings = BTreeMap<String, Value>;
 
+/// Why an access whose element type has no known layout gets no figure.
+pub const UNKNOWN_LAYOUT: &str = "the layout of the element is not known (a type outside the analyzed crates, an enum with data, or a generic parameter): its width and the distance between lanes cannot be computed";
+
 /// Most nested helper calls followed.
 const MAX_CALL_DEPTH: usize = 8;
 
@@ -374,12 +377,14 @@ impl<'a> Interpreter<'a> {
             });
         };
         match &place.layout {
+            // Without the element's layout neither its width nor the distance between lanes is
+            // known: the access is recorded, and its prediction says why it has none.
             None => record(
                 self,
                 4,
                 place.offset.clone(),
                 place.field_of.clone(),
-                vec!["element type unknown: 4-byte elements assumed".to_string()],
+                vec![UNKNOWN_LAYOUT.to_string()],
             ),
             Some(layout) if layout.is_single_access() => record(
                 self,
@@ -403,8 +408,9 @@ impl<'a> Interpreter<'a> {
     }
 }
 
-/// Slice types of the GPU crates passed by value: `DisjointSlice<f32>` is a slice of `f32`.
-const SLICE_TYPES: &[&str] = &["DisjointSlice"];
+/// Slice and pointer types of the GPU crates passed by value: `DisjointSlice<f32>` (cuda-oxide)
+/// is a slice of `f32`, `DevicePointer<T>` (parry, cust) a pointer to `T`.
+const SLICE_TYPES: &[&str] = &["DisjointSlice", "DevicePointer", "DeviceSlice"];
 
 /// The element type of a slice type passed by value.
 fn slice_element(path: &syn::Path) -> Option<&syn::Type> {

@@ -55,7 +55,9 @@ impl Interpreter<'_> {
             Pat::TupleStruct(ts) => {
                 let wrapper = WRAPPERS.contains(&last_segment(&ts.path).as_str()) && ts.elems.len() == 1;
                 match (ts.elems.first(), value) {
-                    (Some(inner), value) if wrapper && value != Value::Unknown => self.bind_pattern(inner, value),
+                    (Some(inner), value) if wrapper && !matches!(value, Value::Unknown | Value::Absent) => {
+                        self.bind_pattern(inner, value)
+                    }
                     (_, Value::Struct { fields, .. }) if !ts.elems.iter().any(|p| matches!(p, Pat::Rest(_))) => {
                         for (i, p) in ts.elems.iter().enumerate() {
                             let field = fields.iter().find(|(n, _)| *n == i.to_string());

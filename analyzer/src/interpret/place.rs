@@ -23,6 +23,9 @@ impl Interpreter<'_> {
             if let Some(v) = self.lookup(&name) {
                 return v.clone();
             }
+            if name == "None" {
+                return Value::Absent;
+            }
         }
         if let Some(c) = self.scope().const_named(&self.own_path(&p.path)) {
             return Value::Int(Poly::constant(c));

@@ -103,6 +103,8 @@ pub enum Value {
     },
     /// A tuple.
     Tuple(Vec<Value>),
+    /// `None`: an `Option` with nothing in it, through which no access can go.
+    Absent,
     /// Nothing worth tracking (floats read from memory, unit).
     Unknown,
 }
@@ -127,6 +129,7 @@ impl Value {
             Value::Place(p) => p.offset.is_lane_dependent(),
             Value::Struct { fields, .. } => fields.iter().any(|(_, v)| v.is_lane_dependent()),
             Value::Tuple(parts) => parts.iter().any(Value::is_lane_dependent),
+            Value::Absent => false,
             Value::Unknown => true,
         }
     }

@@ -53,6 +53,8 @@ pub enum Target {
 struct Method {
     self_type: String,
     item: syn::ImplItemFn,
+    /// The file it is written in: one module may be spread over several files, one per `cfg`.
+    file: usize,
 }
 
 /// The items one module defines and imports.
@@ -61,10 +63,11 @@ struct ModuleItems {
     file: usize,
     structs: BTreeMap<String, syn::ItemStruct>,
     enums: BTreeSet<String>,
-    aliases: BTreeMap<String, Type>,
+    aliases: BTreeMap<String, syn::ItemType>,
     consts: BTreeMap<String, Expr>,
     statics: BTreeMap<String, syn::ItemStatic>,
-    functions: BTreeMap<String, syn::ItemFn>,
+    /// Free functions with the file each is written in.
+    functions: BTreeMap<String, (syn::ItemFn, usize)>,
     methods: Vec<Method>,
     /// `Type::NAME` constants of `impl` blocks, by type then name.
     associated_consts: BTreeMap<(String, String), Expr>,
@@ -109,7 +112,7 @@ impl ItemIndex {
                     entry.enums.insert(u.ident.to_string());
                 }
                 Item::Type(t) => {
-                    entry.aliases.insert(t.ident.to_string(), (*t.ty).clone());
+                    entry.aliases.insert(t.ident.to_string(), t.clone());
                 }
                 Item::Const(c) => {
                     entry.consts.insert(c.ident.to_string(), (*c.expr).clone());
@@ -118,7 +121,7 @@ impl ItemIndex {
                     entry.statics.insert(s.ident.to_string(), s.clone());
                 }
                 Item::Fn(f) => {
-                    entry.functions.insert(f.sig.ident.to_string(), f.clone());
+                    entry.functions.insert(f.sig.ident.to_string(), (f.clone(), file));
                 }
                 Item::Impl(i) => {
                     let Some(self_type) = type_name(&i.self_ty) else {
@@ -129,6 +132,7 @@ impl ItemIndex {
                             syn::ImplItem::Fn(f) => entry.methods.push(Method {
                                 self_type: self_type.clone(),
                                 item: f.clone(),
+                                file,
                             }),
                             syn::ImplItem::Const(c) => {
                                 entry
@@ -140,6 +144,12 @@ impl ItemIndex {
                     }
                 }
                 Item::Use(u) => collect_use(&mut Vec::new(), &u.tree, entry),
+                // `extern crate sparkl2d_core as sparkl_core;` names a crate under another name.
+                Item::ExternCrate(e) => {
+                    if let Some((_, alias)) = &e.rename {
+                        entry.uses.insert(alias.to_string(), vec![e.ident.to_string()]);
+                    }
+                }
                 Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
                         inline.push((m.ident.to_string(), items.clone()));
@@ -281,8 +291,9 @@ impl ItemIndex {
         items.structs.get(name).map(|s| (key, s))
     }
 
-    /// The aliased type of an item target, with the module to read it in.
-    pub fn alias(&self, target: &Target) -> Option<(&ModulePath, &Type)> {
+    /// The aliased type of an item target (`type Vector<N> = Vector3<N>;`), with the module to
+    /// read it in.
+    pub fn alias(&self, target: &Target) -> Option<(&ModulePath, &syn::ItemType)> {
         let Target::Item(module, name) = target else {
             return None;
         };
@@ -328,9 +339,9 @@ impl ItemIndex {
         match target {
             Target::Item(module, name) => {
                 let (key, items) = self.modules.get_key_value(module)?;
-                items.functions.get(name).map(|f| FunctionRef {
+                items.functions.get(name).map(|(f, file)| FunctionRef {
                     module: key,
-                    file: items.file,
+                    file: *file,
                     name: name.clone(),
                     self_type: None,
                     sig: &f.sig,
@@ -365,7 +376,7 @@ impl ItemIndex {
                     .filter(move |m| m.item.sig.ident == name.as_str())
                     .map(move |m| FunctionRef {
                         module,
-                        file: items.file,
+                        file: m.file,
                         name: m.item.sig.ident.to_string(),
                         self_type: Some(m.self_type.as_str()),
                         sig: &m.item.sig,

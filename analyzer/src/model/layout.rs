@@ -1,6 +1,7 @@
 //! Memory layout of the types kernels touch: size, alignment and field offsets.
 
 use super::items::{ItemIndex, ModulePath, Target};
+use syn::visit_mut::VisitMut;
 use syn::{Expr, Fields, Type};
 
 /// Size, alignment and fields of a type.
@@ -109,7 +110,8 @@ impl<'a> Scope<'a> {
             if let Some((module, def)) = self.index.struct_def(&target) {
                 return Some((scope.at(module), def));
             }
-            let (module, Type::Path(aliased)) = self.index.alias(&target)? else {
+            let (module, alias) = self.index.alias(&target)?;
+            let Type::Path(aliased) = &*alias.ty else {
                 return None;
             };
             scope = scope.at(module);
@@ -246,8 +248,9 @@ impl<'a> Scope<'a> {
                     _ => None,
                 };
                 if let Some(target) = self.resolve(&p.path).filter(|t| !matches!(t, Target::External(_))) {
-                    if let Some((module, aliased)) = self.index.alias(&target) {
-                        return self.at(module).layout_at(aliased, depth + 1);
+                    if let Some((module, alias)) = self.index.alias(&target) {
+                        let aliased = instantiate(alias, &segment.arguments);
+                        return self.at(module).layout_at(&aliased, depth + 1);
                     }
                     if let Some((module, def)) = self.index.struct_def(&target) {
                         return self.at(module).struct_layout(def, depth);
@@ -291,6 +294,46 @@ impl<'a> Scope<'a> {
             Fields::Unit => Some(Vec::new()),
         };
         Some(c_layout(def.ident.to_string(), fields?, align_attr, packed))
+    }
+}
+
+/// The aliased type of a generic alias with its parameters replaced by the arguments given:
+/// `Vector<f32>` with `type Vector<N> = Vector3<N>;` is `Vector3<f32>`.
+fn instantiate(alias: &syn::ItemType, arguments: &syn::PathArguments) -> Type {
+    let given: Vec<&Type> = match arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let parameters = alias.generics.type_params().map(|p| p.ident.to_string());
+    let substitutions: Vec<(String, Type)> = parameters.zip(given).map(|(name, ty)| (name, ty.clone())).collect();
+    let mut ty = (*alias.ty).clone();
+    if !substitutions.is_empty() {
+        Substitute(&substitutions).visit_type_mut(&mut ty);
+    }
+    ty
+}
+
+/// Replaces type parameters by name.
+struct Substitute<'a>(&'a [(String, Type)]);
+
+impl VisitMut for Substitute<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(p) = ty {
+            if let Some(ident) = p.path.get_ident() {
+                if let Some((_, replacement)) = self.0.iter().find(|(name, _)| ident == name) {
+                    *ty = replacement.clone();
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
     }
 }
 
@@ -385,12 +428,24 @@ fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
             };
             (g.size, lanes, g.align)
         }
+        // nalgebra's fixed-size vectors, points and square matrices: arrays of the scalar.
+        "Vector1" | "Vector2" | "Vector3" | "Vector4" | "Vector5" | "Vector6" | "Point1" | "Point2" | "Point3"
+        | "Point4" | "Point5" | "Point6" | "Matrix2" | "Matrix3" | "Matrix4" => {
+            let g = generic?;
+            let digit = name.chars().last()?.to_digit(10)? as u64;
+            let lanes = if name.starts_with("Matrix") {
+                digit * digit
+            } else {
+                digit
+            };
+            (g.size, lanes, g.align)
+        }
         _ => return None,
     };
     let names = ["x", "y", "z", "w"];
     let fields = (0..lanes)
         .map(|i| FieldLayout {
-            name: names[i as usize].to_string(),
+            name: names.get(i as usize).map_or_else(|| i.to_string(), |n| n.to_string()),
             offset: i * scalar,
             layout: Layout::primitive(if scalar == 8 { "f64" } else { "f32" }, scalar),
         })

@@ -7,7 +7,7 @@ use super::outcome::{known_value, Outcome, Setup};
 use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
 use super::verdict::{round2, round4, AccessClass, Case, Prediction};
 use crate::algebra::Atom;
-use crate::interpret::Access;
+use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::ResolvedLaunch;
 use std::collections::BTreeMap;
 
@@ -24,6 +24,9 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let known = |a: &Atom| known_value(a, launch);
     let address = access.address.substitute(&known);
     let mut assumptions = access.notes.clone();
+    if access.notes.iter().any(|n| n == UNKNOWN_LAYOUT) {
+        return unknowable(AccessClass::Unknown, assumptions);
+    }
     let mut gather = false;
     let mut opaque = None;
     address.visit_atoms(&mut |a| match a {
