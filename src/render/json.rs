@@ -62,6 +62,20 @@ struct AccessJson<'a> {
     efficiency: Option<f64>,
     cases: &'a [Case],
     assumptions: &'a [String],
+    /// The file the access is written in, when it is a helper's in another file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    access_file: Option<&'a str>,
+    /// The calls from the kernel to the access, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    via: Vec<CallJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct CallJson<'a> {
+    callee: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
 }
 
 #[derive(Serialize)]
@@ -110,7 +124,12 @@ struct DiagnosticJson<'a> {
 pub fn accesses(outcome: &Outcome) -> String {
     let kernels = outcome
         .analyzed()
-        .flat_map(|file| file.report.kernels.iter().map(move |k| kernel_json(k, &file.source)))
+        .flat_map(|file| {
+            file.report
+                .kernels
+                .iter()
+                .map(move |k| kernel_json(k, &file.source, outcome))
+        })
         .collect();
     to_string(&AccessesDoc {
         schema: ACCESSES_SCHEMA,
@@ -124,7 +143,10 @@ pub fn diagnostics(outcome: &Outcome) -> String {
     let mut diagnostics = Vec::new();
     let mut unsupported = Vec::new();
     for file in outcome.analyzed() {
-        diagnostics.extend(file.diagnostics.iter().map(|d| diagnostic_json(d, &file.source)));
+        diagnostics.extend(file.diagnostics.iter().map(|d| {
+            let source = outcome.source(&d.file).unwrap_or(&file.source);
+            diagnostic_json(d, source)
+        }));
         unsupported.extend(file.report.unsupported.iter().map(|u| UnsupportedJson {
             file: &file.source.path,
             kernel: None,
@@ -150,7 +172,7 @@ pub fn diagnostics(outcome: &Outcome) -> String {
     })
 }
 
-fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile) -> KernelJson<'a> {
+fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile, outcome: &'a Outcome) -> KernelJson<'a> {
     KernelJson {
         name: &kernel.name,
         file: &source.path,
@@ -160,7 +182,14 @@ fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile) -> KernelJs
         block_source: kernel.launch.block_source,
         grid: kernel.launch.grid,
         params: params_json(kernel),
-        accesses: kernel.accesses.iter().map(|a| access_json(a, source)).collect(),
+        accesses: kernel
+            .accesses
+            .iter()
+            .map(|a| {
+                let text = a.file.as_deref().and_then(|f| outcome.source(f)).unwrap_or(source);
+                access_json(a, text)
+            })
+            .collect(),
         unsupported: kernel
             .unsupported
             .iter()
@@ -210,6 +239,17 @@ fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<
         efficiency: prediction.and_then(|p| p.efficiency),
         cases: prediction.map_or(&[], |p| p.cases.as_slice()),
         assumptions: prediction.map_or(&[], |p| p.assumptions.as_slice()),
+        access_file: access.file.as_deref(),
+        via: access
+            .via
+            .iter()
+            .map(|call| CallJson {
+                callee: &call.callee,
+                file: &call.file,
+                line: call.span.line,
+                column: call.span.column,
+            })
+            .collect(),
     }
 }
 

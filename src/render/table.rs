@@ -68,7 +68,11 @@ fn row(access: &AccessReport) -> [String; 10] {
         notes.extend(p.assumptions.iter().cloned());
     }
     [
-        format!("{}:{}", access.span.line, access.span.column),
+        // An access in a helper of another file is located in that file.
+        match &access.file {
+            Some(file) => format!("{file}:{}:{}", access.span.line, access.span.column),
+            None => format!("{}:{}", access.span.line, access.span.column),
+        },
         access.op.as_str().to_string(),
         space.to_string(),
         element(access),
