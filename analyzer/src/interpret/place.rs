@@ -67,15 +67,30 @@ impl Interpreter<'_> {
             let layout = container.layout.as_ref()?;
             let elem = layout.fields.first()?.layout.clone();
             let is_array = layout.name.starts_with('[');
-            is_array.then(|| Place {
-                offset: container.offset.add(&i.scale(elem.size as i64)),
-                layout: Some(elem),
-                index: Some(match &container.index {
-                    Some((outer, _)) if container.field_of.is_none() => (format!("{outer}][{text}"), span),
-                    _ => (text.clone(), span),
-                }),
-                field_of: None,
-                ..container
+            let offset = container.offset.add(&i.scale(elem.size as i64));
+            Some(match container.field_of {
+                // An array field of a struct element (`particles[i].position[0]`): still one
+                // field of that element, a struct size apart between lanes.
+                Some(outer) if is_array => Place {
+                    offset,
+                    layout: Some(elem),
+                    field_of: Some(FieldOf {
+                        field: format!("{}[{text}]", outer.field),
+                        ..outer
+                    }),
+                    ..container
+                },
+                None if is_array => Place {
+                    offset,
+                    layout: Some(elem),
+                    index: Some(match &container.index {
+                        Some((outer, _)) => (format!("{outer}][{text}"), span),
+                        None => (text.clone(), span),
+                    }),
+                    field_of: None,
+                    ..container
+                },
+                _ => return None,
             })
         };
         let place = match base {
@@ -296,7 +311,7 @@ impl Interpreter<'_> {
                 if l.name.starts_with('[') || l.fields.is_empty() || depth >= 4 {
                     return Value::Unknown;
                 }
-                let fields = l
+                let fields: Vec<(String, Value)> = l
                     .fields
                     .iter()
                     .map(|f| {
@@ -307,6 +322,10 @@ impl Interpreter<'_> {
                         )
                     })
                     .collect();
+                // A tuple read whole is a tuple value, so `(node, _)` patterns take its parts.
+                if l.name == "tuple" {
+                    return Value::Tuple(fields.into_iter().map(|(_, v)| v).collect());
+                }
                 Value::Struct {
                     ty: Some(l.name.clone()),
                     fields,
