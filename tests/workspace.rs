@@ -44,8 +44,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `(file, line, code)` or `(file, line, sectors)`.
+type Marks = BTreeSet<(String, usize, String)>;
+
 /// `(file, line, code)` for every `//~ CODE` and `(file, line, sectors)` for `sectors=N`.
-fn expectations() -> (BTreeSet<(String, usize, String)>, BTreeSet<(String, usize, String)>) {
+fn expectations() -> (Marks, Marks) {
     let mut files = Vec::new();
     rust_files(&root(), &mut files);
     let (mut codes, mut sectors) = (BTreeSet::new(), BTreeSet::new());
@@ -68,7 +71,7 @@ fn expectations() -> (BTreeSet<(String, usize, String)>, BTreeSet<(String, usize
     (codes, sectors)
 }
 
-fn found_codes(doc: &Value) -> BTreeSet<(String, usize, String)> {
+fn found_codes(doc: &Value) -> Marks {
     doc["diagnostics"]
         .as_array()
         .expect("diagnostics")
@@ -84,7 +87,7 @@ fn found_codes(doc: &Value) -> BTreeSet<(String, usize, String)> {
 }
 
 /// `(file, line, sectors)` of every global access with a figure, where it is written.
-fn found_sectors(doc: &Value) -> BTreeSet<(String, usize, String)> {
+fn found_sectors(doc: &Value) -> Marks {
     let mut out = BTreeSet::new();
     for kernel in doc["kernels"].as_array().expect("kernels") {
         for access in kernel["accesses"].as_array().expect("accesses") {
