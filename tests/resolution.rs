@@ -1,0 +1,148 @@
+//! Names resolve across modules and crates the way rustc resolves them, and what cannot be
+//! resolved is said to be unknown rather than guessed.
+
+use kernel_lint_analyzer::{analyze_program, AccessClass, CrateUse, FileReport, LaunchPlan, ModuleSource, SourceFile};
+
+fn module(path: &str, module: &[&str], text: &str) -> ModuleSource {
+    ModuleSource {
+        source: SourceFile::new(path, text),
+        module: module.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn analyze(inputs: Vec<ModuleSource>, uses: &[CrateUse]) -> Vec<FileReport> {
+    let plan = LaunchPlan::default();
+    analyze_program(inputs, uses, &[&plan])
+        .into_iter()
+        .map(|r| r.expect("analyzed"))
+        .collect()
+}
+
+#[test]
+fn a_helper_named_like_its_kernel_is_followed_not_called_recursive() {
+    let reports = analyze(
+        vec![
+            module(
+                "src/lib.rs",
+                &["blur"],
+                "mod kernel;\n#[kernel]\npub unsafe fn blur(a: &[f32], out: *mut f32) {\n    kernel::blur(a, out);\n}\n",
+            ),
+            module(
+                "src/kernel.rs",
+                &["blur", "kernel"],
+                "pub unsafe fn blur(a: &[f32], out: *mut f32) {\n    let i = cuda_std::thread::index_1d() as usize;\n    *out.add(i) = a[i + 1];\n}\n",
+            ),
+        ],
+        &[],
+    );
+    let kernel = &reports[0].kernels[0];
+    assert_eq!(kernel.name, "blur");
+    assert!(kernel.unsupported.is_empty(), "{:?}", kernel.unsupported);
+    let found: Vec<(Option<&str>, usize, &str, Option<f64>)> = kernel
+        .accesses
+        .iter()
+        .map(|a| {
+            (
+                a.file.as_deref(),
+                a.span.line,
+                a.array.as_str(),
+                a.prediction.as_ref().and_then(|p| p.sectors_per_request),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Some("src/kernel.rs"), 3, "a", Some(5.0)),
+            (Some("src/kernel.rs"), 3, "out", Some(4.0))
+        ]
+    );
+    assert_eq!(kernel.accesses[0].via[0].callee, "kernel::blur");
+    assert_eq!(kernel.accesses[0].via[0].span.line, 4);
+}
+
+#[test]
+fn a_field_of_an_element_whose_layout_is_unknown_gets_no_figure() {
+    // `Header` comes from a crate outside the analysis: its size is not known, so neither is
+    // the distance between lanes reading `headers[i].count`.
+    let reports = analyze(
+        vec![module(
+            "k.rs",
+            &["k"],
+            "use other_crate::Header;\n#[kernel]\npub unsafe fn k(headers: &[Header], out: *mut u32) {\n    let i = cuda_std::thread::index_1d() as usize;\n    *out.add(i) = headers[i].count;\n}\n",
+        )],
+        &[],
+    );
+    let access = &reports[0].kernels[0].accesses[0];
+    assert_eq!(access.array, "headers");
+    let prediction = access.prediction.as_ref().expect("global");
+    assert_eq!(prediction.class, AccessClass::Unknown);
+    assert_eq!(prediction.sectors_per_request, None);
+    assert_eq!(
+        prediction.assumptions,
+        ["the layout of the element is not known (a type outside the analyzed crates, an enum with data, or a generic parameter): its width and the distance between lanes cannot be computed"]
+    );
+}
+
+#[test]
+fn renamed_path_dependencies_globs_aliases_and_associated_consts_resolve() {
+    let types = "pub mod shapes { pub type Float = f32;\n #[repr(C)] pub struct Pair { pub a: Float, pub b: Float }\n pub struct Tile;\n impl Tile { pub const WIDTH: usize = 8; } }\npub use shapes::*;\n";
+    let kernel = "use geometry::{Pair, Tile};\n#[kernel]\npub unsafe fn k(p: &[Pair], out: *mut f32) {\n    let i = cuda_std::thread::index_1d() as usize;\n    *out.add(i) = p[i * Tile::WIDTH].a;\n}\n";
+    let reports = analyze(
+        vec![
+            module("kernels/lib.rs", &["kernels"], kernel),
+            module("types/lib.rs", &["gpu_types"], types),
+        ],
+        &[CrateUse {
+            from: "kernels".into(),
+            name: "geometry".into(),
+            root: "gpu_types".into(),
+        }],
+    );
+    let access = &reports[0].kernels[0].accesses[0];
+    let field = access.field_of.as_ref().expect("a field of Pair");
+    assert_eq!((field.type_name.as_str(), field.size), ("Pair", 8));
+    let prediction = access.prediction.as_ref().expect("global");
+    // 8 pairs of 8 bytes apart: 64 bytes between lanes, one sector each.
+    assert_eq!(
+        (prediction.class, prediction.sectors_per_request),
+        (AccessClass::Strided, Some(32.0))
+    );
+}
+
+#[test]
+fn a_crate_the_code_does_not_use_is_not_searched_for_methods() {
+    // Both crates have a `Grid::cell`; only the one the kernel's crate uses is followed, and
+    // an unrelated crate's `add` never stands in for pointer arithmetic.
+    let used = "pub struct Grid { pub cells: *mut f32 }\nimpl Grid { pub unsafe fn cell(&self, i: usize) -> f32 { *self.cells.add(i) } }\n";
+    let unrelated = "pub struct Grid { pub cells: *mut f64 }\nimpl Grid { pub unsafe fn cell(&self, i: usize) -> f64 { *self.cells.add(2 * i) } }\npub struct V(f32);\nimpl V { pub fn add(self, o: V) -> V { V(self.0 + o.0) } }\n";
+    let kernel = "use grid::Grid;\n#[kernel]\npub unsafe fn k(g: Grid, out: *mut f32) {\n    let i = cuda_std::thread::index_1d() as usize;\n    *out.add(i) = g.cell(i);\n}\n";
+    let reports = analyze(
+        vec![
+            module("k.rs", &["k"], kernel),
+            module("grid.rs", &["grid"], used),
+            module("other.rs", &["other"], unrelated),
+        ],
+        &[CrateUse {
+            from: "k".into(),
+            name: "grid".into(),
+            root: "grid".into(),
+        }],
+    );
+    let found: Vec<(&str, Option<&str>, Option<f64>, u64)> = reports[0].kernels[0]
+        .accesses
+        .iter()
+        .map(|a| {
+            (
+                a.array.as_str(),
+                a.file.as_deref(),
+                a.prediction.as_ref().and_then(|p| p.sectors_per_request),
+                a.elem_bytes,
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [("g.cells", Some("grid.rs"), Some(4.0), 4), ("out", None, Some(4.0), 4)]
+    );
+}
