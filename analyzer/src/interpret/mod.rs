@@ -349,7 +349,17 @@ impl<'a> Interpreter<'a> {
                     let ty = path.path.segments.last().map(|s| s.ident.to_string());
                     Value::Struct { ty, fields }
                 } else {
-                    Value::Int(Poly::atom(Atom::Param(name.to_string())))
+                    // A glam or vek vector passed by value: one parameter per component.
+                    match scope.layout(ty).filter(|l| is_vector(l)) {
+                        Some(layout) => Value::Vector(
+                            layout
+                                .fields
+                                .iter()
+                                .map(|f| Poly::atom(Atom::Param(format!("{name}.{}", f.name))))
+                                .collect(),
+                        ),
+                        None => Value::Int(Poly::atom(Atom::Param(name.to_string()))),
+                    }
                 }
             }
             _ => Value::Unknown,
@@ -406,6 +416,16 @@ impl<'a> Interpreter<'a> {
             }
         }
     }
+}
+
+/// Whether a layout is a small vector of numbers (`x`, `y`, `z`, `w`).
+fn is_vector(layout: &crate::model::layout::Layout) -> bool {
+    (2..=4).contains(&layout.fields.len())
+        && layout
+            .fields
+            .iter()
+            .zip(["x", "y", "z", "w"])
+            .all(|(f, name)| f.name == name && f.layout.primitive)
 }
 
 /// Slice and pointer types of the GPU crates passed by value: `DisjointSlice<f32>` (cuda-oxide)

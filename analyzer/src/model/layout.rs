@@ -419,6 +419,9 @@ fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
         "DVec2" => (8, 2, 16),
         "DVec3" => (8, 3, 8),
         "DVec4" => (8, 4, 16),
+        "USizeVec2" | "U64Vec2" | "I64Vec2" => (8, 2, 16),
+        "USizeVec3" | "U64Vec3" | "I64Vec3" => (8, 3, 8),
+        "USizeVec4" | "U64Vec4" | "I64Vec4" => (8, 4, 16),
         "Vec2" | "Vec3" | "Vec4" | "Rgba" | "Rgb" => {
             let g = generic?;
             let lanes = match name {
