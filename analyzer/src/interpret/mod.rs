@@ -350,7 +350,7 @@ impl<'a> Interpreter<'a> {
                     Value::Struct { ty, fields }
                 } else {
                     // A glam or vek vector passed by value: one parameter per component.
-                    match scope.layout(ty).filter(|l| is_vector(l)) {
+                    match scope.layout(ty).filter(is_vector) {
                         Some(layout) => Value::Vector(
                             layout
                                 .fields
