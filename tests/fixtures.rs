@@ -14,10 +14,13 @@ struct Expectation {
     code: String,
 }
 
+/// The folders of fixtures with analyzed kernels, each with inline expectations.
+const FOLDERS: [&str; 4] = ["seeds", "patterns", "idioms", "dialects"];
+
 fn fixture_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut files = Vec::new();
-    for dir in ["seeds", "patterns", "idioms"] {
+    for dir in FOLDERS {
         for entry in std::fs::read_dir(root.join(dir)).expect("fixture folder") {
             let path = entry.expect("entry").path();
             if path.extension().is_some_and(|e| e == "rs") {
@@ -121,6 +124,7 @@ fn fixtures_match_their_inline_expectations() {
 #[test]
 fn every_fixture_kernel_is_found_and_fully_analyzed() {
     let mut kernels = 0;
+    let mut dialect_kernels = 0;
     for path in fixture_files() {
         let (_, report) = analyze(&path);
         assert!(
@@ -144,7 +148,12 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
                 kernel.name
             );
         }
-        kernels += report.kernels.len();
+        if path.parent().is_some_and(|p| p.ends_with("dialects")) {
+            dialect_kernels += report.kernels.len();
+        } else {
+            kernels += report.kernels.len();
+        }
     }
     assert_eq!(kernels, 46);
+    assert_eq!(dialect_kernels, 10);
 }

@@ -19,7 +19,7 @@ pub mod workspace;
 
 pub use interpret::{MemorySpace, Op};
 pub use model::items::ModulePath;
-pub use model::kernel::{KernelParam, ParamKind};
+pub use model::kernel::{Dialect, KernelParam, ParamKind, UnanalyzedKernel};
 pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSpec, ResolvedLaunch};
 pub use model::layout::FieldOf;
 pub use pipeline::{analyze_program, analyze_source, CrateUse, KernelAnalysis, ModuleSource, Program};

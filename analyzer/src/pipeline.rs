@@ -4,7 +4,7 @@
 
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{ItemIndex, ModulePath};
-use crate::model::kernel::{find_kernels, Kernel};
+use crate::model::kernel::{find_kernels, find_unanalyzed, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::layout::Scope;
 use crate::parse::{parse_file, ParsedFile};
@@ -152,7 +152,7 @@ impl Program {
     /// The report of every kernel of file `file` under the launch the plan resolves for it.
     pub fn report(&self, file: usize, plan: &LaunchPlan) -> Result<FileReport, FileError> {
         let source = self.files.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?;
-        self.syntax(file).map_err(Clone::clone)?;
+        let unanalyzed = find_unanalyzed(source, self.syntax(file).map_err(Clone::clone)?);
         let (kernels, unsupported) = self.kernels(file, plan);
         let mut reports = Vec::with_capacity(kernels.len());
         for kernel in kernels {
@@ -170,6 +170,7 @@ impl Program {
             path: source.path.clone(),
             kernels: reports,
             unsupported,
+            unanalyzed,
             errors,
         })
     }

@@ -2,7 +2,7 @@
 //! prediction. Lints and renderers read only this.
 
 use crate::interpret::{MemorySpace, Op};
-use crate::model::kernel::KernelParam;
+use crate::model::kernel::{KernelParam, UnanalyzedKernel};
 use crate::model::launch::ResolvedLaunch;
 use crate::model::layout::FieldOf;
 use crate::source::{FileError, Span, Unsupported};
@@ -19,6 +19,9 @@ pub struct FileReport {
     /// Problems with the file's launch hints (a malformed hint, one above no kernel), each at its
     /// comment: warnings, not code left unanalyzed.
     pub unsupported: Vec<Unsupported>,
+    /// Entry points of dialects that are recognized but not analyzed yet, in source order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unanalyzed: Vec<UnanalyzedKernel>,
     /// Top-level items left out of the analysis (a syntax error, nesting too deep), each with
     /// a located error: the rest of the file is analyzed, but the file still counts as failed.
     pub errors: Vec<FileError>,

@@ -1,13 +1,14 @@
 //! `check` output for people: each finding with its source snippet, then a summary line.
 
 use crate::analysis::{Analyzed, Entry, Outcome, Totals};
-use kernel_lint_analyzer::FileError;
+use kernel_lint_analyzer::{Dialect, FileError};
 use kernel_lint_analyzer::{SourceFile, Span};
 use kernel_lint_lints::{Diagnostic, Level};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode,
     SourceSpan, SpanContents,
 };
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Lines longer than this are not shown as snippets (a minified or generated line would flood
@@ -28,9 +29,32 @@ pub fn check(outcome: &Outcome, color: bool) -> String {
             Entry::Failed(err, source) => renderer.render(&mut out, &error_report(err, source.as_ref())),
         }
     }
+    for line in unanalyzed_notes(outcome) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out.push_str(&summary(&outcome.totals()));
     out.push('\n');
     out
+}
+
+/// `note: 3 kernels in CubeCL are not analyzed yet`, one line per dialect found.
+pub fn unanalyzed_notes(outcome: &Outcome) -> Vec<String> {
+    let mut counts: BTreeMap<Dialect, usize> = BTreeMap::new();
+    for kernel in outcome.analyzed().flat_map(|f| &f.report.unanalyzed) {
+        *counts.entry(kernel.dialect).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(dialect, n)| {
+            let verb = if n == 1 { "is" } else { "are" };
+            format!(
+                "note: {} in {} {verb} not analyzed yet",
+                plural(n, "kernel", "kernels"),
+                dialect.name()
+            )
+        })
+        .collect()
 }
 
 /// `kernel-lint: 20 kernels in 9 files, 61 global accesses; 12 warnings, 1 note, 0 errors`.

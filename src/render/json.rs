@@ -4,7 +4,7 @@
 use crate::analysis::Outcome;
 use kernel_lint_analyzer::FileError;
 use kernel_lint_analyzer::{AccessClass, AccessReport, BlockSource, Case, Dim3, KernelReport, SourceFile, Span};
-use kernel_lint_analyzer::{MemorySpace, Op};
+use kernel_lint_analyzer::{Dialect, MemorySpace, Op};
 use kernel_lint_lints::{Diagnostic, Level};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -18,7 +18,19 @@ pub const DIAGNOSTICS_SCHEMA: &str = "kernel-lint/diagnostics/v1";
 struct AccessesDoc<'a> {
     schema: &'static str,
     kernels: Vec<KernelJson<'a>>,
+    /// Entry points of dialects recognized but not analyzed; absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unanalyzed: Vec<UnanalyzedJson<'a>>,
     errors: Vec<ErrorJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct UnanalyzedJson<'a> {
+    name: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    dialect: Dialect,
 }
 
 #[derive(Serialize)]
@@ -131,9 +143,22 @@ pub fn accesses(outcome: &Outcome) -> String {
                 .map(move |k| kernel_json(k, &file.source, outcome))
         })
         .collect();
+    let unanalyzed = outcome
+        .analyzed()
+        .flat_map(|file| {
+            file.report.unanalyzed.iter().map(move |k| UnanalyzedJson {
+                name: &k.name,
+                file: &file.source.path,
+                line: k.span.line,
+                column: k.span.column,
+                dialect: k.dialect,
+            })
+        })
+        .collect();
     to_string(&AccessesDoc {
         schema: ACCESSES_SCHEMA,
         kernels,
+        unanalyzed,
         errors: errors(outcome),
     })
 }

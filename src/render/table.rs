@@ -21,6 +21,18 @@ pub fn accesses(outcome: &Outcome) -> String {
             }
             kernel_table(&mut out, kernel, &file.source);
         }
+        if !file.report.unanalyzed.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            let kernels: Vec<String> = file
+                .report
+                .unanalyzed
+                .iter()
+                .map(|k| format!("{}:{} ({})", k.name, k.span.line, k.dialect.name()))
+                .collect();
+            out.push_str(&format!("not analyzed  {}: {}\n", file.source.path, kernels.join(", ")));
+        }
     }
     out
 }

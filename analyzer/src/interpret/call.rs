@@ -3,9 +3,9 @@
 
 use super::geometry::GeometryValue;
 use super::stmt::Flow;
-use super::value::{why, Operand};
+use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
 use super::{CallFrame, Interpreter, MemorySpace, Place, Pointer, Value};
-use crate::algebra::{CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
+use crate::algebra::{Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
@@ -81,6 +81,9 @@ impl<'a> Interpreter<'a> {
                 return Value::Struct { ty: Some(name), fields };
             }
         }
+        if let Some(value) = self.dialect_call(call, &path.path, &name, target.as_ref()) {
+            return value;
+        }
         if call.args.is_empty() {
             match self.geometry.call(&name) {
                 Some(GeometryValue::Scalar(p)) => return Value::Int(p),
@@ -124,6 +127,89 @@ impl<'a> Interpreter<'a> {
             _ => {}
         }
         self.invisible_call(call, &args)
+    }
+
+    /// The index APIs that take a type argument or an argument, or return a value with methods:
+    /// cuda-oxide's `index_2d::<S>()` and `index_2d_runtime(&slice)`, and `ptx_support`'s
+    /// `Context::thread()` and `Context::block()` (unless `Context` is a workspace type).
+    fn dialect_call(
+        &mut self,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+        name: &str,
+        target: Option<&Target>,
+    ) -> Option<Value> {
+        if !target.is_none_or(is_modelled) {
+            return None;
+        }
+        let (x, y) = (self.geometry.global(Axis::X), self.geometry.global(Axis::Y));
+        match name {
+            "index_2d" if call.args.is_empty() => {
+                let width = self.const_argument(path)?;
+                Some(Value::Int(y.mul(&width).add(&x)))
+            }
+            "index_2d_runtime" if call.args.len() == 1 => {
+                let slice = match &call.args[0] {
+                    Expr::Reference(r) => self.text(&r.expr),
+                    other => self.text(other),
+                };
+                // The row width is the slice's, the same for every lane.
+                let width = self.opaque(format!("{slice}.row_width()"), false);
+                let raw = y.mul(&width).add(&x);
+                Some(Value::Struct {
+                    ty: Some(THREAD_INDEX.to_string()),
+                    fields: vec![
+                        ("row".into(), Value::Int(y)),
+                        ("col".into(), Value::Int(x)),
+                        ("raw".into(), Value::Int(raw)),
+                    ],
+                })
+            }
+            "thread" | "block" if call.args.is_empty() => {
+                let owner = path.segments.iter().rev().nth(1)?;
+                if owner.ident != "Context" {
+                    return None;
+                }
+                let axes = [Axis::X, Axis::Y, Axis::Z];
+                let vector = |f: &dyn Fn(Axis) -> Poly| axes.map(f).to_vec();
+                let index = if name == "thread" {
+                    vector(&|a| self.geometry.thread(a))
+                } else {
+                    vector(&|a| self.geometry.block_idx(a))
+                };
+                // `Thread` dereferences to its index: `Context::thread().x` reads it too.
+                let mut fields: Vec<(String, Value)> = ["x", "y", "z"]
+                    .iter()
+                    .zip(&index)
+                    .map(|(n, p)| (n.to_string(), Value::Int(p.clone())))
+                    .collect();
+                fields.push(("index".into(), Value::Vector(index)));
+                if name == "block" {
+                    fields.push(("dims".into(), Value::Vector(vector(&|a| self.geometry.block_dim(a)))));
+                }
+                let ty = if name == "thread" { "Thread" } else { "Block" };
+                Some(Value::Struct {
+                    ty: Some(format!("{PTX_CONTEXT}{ty}")),
+                    fields,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The constant of a path's first generic argument (`WIDTH` in `index_2d::<WIDTH>`).
+    fn const_argument(&mut self, path: &syn::Path) -> Option<Poly> {
+        let syn::PathArguments::AngleBracketed(args) = &path.segments.last()?.arguments else {
+            return None;
+        };
+        match args.args.first()? {
+            syn::GenericArgument::Const(e) => Some(self.int(e)),
+            syn::GenericArgument::Type(syn::Type::Path(t)) if t.qself.is_none() => {
+                let c = self.scope().const_named(&self.own_path(&t.path))?;
+                Some(Poly::constant(c))
+            }
+            _ => None,
+        }
     }
 
     /// A call without a body to follow: its result may differ between lanes even when its

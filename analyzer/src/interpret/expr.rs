@@ -2,7 +2,7 @@
 //! owns it (places in `place`, arithmetic in `arith`, control flow in `flow`, calls in `call`).
 
 use super::arith::local_name;
-use super::value::Operand;
+use super::value::{Operand, THREAD_INDEX};
 use super::{Interpreter, Place, Value};
 use crate::algebra::{CmpOp, Poly, Predicate};
 use syn::{Expr, UnOp};
@@ -30,6 +30,13 @@ impl<'a> Interpreter<'a> {
     fn int_of(&mut self, value: Value, expr: &Expr) -> Poly {
         match value {
             Value::Int(p) => p,
+            // A cuda-oxide thread index stands for the element it selects.
+            Value::Struct { ty: Some(ty), fields } if ty == THREAD_INDEX => {
+                match fields.into_iter().find(|(n, _)| n == "raw") {
+                    Some((_, Value::Int(p))) => p,
+                    _ => self.opaque(self.text(expr), true),
+                }
+            }
             other => {
                 let lane = !matches!(&other, Value::Bool(p) if !p.is_lane_dependent())
                     || self.guards.iter().any(Predicate::is_lane_dependent);

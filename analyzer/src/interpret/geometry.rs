@@ -1,6 +1,7 @@
-//! The thread-geometry functions of `cuda_std` and raw NVPTX, as index polynomials.
+//! The thread-geometry functions of `cuda_std`, `core::arch::nvptx`, `nvptx_builtins` and
+//! cuda-oxide's `cuda_device`, as index polynomials.
 
-use crate::algebra::{Atom, Axis, Poly};
+use crate::algebra::{Atom, Axis, OpKind, Poly};
 use crate::model::launch::Dim3;
 
 /// The launch facts geometry needs: the block extents are substituted as constants so that
@@ -61,6 +62,8 @@ impl Geometry {
     pub fn call(&self, name: &str) -> Option<GeometryValue> {
         use GeometryValue::*;
         let name = name.strip_prefix('_').unwrap_or(name);
+        let name = snake_register(name);
+        let name = name.as_str();
         let all = [Axis::X, Axis::Y, Axis::Z];
         let per_axis = |f: &dyn Fn(Axis) -> Poly| Vector(all.iter().map(|&a| f(a)).collect());
         Some(match name {
@@ -72,6 +75,10 @@ impl Geometry {
             "index_2d" => Vector(vec![self.global(Axis::X), self.global(Axis::Y)]),
             "index_3d" => per_axis(&|a| self.global(a)),
             "index" => Scalar(self.linear_index()),
+            // cuda-oxide: row from the y axis, column from the x axis.
+            "index_2d_row" => Scalar(self.global(Axis::Y)),
+            "index_2d_col" => Scalar(self.global(Axis::X)),
+            "lane_id" | "laneid" => Scalar(self.lane_id()),
             "sync_threads" | "syncthreads" | "sync_warp" | "barrier_sync" | "threadfence" | "threadfence_block" => Unit,
             _ => {
                 let (stem, suffix) = name.rsplit_once('_')?;
@@ -85,6 +92,17 @@ impl Geometry {
                 }
             }
         })
+    }
+
+    /// The lane within its warp: the thread's rank in its block, modulo 32.
+    fn lane_id(&self) -> Poly {
+        let bdx = self.block_dim(Axis::X);
+        let bdy = self.block_dim(Axis::Y);
+        let rank = self
+            .thread(Axis::X)
+            .add(&self.thread(Axis::Y).mul(&bdx))
+            .add(&self.thread(Axis::Z).mul(&bdx.mul(&bdy)));
+        Poly::op(OpKind::Rem, &rank, &Poly::constant(32))
     }
 
     /// `thread::index()`: `(bx + by*gx + gx*gy*bz) * (bdx*bdy*bdz) + tz*(bdx*bdy) + ty*bdx + tx`.
@@ -101,4 +119,19 @@ impl Geometry {
             .add(&self.thread(Axis::Y).mul(&bdx))
             .add(&self.thread(Axis::X))
     }
+}
+
+/// cuda-oxide's register names (`threadIdx_x`, `blockDim_y`) in the snake case of the others.
+fn snake_register(name: &str) -> String {
+    for (camel, snake) in [
+        ("threadIdx_", "thread_idx_"),
+        ("blockIdx_", "block_idx_"),
+        ("blockDim_", "block_dim_"),
+        ("gridDim_", "grid_dim_"),
+    ] {
+        if let Some(axis) = name.strip_prefix(camel) {
+            return format!("{snake}{axis}");
+        }
+    }
+    name.to_string()
 }

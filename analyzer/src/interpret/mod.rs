@@ -22,6 +22,7 @@ use crate::model::layout::{FieldOf, Scope};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use std::collections::{BTreeMap, HashMap};
+use syn::Expr;
 
 /// One load or store of memory by every lane of a warp.
 #[derive(Debug, Clone)]
@@ -274,17 +275,20 @@ impl<'a> Interpreter<'a> {
         }
     }
 
-    /// A `static` array: shared memory when marked `#[address_space(shared)]`, else global.
+    /// A `static` array: shared memory when marked `#[address_space(shared)]` or of
+    /// cuda-oxide's type `SharedArray<T, N>` (an array of `N` `T`), else global.
     fn declare_static(&mut self, s: &syn::ItemStatic) {
-        let shared = s.attrs.iter().any(|a| {
-            a.path().segments.last().is_some_and(|seg| seg.ident == "address_space")
-                && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("shared")
-        });
+        let shared_array = shared_array_type(&s.ty);
+        let shared = shared_array.is_some()
+            || s.attrs.iter().any(|a| {
+                a.path().segments.last().is_some_and(|seg| seg.ident == "address_space")
+                    && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("shared")
+            });
         let name = s.ident.to_string();
         let place = Place {
             array: name.clone(),
             offset: Poly::default(),
-            layout: self.scope().layout(&s.ty),
+            layout: self.scope().layout(shared_array.as_ref().unwrap_or(&s.ty)),
             space: if shared {
                 MemorySpace::Shared
             } else {
@@ -426,6 +430,33 @@ fn is_vector(layout: &crate::model::layout::Layout) -> bool {
             .iter()
             .zip(["x", "y", "z", "w"])
             .all(|(f, name)| f.name == name && f.layout.primitive)
+}
+
+/// cuda-oxide's `SharedArray<T, N[, ALIGN]>` as the array type `[T; N]` it holds.
+fn shared_array_type(ty: &syn::Type) -> Option<syn::Type> {
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "SharedArray" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut args = args.args.iter();
+    let syn::GenericArgument::Type(elem) = args.next()? else {
+        return None;
+    };
+    let len: Expr = match args.next()? {
+        syn::GenericArgument::Const(e) => e.clone(),
+        // A bare constant name parses as a type argument.
+        syn::GenericArgument::Type(syn::Type::Path(p)) => Expr::Path(syn::ExprPath {
+            attrs: Vec::new(),
+            qself: p.qself.clone(),
+            path: p.path.clone(),
+        }),
+        _ => return None,
+    };
+    Some(syn::parse_quote!([#elem; #len]))
 }
 
 /// Slice and pointer types of the GPU crates passed by value: `DisjointSlice<f32>` (cuda-oxide)

@@ -2,7 +2,7 @@
 //! methods (`add`, `offset`, `get_unchecked`, `write`, `as_ptr`, ...), and the loads and
 //! stores they lead to.
 
-use super::value::{why, Operand};
+use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
 use super::{Interpreter, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly};
 use crate::model::layout::{FieldOf, Layout};
@@ -282,6 +282,16 @@ impl Interpreter<'_> {
                 | "as_mut",
                 v,
             ) => v,
+            // `ptx_support`'s `Context::thread().index()`, `Context::block().dims()`, and the row
+            // and column of a cuda-oxide 2-D thread index.
+            ("index" | "dims" | "row" | "col", Value::Struct { ty: Some(ty), fields })
+                if args.is_empty() && (ty.starts_with(PTX_CONTEXT) || ty == THREAD_INDEX) =>
+            {
+                fields
+                    .into_iter()
+                    .find(|(n, _)| n == method)
+                    .map_or(Value::Unknown, |(_, v)| v)
+            }
             // `Cell::get`, `NonZeroU32::get`, a thread index's `get`: the value inside.
             ("get", v) if args.is_empty() => v,
             (_, Value::Int(a)) => self.int_method(call, method, a, &args),

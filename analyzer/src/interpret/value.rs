@@ -135,6 +135,14 @@ impl Value {
     }
 }
 
+/// The type name of a cuda-oxide 2-D thread index (`index_2d_runtime`): fields `row`, `col`
+/// and `raw`, the element it stands for.
+pub(crate) const THREAD_INDEX: &str = "cuda_device::ThreadIndex";
+
+/// The prefix of the type names of `ptx_support`'s `Context::thread()` and `Context::block()`
+/// values, whose `index()` and `dims()` are geometry vectors.
+pub(crate) const PTX_CONTEXT: &str = "ptx_support::";
+
 /// Why a value is opaque: each completes "the index depends on `x`, which ...".
 pub(crate) mod why {
     /// A name bound by a pattern whose parts the analysis does not track.

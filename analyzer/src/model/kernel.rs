@@ -47,6 +47,102 @@ pub enum ParamKind {
     Other,
 }
 
+/// A GPU dialect whose entry points are recognized but not analyzed yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Dialect {
+    /// rust-gpu compute shaders: `#[spirv(compute(threads(..)))]`.
+    #[serde(rename = "rust-gpu")]
+    RustGpu,
+    /// CubeCL: `#[cube(launch)]`, `#[cube(launch_unchecked)]`.
+    #[serde(rename = "CubeCL")]
+    CubeCl,
+    /// AMD GPU kernels: `extern "gpu-kernel"`, `extern "amdgpu-kernel"`.
+    #[serde(rename = "amdgpu")]
+    AmdGpu,
+}
+
+impl Dialect {
+    /// The dialect's name as reports write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::RustGpu => "rust-gpu",
+            Dialect::CubeCl => "CubeCL",
+            Dialect::AmdGpu => "amdgpu",
+        }
+    }
+}
+
+/// An entry point of a recognized dialect that is not analyzed: reported so that its kernels
+/// are not silently taken for free of findings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnanalyzedKernel {
+    /// Function name.
+    pub name: String,
+    /// Span of the name.
+    pub span: Span,
+    /// Which dialect it is written in.
+    pub dialect: Dialect,
+}
+
+/// The entry points of a file (also inside inline modules) written in a dialect that is
+/// recognized but not analyzed, in source order.
+pub fn find_unanalyzed(file: &SourceFile, syntax: &syn::File) -> Vec<UnanalyzedKernel> {
+    let mut found = Vec::new();
+    collect_unanalyzed(file, &syntax.items, &mut found);
+    found
+}
+
+fn collect_unanalyzed(file: &SourceFile, items: &[Item], out: &mut Vec<UnanalyzedKernel>) {
+    for item in items {
+        match item {
+            Item::Fn(f) => {
+                if let Some(dialect) = dialect_of(f) {
+                    out.push(UnanalyzedKernel {
+                        name: f.sig.ident.to_string(),
+                        span: file.span_of(f.sig.ident.span()),
+                        dialect,
+                    });
+                }
+            }
+            Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_unanalyzed(file, items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The dialect of an entry point kernel-lint does not analyze, if `f` is one.
+fn dialect_of(f: &ItemFn) -> Option<Dialect> {
+    let abi = f
+        .sig
+        .abi
+        .as_ref()
+        .and_then(|abi| abi.name.as_ref())
+        .map(syn::LitStr::value);
+    if matches!(abi.as_deref(), Some("gpu-kernel" | "amdgpu-kernel")) {
+        return Some(Dialect::AmdGpu);
+    }
+    f.attrs.iter().find_map(|attr| {
+        let last = attr.path().segments.last()?.ident.to_string();
+        let args = match &attr.meta {
+            syn::Meta::List(list) => list.tokens.to_string(),
+            _ => return None,
+        };
+        let words: Vec<&str> = args
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        match last.as_str() {
+            "spirv" if words.first() == Some(&"compute") => Some(Dialect::RustGpu),
+            "cube" if words.iter().any(|w| *w == "launch" || *w == "launch_unchecked") => Some(Dialect::CubeCl),
+            _ => None,
+        }
+    })
+}
+
 /// A `kernel-lint:` hint comment of a file.
 #[derive(Debug, Clone, Copy)]
 struct Hint {
@@ -290,6 +386,35 @@ mod inner { #[kernel] pub unsafe fn e() {} }
         assert_eq!(names, ["a", "b", "c", "d", "e"]);
         assert_eq!(found[0].span.line, 3);
         assert_eq!(found[0].launch.block_source, BlockSource::Default);
+    }
+
+    #[test]
+    fn other_dialects_are_recognized_not_analyzed() {
+        let src = r#"
+#[spirv(compute(threads(64)))]
+pub fn a() {}
+#[cube(launch)]
+fn b() {}
+#[cube(launch_unchecked)]
+fn c() {}
+#[cube]
+fn helper() {}
+#[spirv(fragment)]
+pub fn frag() {}
+mod inner { pub extern "gpu-kernel" fn d() {} }
+#[kernel]
+pub unsafe fn e() {}
+"#;
+        let file = SourceFile::new("k.rs", src);
+        let syntax = syn::parse_file(src).unwrap();
+        let found: Vec<(String, &str)> = find_unanalyzed(&file, &syntax)
+            .into_iter()
+            .map(|k| (k.name, k.dialect.name()))
+            .collect();
+        let expected = [("a", "rust-gpu"), ("b", "CubeCL"), ("c", "CubeCL"), ("d", "amdgpu")];
+        assert_eq!(found, expected.map(|(n, d)| (n.to_string(), d)));
+        let (kernels, _) = kernels(src, &LaunchPlan::default());
+        assert_eq!(kernels.len(), 1);
     }
 
     #[test]
