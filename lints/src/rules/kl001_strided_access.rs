@@ -1,4 +1,4 @@
-use crate::text::{cost, element};
+use crate::text::cost;
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -46,7 +46,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         "make consecutive lanes read consecutive elements (store the data with unit stride), or stage a contiguous tile in shared memory and read the strided elements from there"
     };
     Some(Finding {
-        message: format!("strided access to `{}`: {distance}, {}", element(cx.access), cost(p)),
+        message: format!("strided access to `{}`: {distance}, {}", cx.element(), cost(p)),
         label: match (p.stride_bytes, p.sectors_per_request) {
             (Some(bytes), Some(_)) => format!("lane stride {bytes} bytes"),
             _ => format!(

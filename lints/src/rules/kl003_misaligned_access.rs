@@ -1,4 +1,4 @@
-use crate::text::{cost, element, figure};
+use crate::text::{cost, figure};
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -30,14 +30,21 @@ declare_lint! {
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     let p = cx.verdict(AccessClass::Misaligned)?;
+    // A case is worth stating only when its figure differs from the headline.
     let unless = p
         .cases
-        .first()
+        .iter()
+        .find(|c| p.sectors_per_request.is_none_or(|s| (s - c.sectors_per_request).abs() > 1e-9))
         .map(|c| format!(" unless {} ({} then)", c.condition, figure(c.sectors_per_request)))
         .unwrap_or_default();
     Some(Finding {
-        message: format!("misaligned access to `{}`: {}{unless}", element(cx.access), cost(p)),
-        label: "the warp's run starts off a 32-byte sector boundary".to_string(),
+        message: format!("misaligned access to `{}`: {}{unless}", cx.element(), cost(p)),
+        label: if cx.kernel.launch.block[0] < 32 {
+            // A block narrower than a warp: every row of the warp is a run of its own.
+            "each row's run starts off a 32-byte sector boundary".to_string()
+        } else {
+            "the warp's run starts off a 32-byte sector boundary".to_string()
+        },
         span: cx.access.index_span,
         help: Some(
             "start each warp's run on a 32-byte boundary: keep offsets a multiple of 32 bytes, or pad rows to a multiple of 32 bytes"

@@ -1,4 +1,3 @@
-use crate::text::element;
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -34,7 +33,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         .cloned()
         .unwrap_or_else(|| "the index could not be reduced".to_string());
     Some(Finding {
-        message: format!("index of `{}` not analyzed: {why}", element(cx.access)),
+        message: format!("index of `{}` not analyzed: {why}", cx.element()),
         label: "not analyzed".to_string(),
         span: cx.access.index_span,
         help: Some("write the index as arithmetic on thread indices and parameters, in the kernel or a helper of the same file".to_string()),
