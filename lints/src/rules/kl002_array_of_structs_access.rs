@@ -129,4 +129,35 @@ mod tests {
             2,
         );
     }
+
+    #[test]
+    fn a_whole_struct_copy_suggests_alignment_once() {
+        let found = findings(
+            "KL002",
+            "#[repr(C)] #[derive(Clone, Copy)] pub struct Q { x: f32, y: f32, z: f32 }
+             #[kernel] pub unsafe fn k(queries: &[Q]) { let i = thread::index_1d() as usize; let q = queries[i]; }",
+        );
+        // One finding per leaf here; `check_file` keeps one per span.
+        assert_eq!(found.len(), 3);
+        assert_eq!(
+            found[0].message,
+            "array-of-structs access `queries[i]`: the whole 12-byte `Q` is copied as 3 narrower accesses, each 12 sectors per request where 4 would do (33.3% efficiency)"
+        );
+        assert_eq!(
+            found[0].help.as_deref(),
+            Some("every byte of `Q` is used: give it `#[repr(C, align(16))]` (padding it to 16 bytes) so that each lane copies it with one 16-byte load")
+        );
+    }
+
+    #[test]
+    fn a_whole_struct_copy_is_one_diagnostic() {
+        let source = "#[repr(C)] #[derive(Clone, Copy)] pub struct Q { x: f32, y: f32, z: f32 }
+             #[kernel] pub unsafe fn k(queries: &[Q]) { let i = thread::index_1d() as usize; let q = queries[i]; }";
+        let file = kernel_lint_analyzer::SourceFile::new("snippet.rs", source);
+        let report = kernel_lint_analyzer::analyze_source(&file, &kernel_lint_analyzer::LaunchPlan::default()).expect("parses");
+        let found = crate::check_file(&report, &crate::LintLevels::default());
+        let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].starts_with("array-of-structs access `queries[i]`: the whole"));
+    }
 }

@@ -88,4 +88,62 @@ mod tests {
             1,
         );
     }
+
+    /// Sectors one warp touches, averaged over the warps of a block, counted lane by lane.
+    fn brute_force(block: [i64; 2], row: i64, offset: i64) -> f64 {
+        let threads = block[0] * block[1];
+        let mut total = 0usize;
+        for warp in 0..threads / 32 {
+            let mut sectors: Vec<i64> = (0..32)
+                .flat_map(|lane| {
+                    let linear = warp * 32 + lane;
+                    let (x, y) = (linear % block[0], linear / block[0]);
+                    let start = (y * row + x + offset) * 4;
+                    [start.div_euclid(32), (start + 3).div_euclid(32)]
+                })
+                .collect();
+            sectors.sort_unstable();
+            sectors.dedup();
+            total += sectors.len();
+        }
+        total as f64 / (threads / 32) as f64
+    }
+
+    #[test]
+    fn neighbours_on_narrow_blocks_straddle_sectors_on_every_row() {
+        for (block, offset) in [([16, 16], -1), ([16, 16], 1), ([8, 8], -1), ([8, 8], 1)] {
+            let sign = if offset < 0 { "-" } else { "+" };
+            let source = format!(
+                "// kernel-lint: block({}, {})
+                 #[kernel] pub unsafe fn k(img: &[f32]) {{ let x = thread::thread_idx_x() as usize; let y = thread::thread_idx_y() as usize; let v = img[y * 64 + x {sign} 1]; }}",
+                block[0], block[1]
+            );
+            let found = findings("KL003", &source);
+            assert_eq!(found.len(), 1, "{source}");
+            let expected = brute_force(block, 64, offset);
+            let ideal = 4;
+            assert_eq!(
+                found[0].message,
+                format!(
+                    "misaligned access to `img[y * 64 + x {sign} 1]`: {} sectors per request where {ideal} would do ({}% efficiency)",
+                    crate::text::figure(expected),
+                    crate::text::percent(ideal as f64 / expected)
+                )
+            );
+            assert_eq!(found[0].label, "each row's run starts off a 32-byte sector boundary");
+        }
+    }
+
+    #[test]
+    fn a_case_with_the_headline_figure_is_not_stated() {
+        let found = findings(
+            "KL003",
+            "// kernel-lint: block(16, 16)
+             #[kernel] pub unsafe fn k(img: &[f32], w: usize) { let x = thread::thread_idx_x() as usize; let y = thread::thread_idx_y() as usize; let v = img[y * w + x + 1]; }",
+        );
+        assert_eq!(
+            found[0].message,
+            "misaligned access to `img[y * w + x + 1]`: 6 sectors per request where 4 would do (66.7% efficiency) unless w is odd (5.75 then)"
+        );
+    }
 }
