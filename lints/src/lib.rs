@@ -103,11 +103,14 @@ pub struct Lint {
     pub check: fn(&AccessContext<'_>) -> Option<Finding>,
     /// The check run once per kernel, on what is not tied to one access: each finding with
     /// its file when that is not the kernel's (a helper of another module).
-    pub kernel_check: fn(&FileReport, &KernelReport) -> Vec<(Option<String>, Finding)>,
+    pub kernel_check: fn(&FileReport, &KernelReport) -> Vec<KernelFinding>,
 }
 
+/// A kernel-level finding, with its file when that is not the kernel's.
+pub type KernelFinding = (Option<String>, Finding);
+
 /// The kernel check of lints that look at accesses only.
-pub fn no_kernel_check(_: &FileReport, _: &KernelReport) -> Vec<(Option<String>, Finding)> {
+pub fn no_kernel_check(_: &FileReport, _: &KernelReport) -> Vec<KernelFinding> {
     Vec::new()
 }
 

@@ -416,7 +416,7 @@ mod tests {
     fn overflow_becomes_opaque_not_a_panic() {
         let big = Poly::constant(i64::MAX).mul(&tx());
         let sum = big.add(&big);
-        assert_eq!(sum.to_string(), "product");
+        assert_eq!(sum.to_string(), "sum");
         assert_eq!(Poly::constant(i64::MAX).scale(2).eval(&|_| None), None);
     }
 }

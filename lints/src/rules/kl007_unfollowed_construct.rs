@@ -1,4 +1,4 @@
-use crate::{declare_lint, AccessContext, Finding};
+use crate::{declare_lint, AccessContext, Finding, KernelFinding};
 use kernel_lint_analyzer::{FileReport, KernelReport};
 
 declare_lint! {
@@ -29,7 +29,7 @@ fn no_access_check(_: &AccessContext<'_>) -> Option<Finding> {
     None
 }
 
-fn check(_: &FileReport, kernel: &KernelReport) -> Vec<(Option<String>, Finding)> {
+fn check(_: &FileReport, kernel: &KernelReport) -> Vec<KernelFinding> {
     kernel
         .unsupported
         .iter()
