@@ -10,6 +10,7 @@ use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, 
 use std::collections::HashMap;
 
 /// What a lint's check sees: one access of one kernel in one file.
+#[derive(Clone, Copy)]
 pub struct AccessContext<'a> {
     /// The file.
     pub file: &'a FileReport,
@@ -19,10 +20,50 @@ pub struct AccessContext<'a> {
     pub access: &'a AccessReport,
 }
 
-impl AccessContext<'_> {
+impl<'a> AccessContext<'a> {
     /// The access's prediction when its verdict is `class`: the first question of every check.
     pub fn verdict(&self, class: AccessClass) -> Option<&Prediction> {
         self.access.prediction.as_ref().filter(|p| p.class == class)
+    }
+
+    /// The other leaves recorded for the same source access: a struct copied leaf by leaf
+    /// (not one wide access) gives one access per leaf, all with the span of the copy.
+    pub fn leaves(&self) -> impl Iterator<Item = &'a AccessReport> + '_ {
+        let a = self.access;
+        self.kernel.accesses.iter().filter(move |b| {
+            b.span == a.span
+                && b.op == a.op
+                && b.file == a.file
+                && b.via == a.via
+                && b.array == a.array
+                && b.field_of.as_ref().map(|f| &f.type_name) == a.field_of.as_ref().map(|f| &f.type_name)
+        })
+    }
+
+    /// Whether the access is one leaf of a whole-element copy that uses every byte of the
+    /// element: the same lanes move all of its fields with one source access.
+    pub fn whole_copy(&self) -> bool {
+        let Some(field) = &self.access.field_of else {
+            return false;
+        };
+        let (count, bytes) = self
+            .leaves()
+            .fold((0usize, 0u64), |(n, b), l| (n + 1, b + l.elem_bytes));
+        count > 1 && bytes == field.size
+    }
+
+    /// The element as the source names it: `queries[i]` for a whole-element copy, whose field
+    /// paths are the analysis's, not the user's.
+    pub fn element(&self) -> String {
+        if self.whole_copy() {
+            let a = self.access;
+            return if a.index.is_empty() {
+                format!("*{}", a.array)
+            } else {
+                format!("{}[{}]", a.array, a.index)
+            };
+        }
+        text::element(self.access)
     }
 
     /// The notes a finding carries: the launch assumed, then what the prediction assumed.
@@ -60,6 +101,17 @@ pub struct Lint {
     pub docs: &'static str,
     /// The check, run on every access.
     pub check: fn(&AccessContext<'_>) -> Option<Finding>,
+    /// The check run once per kernel, on what is not tied to one access: each finding with
+    /// its file when that is not the kernel's (a helper of another module).
+    pub kernel_check: fn(&FileReport, &KernelReport) -> Vec<KernelFinding>,
+}
+
+/// A kernel-level finding, with its file when that is not the kernel's.
+pub type KernelFinding = (Option<String>, Finding);
+
+/// The kernel check of lints that look at accesses only.
+pub fn no_kernel_check(_: &FileReport, _: &KernelReport) -> Vec<KernelFinding> {
+    Vec::new()
 }
 
 impl Lint {
@@ -84,6 +136,12 @@ impl Lint {
 #[macro_export]
 macro_rules! declare_lint {
     ($(#[doc = $doc:literal])+ pub static $ident:ident = { code: $code:literal, name: $name:literal, level: $level:ident, check: $check:path $(,)? }) => {
+        $crate::declare_lint! {
+            $(#[doc = $doc])+
+            pub static $ident = { code: $code, name: $name, level: $level, check: $check, kernel_check: $crate::no_kernel_check }
+        }
+    };
+    ($(#[doc = $doc:literal])+ pub static $ident:ident = { code: $code:literal, name: $name:literal, level: $level:ident, check: $check:path, kernel_check: $kernel_check:path $(,)? }) => {
         $(#[doc = $doc])+
         pub static $ident: $crate::Lint = $crate::Lint {
             code: $code,
@@ -91,6 +149,7 @@ macro_rules! declare_lint {
             default_level: $crate::Level::$level,
             docs: concat!($($doc, "\n"),+),
             check: $check,
+            kernel_check: $kernel_check,
         };
     };
 }
@@ -151,7 +210,7 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                 if level == Level::Allow {
                     continue;
                 }
-                if let Some(finding) = (lint.check)(&cx) {
+                if let Some(mut finding) = (lint.check)(&cx) {
                     let path = access.file.clone().unwrap_or_else(|| file.path.clone());
                     // A compound assignment loads and stores one place: one finding is enough;
                     // a helper reached twice by the same chain of calls is one place too.
@@ -163,31 +222,53 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                     }) {
                         continue;
                     }
-                    let mut notes = finding.notes;
+                    let mut notes = std::mem::take(&mut finding.notes);
                     if !access.via.is_empty() {
                         notes.insert(0, call_chain(&kernel.name, access));
                     }
-                    out.push(Diagnostic {
-                        code: lint.code,
-                        name: lint.name,
-                        level,
-                        file: path,
-                        kernel: kernel.name.clone(),
-                        message: finding.message,
-                        primary: Label {
-                            span: finding.span,
-                            message: finding.label,
-                        },
-                        secondary: Vec::new(),
-                        help: finding.help,
-                        notes,
-                        fixes: Vec::new(),
-                    });
+                    out.push(diagnostic(lint, level, path, &kernel.name, finding, notes));
                 }
+            }
+        }
+        for lint in LINTS {
+            let level = levels.level(lint);
+            if level == Level::Allow {
+                continue;
+            }
+            for (path, finding) in (lint.kernel_check)(file, kernel) {
+                let path = path.unwrap_or_else(|| file.path.clone());
+                let notes = finding.notes.clone();
+                out.push(diagnostic(lint, level, path, &kernel.name, finding, notes));
             }
         }
     }
     out
+}
+
+fn diagnostic(
+    lint: &Lint,
+    level: Level,
+    file: String,
+    kernel: &str,
+    finding: Finding,
+    notes: Vec<String>,
+) -> Diagnostic {
+    Diagnostic {
+        code: lint.code,
+        name: lint.name,
+        level,
+        file,
+        kernel: kernel.to_string(),
+        message: finding.message,
+        primary: Label {
+            span: finding.span,
+            message: finding.label,
+        },
+        secondary: Vec::new(),
+        help: finding.help,
+        notes,
+        fixes: Vec::new(),
+    }
 }
 
 /// `in kernel `k`, called through `kernel::blur` (src/lib.rs:20:5)`: how the kernel reaches an
@@ -301,6 +382,19 @@ pub(crate) mod test_support {
             .count();
         assert_eq!(predicted, global_accesses, "global accesses predicted");
         assert_eq!(findings(code, source), Vec::new());
+    }
+
+    /// The messages of one lint's kernel-level findings on a snippet.
+    pub fn kernel_findings(code: &str, source: &str) -> Vec<String> {
+        let file = SourceFile::new("snippet.rs", source);
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("snippet parses");
+        let lint = find(code).expect("lint exists");
+        report
+            .kernels
+            .iter()
+            .flat_map(|k| (lint.kernel_check)(&report, k))
+            .map(|(_, f)| f.message)
+            .collect()
     }
 
     /// The findings of one lint on a snippet.

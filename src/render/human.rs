@@ -65,7 +65,7 @@ pub fn summary(totals: &Totals) -> String {
         plural(totals.files, "file", "files"),
         plural(totals.global_accesses, "global access", "global accesses"),
         plural(totals.warnings, "warning", "warnings"),
-        plural(totals.notes + totals.unsupported, "note", "notes"),
+        plural(totals.notes, "note", "notes"),
         plural(totals.errors + totals.failed_files, "error", "errors"),
     )
 }
@@ -84,7 +84,7 @@ struct Report<'a> {
     notes: Vec<String>,
 }
 
-/// Findings, unsupported code and left-out items of one file, in source order.
+/// Findings (code not analyzed among them, as KL007) and left-out items of one file, in source order.
 ///
 /// Findings and notes in helpers of other files are shown with those files' text, after the
 /// file's own.
@@ -101,22 +101,6 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
                 diagnostic_report(diagnostic, source),
             ));
         }
-    }
-    // The file's own problems are launch-hint warnings, printed to stderr with the
-    // configuration's.
-    for item in file.report.kernels.iter().flat_map(|k| &k.unsupported) {
-        let Some((order, source)) = source_of(item.file.as_ref()) else {
-            continue;
-        };
-        let report = spanned(
-            source,
-            Severity::Advice,
-            "note",
-            &item.message,
-            item.span,
-            String::new(),
-        );
-        items.push(((order, item.span.start), report));
     }
     for err in &file.report.errors {
         items.push((

@@ -396,12 +396,44 @@ impl<'a> Interpreter<'a> {
                 return Value::Unknown;
             }
         }
-        self.unsupported(
-            mac,
-            format!("macro `{name}!` is not expanded: accesses inside it are not analyzed"),
-        );
+        // A macro of plain arithmetic cannot hide an access: it is noise to mention it.
+        if may_access(mac.tokens.clone()) {
+            self.unsupported(
+                mac,
+                format!("macro `{name}!` is not expanded: accesses inside it are not analyzed"),
+            );
+        }
         Value::Unknown
     }
+}
+
+/// Whether a macro's tokens may read or write memory: an index (`a[i]`), a dereference
+/// (`*p`), or a call (`f(x)`, `p.add(i)`, `s.get_unchecked(i)`).
+fn may_access(tokens: proc_macro2::TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    // Whether the previous token ends an operand: then `[..]` indexes and `(..)` calls, and
+    // `*` multiplies instead of dereferencing.
+    let mut after_operand = false;
+    for token in tokens {
+        match token {
+            TokenTree::Group(group) => {
+                let calls = after_operand && matches!(group.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis);
+                if calls || may_access(group.stream()) {
+                    return true;
+                }
+                after_operand = true;
+            }
+            TokenTree::Punct(punct) => {
+                if punct.as_char() == '*' && !after_operand {
+                    return true;
+                }
+                after_operand = false;
+            }
+            TokenTree::Ident(ident) => after_operand = !matches!(ident.to_string().as_str(), "as" | "in" | "return"),
+            TokenTree::Literal(_) => after_operand = true,
+        }
+    }
+    false
 }
 
 /// Crates whose functions kernel-lint models itself (thread indices, slices, numbers): their

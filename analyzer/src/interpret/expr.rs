@@ -2,7 +2,7 @@
 //! owns it (places in `place`, arithmetic in `arith`, control flow in `flow`, calls in `call`).
 
 use super::arith::local_name;
-use super::value::{Operand, THREAD_INDEX};
+use super::value::{why, Operand, THREAD_INDEX};
 use super::{Interpreter, Place, Value};
 use crate::algebra::{CmpOp, Poly, Predicate};
 use syn::{Expr, UnOp};
@@ -111,7 +111,10 @@ impl<'a> Interpreter<'a> {
                     let op = if b.value { CmpOp::Eq } else { CmpOp::Ne };
                     Value::Bool(Predicate::Cmp(op, Poly::default(), Poly::default()))
                 }
-                _ => Value::Int(self.opaque(self.text(lit), false)),
+                _ => {
+                    let id = self.fresh_id();
+                    Value::Int(Poly::opaque_because(id, self.text(lit), false, why::LITERAL))
+                }
             },
             Expr::Binary(b) => self.binary(b),
             Expr::Unary(u) => match u.op {

@@ -30,6 +30,9 @@ impl Interpreter<'_> {
         if let Some(c) = self.scope().const_named(&self.own_path(&p.path)) {
             return Value::Int(Poly::constant(c));
         }
+        if let Some(c) = primitive_const(&p.path) {
+            return c;
+        }
         let text = self.text(p);
         let id = self.fresh_id();
         if single && name.starts_with(|c: char| c.is_lowercase() || c == '_') {
@@ -369,4 +372,38 @@ impl Interpreter<'_> {
             Operand::Value(_) => {}
         }
     }
+}
+
+/// `i64::MIN`, `u32::MAX`, `usize::BITS`: the constants of the primitive integer types, the
+/// same for every lane; one beyond 64-bit arithmetic stays a constant, never a row length.
+fn primitive_const(path: &syn::Path) -> Option<Value> {
+    let [ty, name] =
+        [path.segments.len().checked_sub(2)?, path.segments.len() - 1].map(|i| path.segments[i].ident.to_string());
+    let bits: u32 = match ty.as_str() {
+        "i8" | "u8" => 8,
+        "i16" | "u16" => 16,
+        "i32" | "u32" => 32,
+        "i64" | "u64" | "isize" | "usize" => 64,
+        "i128" | "u128" => 128,
+        _ => return None,
+    };
+    let signed = ty.starts_with('i');
+    let value: i128 = match (name.as_str(), signed) {
+        ("BITS", _) => i128::from(bits),
+        ("MIN", false) => 0,
+        ("MIN", true) => -(1i128 << (bits - 1)),
+        ("MAX", true) => (1i128 << (bits - 1)) - 1,
+        ("MAX", false) if bits < 128 => (1i128 << bits) - 1,
+        ("MAX", false) => i128::MAX,
+        _ => return None,
+    };
+    Some(match i64::try_from(value) {
+        Ok(v) => Value::Int(Poly::constant(v)),
+        Err(_) => Value::Int(Poly::opaque_because(
+            u32::MAX - 1,
+            format!("{ty}::{name}"),
+            false,
+            why::CONSTANT,
+        )),
+    })
 }

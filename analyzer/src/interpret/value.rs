@@ -151,6 +151,10 @@ pub(crate) mod why {
     pub(crate) const CLOSURE_PARAMETER: &str = "is a closure parameter the analysis does not follow";
     /// An item of an iterator other than a range.
     pub(crate) const ITEM: &str = "is an item of an iterator the analysis does not follow";
+    /// A literal that is not an integer (`1.5`).
+    pub(crate) const LITERAL: &str = "is a literal, not an integer";
+    /// A constant of a primitive type whose value does not fit the analysis.
+    pub(crate) const CONSTANT: &str = "is a constant too large for 64-bit arithmetic";
     /// A name that is neither a variable, a constant nor a static of the file.
     pub(crate) const UNDEFINED: &str = "is not defined in this kernel";
     /// A call without a body to follow: it may read the thread index itself.

@@ -12,6 +12,10 @@ pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly) -> Ac
     if outcome.sectors <= outcome.ideal + 0.005 {
         return AccessClass::Coalesced;
     }
+    // Lanes of one row share an address; only the rows differ (`a[ty * w]` under 16x16).
+    if !mentions_x(address) {
+        return AccessClass::RowBroadcast;
+    }
     if is_transposed(&access.address, access.width) {
         return AccessClass::Transposed;
     }
@@ -26,6 +30,13 @@ pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly) -> Ac
     } else {
         AccessClass::Strided
     }
+}
+
+/// Whether the fastest lane index occurs anywhere in the address, also inside operations.
+fn mentions_x(address: &Poly) -> bool {
+    let mut found = false;
+    address.visit_atoms(&mut |a| found |= *a == Atom::ThreadIdx(Axis::X));
+    found
 }
 
 /// `x * rows + y`: the fastest lane index is scaled by a row length (symbolic, or at least 32

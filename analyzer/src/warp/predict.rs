@@ -6,7 +6,7 @@ use super::lanes::warps;
 use super::outcome::{known_value, Outcome, Setup};
 use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
 use super::verdict::{round2, round4, AccessClass, Case, Prediction};
-use crate::algebra::Atom;
+use crate::algebra::{Atom, OVERFLOWS};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::ResolvedLaunch;
 use std::collections::BTreeMap;
@@ -38,6 +38,9 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     });
     if gather || opaque.is_some() {
         let (class, note) = match opaque {
+            Some((text, why)) if !gather && why == OVERFLOWS => {
+                (AccessClass::Unknown, format!("a {text} in the index {why}"))
+            }
             Some((text, why)) if !gather => (
                 AccessClass::Unknown,
                 format!("the index depends on `{text}`, which {why}"),
@@ -90,7 +93,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
             cases = by_value.clone();
-            for (atom, _) in &unknowns {
+            for (atom, _) in unknowns.iter().filter(|(a, _)| configurable(a)) {
                 assumptions.push(format!(
                     "assumes `{atom}` % 32 == 0, a row length that keeps rows sector-aligned"
                 ));
@@ -114,11 +117,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         }
     } else {
         cases = by_value;
-        let names: Vec<String> = unknowns.iter().map(|(a, _)| format!("`{a}`")).collect();
-        assumptions.push(format!(
-            "the figure depends on {}: give its value in the configuration for one number",
-            names.join(" and ")
-        ));
+        assumptions.extend(depends_on(&unknowns));
         None
     };
 
@@ -146,7 +145,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     }
     let class = classify(access, &shown, &address);
     if class == AccessClass::Transposed {
-        for (atom, _) in &unknowns {
+        for (atom, _) in unknowns.iter().filter(|(a, _)| configurable(a)) {
             assumptions.push(format!("assumes `{atom}` is a row length of at least 8 elements"));
         }
     }
@@ -163,6 +162,37 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         assumptions,
         row_length,
     }
+}
+
+/// Whether a value can be given in the configuration (a parameter, a length, a launch extent):
+/// a literal, a constant or a value read from memory cannot.
+fn configurable(atom: &Atom) -> bool {
+    !matches!(atom, Atom::Opaque { .. } | Atom::Load { .. })
+}
+
+/// What the figure depends on: the values to give in the configuration, then the rest with
+/// the reason they are not known.
+fn depends_on(unknowns: &[(Atom, Role)]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let names: Vec<String> = unknowns
+        .iter()
+        .filter(|(a, _)| configurable(a))
+        .map(|(a, _)| format!("`{a}`"))
+        .collect();
+    if !names.is_empty() {
+        notes.push(format!(
+            "the figure depends on {}: give its value in the configuration for one number",
+            names.join(" and ")
+        ));
+    }
+    for (atom, _) in unknowns {
+        match atom {
+            Atom::Opaque { text, why, .. } => notes.push(format!("the figure depends on `{text}`, which {why}")),
+            Atom::Load { text, .. } => notes.push(format!("the figure depends on `{text}`, which is read from memory")),
+            _ => {}
+        }
+    }
+    notes
 }
 
 fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {

@@ -17,6 +17,9 @@ pub enum AccessClass {
     Aos,
     /// Every active lane reads the same address.
     Broadcast,
+    /// The warp spans rows of a block narrower than a warp and each row reads one address.
+    #[serde(rename = "row-broadcast")]
+    RowBroadcast,
     /// The fastest lane index walks along a row length: x used as the row.
     Transposed,
     /// The index comes from memory (`a[idx[i]]`).
@@ -34,6 +37,7 @@ impl AccessClass {
             AccessClass::Strided => "strided",
             AccessClass::Aos => "aos",
             AccessClass::Broadcast => "broadcast",
+            AccessClass::RowBroadcast => "row-broadcast",
             AccessClass::Transposed => "transposed",
             AccessClass::Gather => "gather",
             AccessClass::Unknown => "unknown",

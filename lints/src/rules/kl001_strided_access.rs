@@ -1,4 +1,4 @@
-use crate::text::{cost, element};
+use crate::text::cost;
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -46,7 +46,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         "make consecutive lanes read consecutive elements (store the data with unit stride), or stage a contiguous tile in shared memory and read the strided elements from there"
     };
     Some(Finding {
-        message: format!("strided access to `{}`: {distance}, {}", element(cx.access), cost(p)),
+        message: format!("strided access to `{}`: {distance}, {}", cx.element(), cost(p)),
         label: match (p.stride_bytes, p.sectors_per_request) {
             (Some(bytes), Some(_)) => format!("lane stride {bytes} bytes"),
             _ => format!(
@@ -98,5 +98,18 @@ mod tests {
             "#[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize]; }",
             1,
         );
+    }
+
+    #[test]
+    fn one_value_per_row_is_a_row_broadcast_not_a_stride_of_zero() {
+        let source = "// kernel-lint: block(16, 16)
+             #[kernel] pub unsafe fn k(a: &[f32], w: usize) { let ty = thread::thread_idx_y() as usize; let v = a[ty * w]; }";
+        assert_eq!(findings("KL001", source), Vec::new());
+        let file = kernel_lint_analyzer::SourceFile::new("snippet.rs", source);
+        let report = kernel_lint_analyzer::analyze_source(&file, &kernel_lint_analyzer::LaunchPlan::default()).expect("parses");
+        let p = report.kernels[0].accesses[0].prediction.clone().expect("global");
+        assert_eq!(p.class, kernel_lint_analyzer::AccessClass::RowBroadcast);
+        assert_eq!((p.sectors_per_request, p.ideal_sectors_per_request), (Some(2.0), Some(1.0)));
+        assert_eq!(p.class.as_str(), "row-broadcast");
     }
 }

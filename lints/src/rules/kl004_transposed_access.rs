@@ -1,4 +1,4 @@
-use crate::text::{cost, element};
+use crate::text::cost;
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -33,7 +33,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     let p = cx.verdict(AccessClass::Transposed)?;
     let row = p.row_length.clone().unwrap_or_else(|| "a row".to_string());
     Some(Finding {
-        message: format!("transposed access to `{}`: consecutive lanes are `{row}` elements apart, {}", element(cx.access), cost(p)),
+        message: format!("transposed access to `{}`: consecutive lanes are `{row}` elements apart, {}", cx.element(), cost(p)),
         label: format!("the lane index x is scaled by the row length `{row}`"),
         span: cx.access.index_span,
         help: Some(

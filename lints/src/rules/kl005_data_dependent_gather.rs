@@ -1,4 +1,4 @@
-use crate::text::{element, launch_note};
+use crate::text::launch_note;
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -33,7 +33,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         message: format!(
             "data-dependent {} `{}`: the index is read from memory, so the sectors per request depend on the data (1 to 32)",
             if cx.access.op == kernel_lint_analyzer::Op::Store { "scatter" } else { "gather" },
-            element(cx.access)
+            cx.element()
         ),
         label: "index read from memory".to_string(),
         span: cx.access.index_span,

@@ -1,4 +1,3 @@
-use crate::text::element;
 use crate::{declare_lint, AccessContext, Finding};
 use kernel_lint_analyzer::AccessClass;
 
@@ -34,7 +33,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
         .cloned()
         .unwrap_or_else(|| "the index could not be reduced".to_string());
     Some(Finding {
-        message: format!("index of `{}` not analyzed: {why}", element(cx.access)),
+        message: format!("index of `{}` not analyzed: {why}", cx.element()),
         label: "not analyzed".to_string(),
         span: cx.access.index_span,
         help: Some("write the index as arithmetic on thread indices and parameters, in the kernel or a helper of the same file".to_string()),
@@ -57,5 +56,36 @@ mod tests {
             found[0].message,
             "index of `a[i]` not analyzed: the index depends on `other::scramble(thread::index_1d())`, which the analysis cannot follow"
         );
+    }
+
+    #[test]
+    fn overflow_is_said_in_words_not_a_placeholder() {
+        let found = findings(
+            "KL006",
+            "#[kernel] pub unsafe fn k(a: &[f32]) { let i = thread::index_1d() as usize; let v = a[i * 9223372036854775807 * 4]; }",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].message, "index of `a[i * 9223372036854775807 * 4]` not analyzed: a product in the index overflows 64-bit arithmetic");
+        assert!(!found[0].message.contains('<'));
+    }
+
+    #[test]
+    fn literals_and_primitive_constants_are_never_asked_for() {
+        let source = "#[kernel] pub unsafe fn k(a: &[f32], out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 let v = a[(i as f32 * 1.5) as usize];
+                 let w = a[i + (i64::MIN + i64::MAX + 1) as usize + u8::MAX as usize];
+             }";
+        let file = kernel_lint_analyzer::SourceFile::new("snippet.rs", source);
+        let report = kernel_lint_analyzer::analyze_source(&file, &kernel_lint_analyzer::LaunchPlan::default()).expect("parses");
+        for access in &report.kernels[0].accesses {
+            let p = access.prediction.as_ref().expect("global");
+            for note in &p.assumptions {
+                assert!(!note.contains("give its value"), "{note}");
+                assert!(!note.contains("row length"), "{note}");
+            }
+        }
+        let w = report.kernels[0].accesses[1].prediction.as_ref().expect("global");
+        assert_eq!(w.sectors_per_request, Some(5.0));
     }
 }

@@ -17,4 +17,5 @@ lints! {
     kl004_transposed_access::TRANSPOSED_ACCESS,
     kl005_data_dependent_gather::DATA_DEPENDENT_GATHER,
     kl006_unanalyzable_index::UNANALYZABLE_INDEX,
+    kl007_unfollowed_construct::UNFOLLOWED_CONSTRUCT,
 }

@@ -132,6 +132,9 @@ pub enum Atom {
 /// Why an opaque value is opaque, when nothing more specific is known.
 pub const CANNOT_FOLLOW: &str = "the analysis cannot follow";
 
+/// Why an opaque value stands for arithmetic too large to carry out.
+pub const OVERFLOWS: &str = "overflows 64-bit arithmetic";
+
 impl Atom {
     /// Whether the value may differ between the lanes of one warp.
     pub fn is_lane_dependent(&self) -> bool {
