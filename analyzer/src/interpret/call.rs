@@ -3,7 +3,7 @@
 
 use super::geometry::GeometryValue;
 use super::stmt::Flow;
-use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
+use super::value::{why, Operand, DYNAMIC_SHARED, PTX_CONTEXT, SHARED_ARRAY, THREAD_INDEX};
 use super::{CallFrame, Interpreter, MemorySpace, Place, Pointer, Value};
 use crate::algebra::{Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
 use crate::model::items::{FunctionRef, Target};
@@ -94,7 +94,7 @@ impl<'a> Interpreter<'a> {
             if name == "dynamic_shared_mem" {
                 let elem = turbofish_type(&path.path).and_then(|t| self.scope().layout(t));
                 return Value::Pointer(Pointer {
-                    array: "<dynamic shared memory>".into(),
+                    array: DYNAMIC_SHARED.into(),
                     offset: Poly::default(),
                     elem,
                     space: MemorySpace::Shared,
@@ -297,7 +297,7 @@ impl<'a> Interpreter<'a> {
         if outcomes.iter().any(|(v, _)| *v != Value::Absent) {
             outcomes.retain(|(v, _)| *v != Value::Absent);
         }
-        match outcomes.as_slice() {
+        let value = match outcomes.as_slice() {
             [(one, _)] => one.clone(),
             [(first, _), rest @ ..] if rest.iter().all(|(v, _)| v == first) => first.clone(),
             _ => {
@@ -305,6 +305,23 @@ impl<'a> Interpreter<'a> {
                 let lane = inputs_vary || outcomes.iter().any(|(v, guarded)| *guarded || v.is_lane_dependent());
                 Value::Int(self.opaque(self.text(call), lane))
             }
+        };
+        // A reference into memory returned from another file is used here: its index is
+        // located at the call, in this file.
+        if function.file == self.file_id {
+            return value;
+        }
+        let here = Some((self.text(call), self.span(call)));
+        match value {
+            Value::Place(mut place) if place.index.is_some() => {
+                place.index = here;
+                Value::Place(place)
+            }
+            Value::Pointer(mut pointer) if pointer.index.is_some() => {
+                pointer.index = here;
+                Value::Pointer(pointer)
+            }
+            other => other,
         }
     }
 
@@ -360,7 +377,7 @@ impl<'a> Interpreter<'a> {
                 .ok()
                 .and_then(|ty| self.scope().layout(&ty));
             return Value::Pointer(Pointer {
-                array: "<shared_array>".into(),
+                array: SHARED_ARRAY.into(),
                 offset: Poly::default(),
                 elem,
                 space: MemorySpace::Shared,

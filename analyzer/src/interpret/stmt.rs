@@ -1,6 +1,7 @@
 //! Statements: blocks and their scopes, `let` and its patterns, items inside bodies, and the
 //! early returns that guard the rest of a block.
 
+use super::value::{DYNAMIC_SHARED, SHARED_ARRAY};
 use super::{Interpreter, Value};
 use crate::algebra::{Atom, Poly, Predicate};
 use std::collections::BTreeMap;
@@ -92,7 +93,7 @@ impl<'a> Interpreter<'a> {
         };
         let value = match (value, &local.pat, &local.init) {
             // `let tile = shared_array![..]`: the array is known by the variable's name.
-            (Value::Pointer(mut p), Pat::Ident(ident), _) if p.array.starts_with('<') => {
+            (Value::Pointer(mut p), Pat::Ident(ident), _) if p.array == SHARED_ARRAY || p.array == DYNAMIC_SHARED => {
                 p.array = ident.ident.to_string();
                 Value::Pointer(p)
             }

@@ -169,3 +169,8 @@ pub(crate) enum Operand {
     /// A value.
     Value(Value),
 }
+
+/// The name of the block's dynamic shared memory, as the code asks for it.
+pub(crate) const DYNAMIC_SHARED: &str = "dynamic_shared_mem()";
+/// The name of a `shared_array!` not bound to a variable, until a `let` names it.
+pub(crate) const SHARED_ARRAY: &str = "shared_array!";
