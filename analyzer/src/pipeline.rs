@@ -138,7 +138,11 @@ impl Program {
             index: &self.index,
         };
         let body = match (self.syntax(file), self.modules.get(file)) {
-            (Ok(syntax), Some(module)) => interpret(sources, file, module, syntax, &analyzed),
+            (Ok(syntax), Some(module)) => {
+                let mut module = module.clone();
+                module.extend(kernel.inline_module.iter().cloned());
+                interpret(sources, file, &module, syntax, &analyzed)
+            }
             _ => KernelBody::default(),
         };
         let predictions = body

@@ -67,7 +67,14 @@ impl Interpreter<'_> {
         let span = self.span(index);
         let i = self.int(index);
         let element = |container: Place| -> Option<Place> {
-            let layout = container.layout.as_ref()?;
+            let Some(layout) = container.layout.as_ref() else {
+                // An element of a value whose layout is unknown is still read: the access is
+                // recorded, and gets no figure.
+                return Some(Place {
+                    index: container.index.clone().or(Some((text.clone(), span))),
+                    ..container
+                });
+            };
             let elem = layout.fields.first()?.layout.clone();
             let is_array = layout.name.starts_with('[');
             let offset = container.offset.add(&i.scale(elem.size as i64));

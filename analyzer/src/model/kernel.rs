@@ -20,6 +20,9 @@ pub struct Kernel {
     pub launch: ResolvedLaunch,
     /// Its parameters, in order.
     pub params: Vec<KernelParam>,
+    /// The inline modules it is written in, from the file's own module (`["kernels"]` for a
+    /// kernel inside `mod kernels { .. }`): its names resolve there.
+    pub inline_module: Vec<String>,
 }
 
 /// A parameter of a kernel, as the configuration names it.
@@ -162,7 +165,7 @@ pub fn find_kernels(
     unsupported: &mut Vec<Unsupported>,
 ) -> Vec<Kernel> {
     let mut found = Vec::new();
-    collect(&syntax.items, &mut found);
+    collect(&syntax.items, &mut Vec::new(), &mut found);
     let all_comments = comments(&file.text);
     let mut hints: Vec<Hint> = all_comments
         .iter()
@@ -171,7 +174,7 @@ pub fn find_kernels(
         .collect();
     let kernels = found
         .into_iter()
-        .map(|item| {
+        .map(|(inline_module, item)| {
             let name = item.sig.ident.to_string();
             let span = file.span_of(item.sig.ident.span());
             let spec = plan.find(&file.path, &name);
@@ -194,6 +197,7 @@ pub fn find_kernels(
                 item: item.clone(),
                 launch,
                 params: params_of(file, item),
+                inline_module,
             }
         })
         .collect();
@@ -311,13 +315,15 @@ fn hint_problem(file: &SourceFile, comment: &Comment, message: &str) -> Unsuppor
     }
 }
 
-fn collect<'a>(items: &'a [Item], out: &mut Vec<&'a ItemFn>) {
+fn collect<'a>(items: &'a [Item], path: &mut Vec<String>, out: &mut Vec<(Vec<String>, &'a ItemFn)>) {
     for item in items {
         match item {
-            Item::Fn(f) if is_kernel(f) => out.push(f),
+            Item::Fn(f) if is_kernel(f) => out.push((path.clone(), f)),
             Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
-                    collect(items, out);
+                    path.push(m.ident.to_string());
+                    collect(items, path, out);
+                    path.pop();
                 }
             }
             _ => {}
