@@ -2,7 +2,9 @@
 
 use super::manifest::{crate_name, io_reason, DependencySource, Manifest};
 use super::modules::{extract, ModItem};
-use super::paths::{absolute, display, expand_member, identity, is_glob, normalize, sorted_entries, EntryKind};
+use super::paths::{
+    absolute, as_given, display, expand_member, identity, is_glob, normalize, sorted_entries, EntryKind,
+};
 use super::{
     Crate, CrateLocation, Declaration, DependencyKind, FileProblem, Membership, Options, PathDependency, SourceEntry,
     WarningKind, Workspace, WorkspaceError, WorkspaceWarning,
@@ -130,6 +132,28 @@ impl Discovery {
         }
         let mut seen = BTreeSet::new();
         selected.retain(|index| seen.insert(*index));
+        // A file given by a relative path, or found under a folder given so, is shown as the
+        // user wrote its path (`../a/src/lib.rs`); absolute paths keep their usual display.
+        for given in paths.iter().filter(|p| p.is_relative()) {
+            let mut id = identity(&absolute(given, &self.base), &self.base);
+            if id.file_name().is_some_and(|name| name == "Cargo.toml") {
+                id.pop();
+            }
+            let written = as_given(given);
+            for &index in &selected {
+                let file = &mut self.files[index];
+                if file.path == id {
+                    file.display = written.clone();
+                } else if let Ok(rest) = file.path.strip_prefix(&id) {
+                    let rest = as_given(rest);
+                    file.display = if written == "." {
+                        rest
+                    } else {
+                        format!("{written}/{rest}")
+                    };
+                }
+            }
+        }
         self.finish(&selected, errors, true)
     }
 

@@ -49,27 +49,7 @@ pub fn display(path: &Path, base: &Path) -> String {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/"),
-        // Outside the base, but near it: `../a/src/lib.rs` as a user would write it, as long as
-        // the two share more than the filesystem root.
-        Err(_) => {
-            let common = path
-                .components()
-                .zip(base.components())
-                .take_while(|(a, b)| a == b)
-                .count();
-            if common <= 1 {
-                return path.display().to_string();
-            }
-            let ups = base.components().count() - common;
-            let parts: Vec<String> = std::iter::repeat_n("..".to_string(), ups)
-                .chain(
-                    path.components()
-                        .skip(common)
-                        .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-                )
-                .collect();
-            parts.join("/")
-        }
+        Err(_) => path.display().to_string(),
     }
 }
 
@@ -216,4 +196,16 @@ fn class_match(pattern: &[char], c: char) -> Option<(bool, &[char])> {
         }
         first = false;
     }
+}
+
+/// A path as the user gave it, cleaned lexically (`./a/../b.rs` is `b.rs`), with `/` separators.
+pub fn as_given(path: &Path) -> String {
+    normalize(path)
+        .components()
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
