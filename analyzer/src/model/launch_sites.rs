@@ -92,6 +92,7 @@ pub fn resolve(
             }
         };
         let mut params = BTreeMap::new();
+        let mut own_notes = Vec::new();
         match &launch.args {
             Some(args) if args.len() == kernel.item.sig.inputs.len() => {
                 for (input, arg) in kernel.item.sig.inputs.iter().zip(args) {
@@ -109,8 +110,8 @@ pub fn resolve(
                     }
                 }
             }
-            Some(args) => notes.push(format!(
-                "the launch at {where_} passes {} arguments to {} parameters: its argument values are not used",
+            Some(args) => own_notes.push(format!(
+                "the launch passes {} arguments for {} parameters: no argument value is used",
                 args.len(),
                 kernel.item.sig.inputs.len()
             )),
@@ -127,14 +128,15 @@ pub fn resolve(
             float_params: kernel.launch.float_params.clone(),
         };
         if !resolved.iter().any(|(r, _, _)| *r == launch_value) {
-            resolved.push((launch_value, Some(launch.site.clone()), Vec::new()));
+            resolved.push((launch_value, Some(launch.site.clone()), own_notes));
         }
     }
     if resolved.is_empty() {
         return vec![(kernel.launch.clone(), None, notes)];
     }
+    // What holds for every launch (a name shared, a launch not used) is said with each.
     for (_, _, launch_notes) in &mut resolved {
-        launch_notes.clone_from(&notes);
+        launch_notes.splice(0..0, notes.iter().cloned());
     }
     resolved
 }
