@@ -5,8 +5,8 @@
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, find_unanalyzed, Kernel};
-use crate::model::launch::{LaunchPlan, LaunchSite, ResolvedLaunch};
-use crate::model::launch_sites::{self, HostLaunch};
+use crate::model::launch::{LaunchPlan, ResolvedLaunch};
+use crate::model::launch_sites::{self, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
@@ -60,17 +60,6 @@ pub struct Program {
     launches: BTreeMap<String, Vec<HostLaunch>>,
     /// How many kernels of all files have each name.
     kernel_names: BTreeMap<String, usize>,
-}
-
-/// One launch a kernel is analyzed under.
-#[derive(Debug, Clone)]
-pub struct KernelLaunch {
-    /// The launch.
-    pub launch: ResolvedLaunch,
-    /// The host launch it was read from, if any.
-    pub site: Option<LaunchSite>,
-    /// Why host launches of the kernel were not used.
-    pub notes: Vec<String>,
 }
 
 /// A kernel's interpreted body and the prediction for each of its accesses, in order.
@@ -136,9 +125,6 @@ impl Program {
         let host = self.launches.get(&kernel.name).map_or(&[][..], Vec::as_slice);
         let same_name = self.kernel_names.get(&kernel.name).copied().unwrap_or(1);
         launch_sites::resolve(kernel, spec, host, same_name)
-            .into_iter()
-            .map(|(launch, site, notes)| KernelLaunch { launch, site, notes })
-            .collect()
     }
 
     /// The input files, in input order.

@@ -34,6 +34,17 @@ pub struct HostLaunch {
     pub site: LaunchSite,
 }
 
+/// One launch a kernel is analyzed under.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelLaunch {
+    /// The launch.
+    pub launch: ResolvedLaunch,
+    /// The host launch it was read from, if any.
+    pub site: Option<LaunchSite>,
+    /// Why host launches of the kernel were not used, and what of this one was not.
+    pub notes: Vec<String>,
+}
+
 /// The cudarc block of `LaunchConfig::for_num_elems`.
 const CUDARC_FOR_NUM_ELEMS_BLOCK: i64 = 1024;
 /// The cuda-oxide (`cuda_core`) block of `LaunchConfig::for_num_elems`.
@@ -69,10 +80,14 @@ pub fn resolve(
     spec: Option<&LaunchSpec>,
     launches: &[HostLaunch],
     same_name: usize,
-) -> Vec<(ResolvedLaunch, Option<LaunchSite>, Vec<String>)> {
+) -> Vec<KernelLaunch> {
     // Configuration and hint come first: the host launches are then not read.
     if kernel.launch.block_source != BlockSource::Default || launches.is_empty() {
-        return vec![(kernel.launch.clone(), None, Vec::new())];
+        return vec![KernelLaunch {
+            launch: kernel.launch.clone(),
+            site: None,
+            notes: Vec::new(),
+        }];
     }
     let mut notes = Vec::new();
     if same_name > 1 {
@@ -81,7 +96,7 @@ pub fn resolve(
             kernel.name
         ));
     }
-    let mut resolved: Vec<(ResolvedLaunch, Option<LaunchSite>, Vec<String>)> = Vec::new();
+    let mut resolved: Vec<KernelLaunch> = Vec::new();
     for launch in launches {
         let where_ = format!("{}:{}", launch.site.file, launch.site.span.line);
         let block = match &launch.block {
@@ -127,16 +142,24 @@ pub fn resolve(
             params,
             float_params: kernel.launch.float_params.clone(),
         };
-        if !resolved.iter().any(|(r, _, _)| *r == launch_value) {
-            resolved.push((launch_value, Some(launch.site.clone()), own_notes));
+        if !resolved.iter().any(|r| r.launch == launch_value) {
+            resolved.push(KernelLaunch {
+                launch: launch_value,
+                site: Some(launch.site.clone()),
+                notes: own_notes,
+            });
         }
     }
     if resolved.is_empty() {
-        return vec![(kernel.launch.clone(), None, notes)];
+        return vec![KernelLaunch {
+            launch: kernel.launch.clone(),
+            site: None,
+            notes,
+        }];
     }
     // What holds for every launch (a name shared, a launch not used) is said with each.
-    for (_, _, launch_notes) in &mut resolved {
-        launch_notes.splice(0..0, notes.iter().cloned());
+    for launch in &mut resolved {
+        launch.notes.splice(0..0, notes.iter().cloned());
     }
     resolved
 }
@@ -755,7 +778,9 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 mod tests {
     use super::*;
 
-    fn launches(code: &str) -> Vec<(String, Result<Dim3, String>, Option<Dim3>, Option<Vec<Option<i64>>>)> {
+    type Found = (String, Result<Dim3, String>, Option<Dim3>, Option<Vec<Option<i64>>>);
+
+    fn launches(code: &str) -> Vec<Found> {
         let file = SourceFile::new("host.rs", code);
         let syntax = syn::parse_file(code).expect("parses");
         scan(&file, &syntax, None)
