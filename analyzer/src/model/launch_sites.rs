@@ -892,4 +892,34 @@ mod tests {
             )]
         );
     }
+
+    #[test]
+    fn hint_wins_and_shared_names_are_noted() {
+        let code = "// kernel-lint: block(8, 8)
+            #[kernel]
+            pub unsafe fn hinted(n: u32) {}
+            #[kernel]
+            pub unsafe fn plain(n: u32) {}";
+        let file = SourceFile::new("k.rs", code);
+        let syntax = syn::parse_file(code).expect("parses");
+        let kernels = crate::model::kernel::find_kernels(&file, &syntax, &Default::default(), &mut Vec::new());
+        let host = "fn main() { launch!(m.hinted<<<1, 32, 0, s>>>(4))?; launch!(m.plain<<<1, 32, 0, s>>>(4))?; }";
+        let found = scan(
+            &SourceFile::new("host.rs", host),
+            &syn::parse_file(host).expect("parses"),
+            None,
+        );
+        let hinted = resolve(&kernels[0], None, &found[..1], 1);
+        assert_eq!(
+            (hinted[0].launch.block, hinted[0].launch.block_source),
+            ([8, 8, 1], BlockSource::Hint)
+        );
+        let plain = resolve(&kernels[1], None, &found[1..], 2);
+        assert_eq!(plain[0].launch.block, [32, 1, 1]);
+        assert_eq!(plain[0].launch.params, [("n".to_string(), 4)].into());
+        assert_eq!(
+            plain[0].notes,
+            ["2 kernels of the analyzed files are named `plain`: a launch of it may be another's"]
+        );
+    }
 }
