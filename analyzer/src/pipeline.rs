@@ -6,12 +6,14 @@ use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, find_unanalyzed, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
+use crate::model::launch_sites::{self, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
 use crate::warp::verdict::Prediction;
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
@@ -54,6 +56,10 @@ pub struct Program {
     parsed: Vec<Result<ParsedFile, FileError>>,
     modules: Vec<ModulePath>,
     index: ItemIndex,
+    /// The host launches of every file, by kernel name.
+    launches: BTreeMap<String, Vec<HostLaunch>>,
+    /// How many kernels of all files have each name.
+    kernel_names: BTreeMap<String, usize>,
 }
 
 /// A kernel's interpreted body and the prediction for each of its accesses, in order.
@@ -79,6 +85,8 @@ impl Program {
             parsed: Vec::with_capacity(inputs.len()),
             modules: Vec::with_capacity(inputs.len()),
             index: ItemIndex::default(),
+            launches: BTreeMap::new(),
+            kernel_names: BTreeMap::new(),
         };
         for u in uses {
             program.index.add_dependency(&u.from, &u.name, &u.root);
@@ -92,7 +100,31 @@ impl Program {
             program.parsed.push(parsed);
             program.modules.push(input.module);
         }
+        // Launches are read once every module is indexed: their values may name constants of
+        // any crate.
+        for file in 0..program.files.len() {
+            let (Some(source), Ok(syntax)) = (program.files.get(file), program.syntax(file)) else {
+                continue;
+            };
+            for launch in launch_sites::scan(source, syntax, program.scope(file)) {
+                program.launches.entry(launch.kernel.clone()).or_default().push(launch);
+            }
+            for kernel in program.kernels(file, &LaunchPlan::default()).0 {
+                *program.kernel_names.entry(kernel.name).or_default() += 1;
+            }
+        }
         program
+    }
+
+    /// The launches kernel `kernel` of file `file` is analyzed under, with the host launch
+    /// each was read from and notes on the host launches not used: configuration, hint, the
+    /// distinct launches found on the host, else the default.
+    pub fn launches_of(&self, file: usize, kernel: &Kernel, plan: &LaunchPlan) -> Vec<KernelLaunch> {
+        let path = self.files.get(file).map_or("", |f| f.path.as_str());
+        let spec = plan.find(path, &kernel.name);
+        let host = self.launches.get(&kernel.name).map_or(&[][..], Vec::as_slice);
+        let same_name = self.kernel_names.get(&kernel.name).copied().unwrap_or(1);
+        launch_sites::resolve(kernel, spec, host, same_name)
     }
 
     /// The input files, in input order.
@@ -160,11 +192,18 @@ impl Program {
         let (kernels, unsupported) = self.kernels(file, plan);
         let mut reports = Vec::with_capacity(kernels.len());
         for kernel in kernels {
-            // A defect in the analysis of one kernel is reported for its file; the other files
-            // are still analyzed.
-            let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &kernel.launch)))
-                .map_err(|panic| internal_error(&source.path, panic.as_ref()))?;
-            reports.push(analysis.report(kernel, file, &self.files));
+            for launch in self.launches_of(file, &kernel, plan) {
+                // A defect in the analysis of one kernel is reported for its file; the other
+                // files are still analyzed.
+                let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch)))
+                    .map_err(|panic| internal_error(&source.path, panic.as_ref()))?;
+                let mut analyzed = kernel.clone();
+                analyzed.launch = launch.launch;
+                let mut report = analysis.report(analyzed, file, &self.files);
+                report.launch_site = launch.site;
+                report.launch_notes = launch.notes;
+                reports.push(report);
+            }
         }
         let errors = match self.parsed.get(file) {
             Some(Ok(parsed)) => parsed.skipped.clone(),
@@ -231,6 +270,8 @@ impl KernelAnalysis {
             name: kernel.name,
             span: kernel.span,
             launch: kernel.launch,
+            launch_site: None,
+            launch_notes: Vec::new(),
             params: kernel.params,
             accesses,
             unsupported: self.body.unsupported,

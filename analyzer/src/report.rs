@@ -3,7 +3,7 @@
 
 use crate::interpret::{MemorySpace, Op};
 use crate::model::kernel::{KernelParam, UnanalyzedKernel};
-use crate::model::launch::ResolvedLaunch;
+use crate::model::launch::{LaunchSite, ResolvedLaunch};
 use crate::model::layout::FieldOf;
 use crate::source::{FileError, Span, Unsupported};
 use crate::warp::verdict::Prediction;
@@ -36,6 +36,12 @@ pub struct KernelReport {
     pub span: Span,
     /// The launch the predictions assume.
     pub launch: ResolvedLaunch,
+    /// The host launch `launch` was read from, when its block source is the launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_site: Option<LaunchSite>,
+    /// Why launches found on the host were not used (a block sized at run time, say).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub launch_notes: Vec<String>,
     /// Its parameters, in order.
     pub params: Vec<KernelParam>,
     /// Memory accesses in source order.

@@ -359,7 +359,17 @@ pub mod text {
                 "assumed: no configuration or hint gives it (add `// kernel-lint: block(x, y)` above the kernel)"
             }
         };
-        format!("block ({x}, {y}, {z}) {source}")
+        let mut note = format!("block ({x}, {y}, {z}) {source}");
+        if let Some(site) = &kernel.launch_site {
+            note.push_str(&format!(" {}:{}", site.file, site.span.line));
+        }
+        // Host launches that were not used say why, so that the block above is not taken for
+        // the one the host really uses.
+        for why in &kernel.launch_notes {
+            note.push_str("; ");
+            note.push_str(why);
+        }
+        note
     }
 }
 

@@ -41,10 +41,22 @@ struct KernelJson<'a> {
     column: usize,
     block: Dim3,
     block_source: BlockSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    launch_site: Option<LaunchSiteJson<'a>>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    launch_notes: &'a [String],
     grid: Option<Dim3>,
     params: BTreeMap<&'a str, ParamJson>,
     accesses: Vec<AccessJson<'a>>,
     unsupported: Vec<UnsupportedJson<'a>>,
+}
+
+/// The host launch a kernel's block was read from.
+#[derive(Serialize)]
+struct LaunchSiteJson<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
 }
 
 /// A parameter value as configured: an integer, or a float (which addressing does not use).
@@ -205,6 +217,12 @@ fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile, outcome: &'
         column: kernel.span.column,
         block: kernel.launch.block,
         block_source: kernel.launch.block_source,
+        launch_site: kernel.launch_site.as_ref().map(|site| LaunchSiteJson {
+            file: &site.file,
+            line: site.span.line,
+            column: site.span.column,
+        }),
+        launch_notes: &kernel.launch_notes,
         grid: kernel.launch.grid,
         params: params_json(kernel),
         accesses: kernel

@@ -45,8 +45,12 @@ fn kernel_table(out: &mut String, kernel: &KernelReport, source: &SourceFile) {
         BlockSource::Launch => "launch",
         BlockSource::Default => "default",
     };
+    let site = kernel
+        .launch_site
+        .as_ref()
+        .map_or_else(String::new, |site| format!(" {}:{}", site.file, site.span.line));
     out.push_str(&format!(
-        "kernel {}  {}:{}  block ({x}, {y}, {z}) {origin}\n",
+        "kernel {}  {}:{}  block ({x}, {y}, {z}) {origin}{site}\n",
         kernel.name, source.path, kernel.span.line
     ));
     if kernel.accesses.is_empty() {

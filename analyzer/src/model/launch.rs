@@ -1,5 +1,6 @@
 //! Launch configuration: the block (and grid) a kernel runs with, and where it came from.
 
+use crate::source::Span;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -92,6 +93,15 @@ pub struct ResolvedLaunch {
     /// Known float parameter values; they play no part in addressing.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub float_params: BTreeMap<String, f64>,
+}
+
+/// Where the host launches a kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaunchSite {
+    /// The file of the launch, as given.
+    pub file: String,
+    /// The launch macro's or method's name.
+    pub span: Span,
 }
 
 /// The most threads a block may hold.

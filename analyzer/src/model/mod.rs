@@ -6,4 +6,5 @@ pub mod comments;
 pub mod items;
 pub mod kernel;
 pub mod launch;
+pub mod launch_sites;
 pub mod layout;

@@ -1,0 +1,925 @@
+//! Host launch sites: where host code launches a kernel, with the block, grid and scalar
+//! arguments it passes when they are known statically.
+//!
+//! The forms read: cust's `launch!(module.kernel<<<grid, block, shared, stream>>>(args))` and
+//! `Stream::launch(&function, grid, block, shared, &[args])`; cudarc's and cuda-oxide's
+//! `LaunchConfig { .. }` and `LaunchConfig::for_num_elems(n)` used by `function.launch(cfg,
+//! (args,))`, `stream.launch_builder(&function).arg(..).launch(cfg)` or cuda-oxide's generated
+//! `module.kernel(&stream, cfg, args..)`. Values are integer literals, constants, `let`
+//! bindings of the same function and arithmetic over them.
+
+use crate::model::kernel::{Kernel, ParamKind};
+use crate::model::launch::{BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS};
+use crate::model::layout::Scope;
+use crate::source::SourceFile;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use std::collections::BTreeMap;
+use syn::punctuated::Punctuated;
+use syn::visit::Visit;
+use syn::{Expr, Pat, Token};
+
+/// One launch of a kernel found in host code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostLaunch {
+    /// The kernel's name as the launch gives it.
+    pub kernel: String,
+    /// The block, or why it is not known statically.
+    pub block: Result<Dim3, String>,
+    /// The grid, when known.
+    pub grid: Option<Dim3>,
+    /// The kernel arguments in order, each `Some` when it is a known integer; `None` when the
+    /// argument list itself is not known.
+    pub args: Option<Vec<Option<i64>>>,
+    /// Where the launch is.
+    pub site: LaunchSite,
+}
+
+/// One launch a kernel is analyzed under.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelLaunch {
+    /// The launch.
+    pub launch: ResolvedLaunch,
+    /// The host launch it was read from, if any.
+    pub site: Option<LaunchSite>,
+    /// Why host launches of the kernel were not used, and what of this one was not.
+    pub notes: Vec<String>,
+}
+
+/// The cudarc block of `LaunchConfig::for_num_elems`.
+const CUDARC_FOR_NUM_ELEMS_BLOCK: i64 = 1024;
+/// The cuda-oxide (`cuda_core`) block of `LaunchConfig::for_num_elems`.
+const OXIDE_FOR_NUM_ELEMS_BLOCK: i64 = 256;
+
+/// Methods whose result is a block size chosen at run time from the device's occupancy.
+const OCCUPANCY_METHODS: [&str; 3] = [
+    "suggested_launch_configuration",
+    "max_potential_block_size",
+    "occupancy_max_potential_block_size",
+];
+
+/// Every launch in a file, in source order.
+pub fn scan(file: &SourceFile, syntax: &syn::File, scope: Option<Scope<'_>>) -> Vec<HostLaunch> {
+    let mut walker = Walker {
+        file,
+        scope,
+        for_num_elems: for_num_elems_block(syntax),
+        env: vec![BTreeMap::new()],
+        found: Vec::new(),
+    };
+    walker.visit_file(syntax);
+    walker.found.sort_by_key(|l| l.site.span.start);
+    walker.found
+}
+
+/// The launches a kernel is analyzed under, given the launches of its name found on the host,
+/// the configuration entry for it and how many kernels of the analyzed files share its name:
+/// one per distinct launch, each with the site it was read from; or the kernel's own launch
+/// with notes on why the host launches were not used.
+pub fn resolve(
+    kernel: &Kernel,
+    spec: Option<&LaunchSpec>,
+    launches: &[HostLaunch],
+    same_name: usize,
+) -> Vec<KernelLaunch> {
+    // Configuration and hint come first: the host launches are then not read.
+    if kernel.launch.block_source != BlockSource::Default || launches.is_empty() {
+        return vec![KernelLaunch {
+            launch: kernel.launch.clone(),
+            site: None,
+            notes: Vec::new(),
+        }];
+    }
+    let mut notes = Vec::new();
+    if same_name > 1 {
+        notes.push(format!(
+            "{same_name} kernels of the analyzed files are named `{}`: a launch of it may be another's",
+            kernel.name
+        ));
+    }
+    let mut resolved: Vec<KernelLaunch> = Vec::new();
+    for launch in launches {
+        let where_ = format!("{}:{}", launch.site.file, launch.site.span.line);
+        let block = match &launch.block {
+            Ok(block) => *block,
+            Err(why) => {
+                notes.push(format!("the launch at {where_} {why}"));
+                continue;
+            }
+        };
+        let mut params = BTreeMap::new();
+        let mut own_notes = Vec::new();
+        match &launch.args {
+            Some(args) if args.len() == kernel.item.sig.inputs.len() => {
+                for (input, arg) in kernel.item.sig.inputs.iter().zip(args) {
+                    let (Some(name), Some(value)) = (input_name(input), arg) else {
+                        continue;
+                    };
+                    let kind = kernel.params.iter().find(|p| p.name == name).map(|p| p.kind);
+                    let fits = match kind {
+                        Some(ParamKind::Unsigned) => *value >= 0,
+                        Some(ParamKind::Signed) => true,
+                        _ => false,
+                    };
+                    if fits {
+                        params.insert(name, *value);
+                    }
+                }
+            }
+            Some(args) => own_notes.push(format!(
+                "the launch passes {} arguments for {} parameters: no argument value is used",
+                args.len(),
+                kernel.item.sig.inputs.len()
+            )),
+            None => {}
+        }
+        if let Some(spec) = spec {
+            params.extend(spec.params.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        let launch_value = ResolvedLaunch {
+            block,
+            grid: spec.and_then(|s| s.grid).or(launch.grid),
+            block_source: BlockSource::Launch,
+            params,
+            float_params: kernel.launch.float_params.clone(),
+        };
+        if !resolved.iter().any(|r| r.launch == launch_value) {
+            resolved.push(KernelLaunch {
+                launch: launch_value,
+                site: Some(launch.site.clone()),
+                notes: own_notes,
+            });
+        }
+    }
+    if resolved.is_empty() {
+        return vec![KernelLaunch {
+            launch: kernel.launch.clone(),
+            site: None,
+            notes,
+        }];
+    }
+    // What holds for every launch (a name shared, a launch not used) is said with each.
+    for launch in &mut resolved {
+        launch.notes.splice(0..0, notes.iter().cloned());
+    }
+    resolved
+}
+
+/// The name of a plain `name: T` parameter.
+fn input_name(input: &syn::FnArg) -> Option<String> {
+    match input {
+        syn::FnArg::Typed(typed) => match &*typed.pat {
+            Pat::Ident(ident) => Some(ident.ident.to_string()),
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    }
+}
+
+/// The block of `LaunchConfig::for_num_elems` in a file: cudarc's or cuda-oxide's, by the crate
+/// the file imports `LaunchConfig` from (or the `#[cuda_module]` of cuda-oxide).
+fn for_num_elems_block(syntax: &syn::File) -> Option<i64> {
+    let mut finder = ImportFinder::default();
+    finder.visit_file(syntax);
+    finder
+        .root
+        .as_deref()
+        .and_then(crate_block)
+        .or(finder.cuda_module.then_some(OXIDE_FOR_NUM_ELEMS_BLOCK))
+}
+
+/// The `for_num_elems` block of a crate that has a `LaunchConfig`.
+fn crate_block(root: &str) -> Option<i64> {
+    match root {
+        "cudarc" => Some(CUDARC_FOR_NUM_ELEMS_BLOCK),
+        "cuda_core" | "cuda_host" | "cuda_oxide" => Some(OXIDE_FOR_NUM_ELEMS_BLOCK),
+        _ => None,
+    }
+}
+
+/// The crate a file imports `LaunchConfig` from, and whether it has a `#[cuda_module]`.
+#[derive(Default)]
+struct ImportFinder {
+    root: Option<String>,
+    cuda_module: bool,
+}
+
+impl ImportFinder {
+    fn tree(&mut self, root: &str, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => self.tree(root, &p.tree),
+            syn::UseTree::Name(n) if n.ident == "LaunchConfig" => {
+                self.root.get_or_insert_with(|| root.to_string());
+            }
+            syn::UseTree::Rename(r) if r.ident == "LaunchConfig" => {
+                self.root.get_or_insert_with(|| root.to_string());
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.tree(root, t)),
+            _ => {}
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for ImportFinder {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        if let syn::UseTree::Path(p) = &item.tree {
+            let root = p.ident.to_string();
+            self.tree(&root, &p.tree);
+        }
+    }
+
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if attr.path().segments.last().is_some_and(|s| s.ident == "cuda_module") {
+            self.cuda_module = true;
+        }
+    }
+}
+
+/// A value of host code, as far as it is known.
+#[derive(Debug, Clone)]
+enum Value {
+    /// An integer.
+    Int(i64),
+    /// A tuple or vector of extents, x first.
+    Dims(Vec<Value>),
+    /// A launch configuration: grid and block.
+    Config(Box<Value>, Box<Value>),
+    /// A kernel function loaded by name.
+    Function(String),
+    /// A launch builder of a function, with the arguments pushed so far.
+    Builder(String, Vec<Option<i64>>),
+    /// Not known statically; the reason when it is worth telling.
+    Unknown(Option<String>),
+}
+
+impl Value {
+    fn int(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The extents of a grid or block, x first (missing ones are 1).
+    fn dims(&self) -> Result<Dim3, Option<String>> {
+        let parts: Vec<&Value> = match self {
+            Value::Dims(parts) => parts.iter().collect(),
+            Value::Unknown(why) => return Err(why.clone()),
+            other => vec![other],
+        };
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(None);
+        }
+        let mut dims = [1u32; 3];
+        for (slot, part) in dims.iter_mut().zip(parts) {
+            *slot = match part {
+                Value::Int(v) => u32::try_from(*v).ok().filter(|&v| v > 0).ok_or(None)?,
+                Value::Unknown(why) => return Err(why.clone()),
+                _ => return Err(None),
+            };
+        }
+        Ok(dims)
+    }
+}
+
+/// The block a launch gives, or why it is not used.
+fn block_of(value: &Value, text: &str) -> Result<Dim3, String> {
+    match value.dims() {
+        Ok(block) => {
+            let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+            if threads > u64::from(MAX_BLOCK_THREADS) {
+                Err(format!(
+                    "has a block of {threads} threads (at most {MAX_BLOCK_THREADS}): `{text}`"
+                ))
+            } else {
+                Ok(block)
+            }
+        }
+        Err(Some(why)) => Err(why),
+        Err(None) => Err(format!("has a block not known statically: `{text}`")),
+    }
+}
+
+/// Walks every function of a file with the `let` bindings in scope, recording launches.
+struct Walker<'a> {
+    file: &'a SourceFile,
+    scope: Option<Scope<'a>>,
+    for_num_elems: Option<i64>,
+    env: Vec<BTreeMap<String, Value>>,
+    found: Vec<HostLaunch>,
+}
+
+/// How deep expressions are evaluated; deeper ones are unknown.
+const MAX_EVAL_DEPTH: usize = 64;
+
+impl Walker<'_> {
+    fn lookup(&self, name: &str) -> Option<&Value> {
+        self.env.iter().rev().find_map(|scope| scope.get(name))
+    }
+
+    fn bind(&mut self, name: String, value: Value) {
+        if let Some(scope) = self.env.last_mut() {
+            scope.insert(name, value);
+        }
+    }
+
+    fn bind_pat(&mut self, pat: &Pat, value: Value) {
+        match pat {
+            Pat::Ident(ident) => self.bind(ident.ident.to_string(), value),
+            Pat::Type(typed) => self.bind_pat(&typed.pat, value),
+            Pat::Tuple(tuple) => {
+                for (i, elem) in tuple.elems.iter().enumerate() {
+                    let part = match &value {
+                        Value::Dims(parts) => parts.get(i).cloned().unwrap_or(Value::Unknown(None)),
+                        Value::Unknown(why) => Value::Unknown(why.clone()),
+                        _ => Value::Unknown(None),
+                    };
+                    self.bind_pat(elem, part);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&self, node: &impl quote::ToTokens) -> String {
+        self.file.snippet(self.file.span_of_node(node)).to_string()
+    }
+
+    fn eval(&self, expr: &Expr) -> Value {
+        self.eval_at(expr, 0)
+    }
+
+    fn eval_at(&self, expr: &Expr, depth: usize) -> Value {
+        if depth > MAX_EVAL_DEPTH {
+            return Value::Unknown(None);
+        }
+        let eval = |e: &Expr| self.eval_at(e, depth + 1);
+        match expr {
+            Expr::Lit(lit) => match &lit.lit {
+                syn::Lit::Int(i) => i.base10_parse::<i64>().map_or(Value::Unknown(None), Value::Int),
+                _ => Value::Unknown(None),
+            },
+            Expr::Paren(p) => eval(&p.expr),
+            Expr::Group(g) => eval(&g.expr),
+            Expr::Cast(c) => eval(&c.expr),
+            Expr::Reference(r) => eval(&r.expr),
+            Expr::Try(t) => eval(&t.expr),
+            Expr::Unsafe(u) => self.block_value(&u.block, depth),
+            Expr::Block(b) => self.block_value(&b.block, depth),
+            Expr::Path(p) => {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(value) = self.lookup(&ident.to_string()) {
+                        return value.clone();
+                    }
+                }
+                self.constant(&p.path)
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match eval(&u.expr) {
+                Value::Int(v) => v.checked_neg().map_or(Value::Unknown(None), Value::Int),
+                other => unknown_of(&other),
+            },
+            Expr::Binary(b) => arithmetic(&b.op, &eval(&b.left), &eval(&b.right)),
+            Expr::Tuple(t) => Value::Dims(t.elems.iter().map(eval).collect()),
+            Expr::Struct(s) => self.config_literal(s, depth),
+            Expr::Call(call) => self.call(call, depth),
+            Expr::MethodCall(m) => self.method(m, depth),
+            _ => Value::Unknown(None),
+        }
+    }
+
+    fn block_value(&self, block: &syn::Block, depth: usize) -> Value {
+        match block.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => self.eval_at(e, depth + 1),
+            _ => Value::Unknown(None),
+        }
+    }
+
+    fn constant(&self, path: &syn::Path) -> Value {
+        self.scope
+            .as_ref()
+            .and_then(|scope| scope.const_named(path))
+            .map_or(Value::Unknown(None), Value::Int)
+    }
+
+    /// `LaunchConfig { grid_dim, block_dim, .. }`.
+    fn config_literal(&self, s: &syn::ExprStruct, depth: usize) -> Value {
+        if s.path.segments.last().is_none_or(|seg| seg.ident != "LaunchConfig") {
+            return Value::Unknown(None);
+        }
+        let field = |name: &str| {
+            s.fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
+                .map_or(Value::Unknown(None), |f| self.eval_at(&f.expr, depth + 1))
+        };
+        Value::Config(Box::new(field("grid_dim")), Box::new(field("block_dim")))
+    }
+
+    /// Constructors of extents and configurations: `UVec3::new`, `BlockSize::xy`,
+    /// `LaunchConfig::for_num_elems`.
+    fn call(&self, call: &syn::ExprCall, depth: usize) -> Value {
+        let Expr::Path(path) = &*call.func else {
+            return Value::Unknown(None);
+        };
+        let segments: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let args: Vec<Value> = call.args.iter().map(|a| self.eval_at(a, depth + 1)).collect();
+        let [.., ty, function] = segments.as_slice() else {
+            return Value::Unknown(None);
+        };
+        match (ty.as_str(), function.as_str()) {
+            ("LaunchConfig", "for_num_elems") => {
+                let root = segments.first().and_then(|r| crate_block(r));
+                let Some(block) = root.or(self.for_num_elems) else {
+                    let why = "calls `LaunchConfig::for_num_elems` of a crate not known (cudarc's block is 1024 threads, cuda-oxide's 256)";
+                    return Value::Config(
+                        Box::new(Value::Unknown(None)),
+                        Box::new(Value::Unknown(Some(why.into()))),
+                    );
+                };
+                let grid = match args.first() {
+                    Some(Value::Int(n)) => n
+                        .checked_add(block - 1)
+                        .map_or(Value::Unknown(None), |v| Value::Int(v / block)),
+                    _ => Value::Unknown(None),
+                };
+                Value::Config(Box::new(grid), Box::new(Value::Int(block)))
+            }
+            (_, "new") if is_vector(ty) => Value::Dims(args),
+            (_, "splat") if is_vector(ty) => {
+                let count = if ty.ends_with('2') { 2 } else { 3 };
+                args.first()
+                    .map_or(Value::Unknown(None), |v| Value::Dims(vec![v.clone(); count]))
+            }
+            ("BlockSize" | "GridSize" | "Block" | "Grid", "x" | "xy" | "xyz") => Value::Dims(args),
+            _ => Value::Unknown(None),
+        }
+    }
+
+    fn method(&self, m: &syn::ExprMethodCall, depth: usize) -> Value {
+        let name = m.method.to_string();
+        if OCCUPANCY_METHODS.contains(&name.as_str()) {
+            return Value::Unknown(Some(format!("sizes the block at run time (`{name}`)")));
+        }
+        let receiver = || self.eval_at(&m.receiver, depth + 1);
+        let arg = |i: usize| {
+            m.args
+                .iter()
+                .nth(i)
+                .map_or(Value::Unknown(None), |a| self.eval_at(a, depth + 1))
+        };
+        match name.as_str() {
+            "get_function" | "load_function" => {
+                string_arg(m.args.first()).map_or(Value::Unknown(None), Value::Function)
+            }
+            "get_func" => string_arg(m.args.iter().nth(1)).map_or(Value::Unknown(None), Value::Function),
+            "launch_builder" => match arg(0) {
+                Value::Function(f) => Value::Builder(f, Vec::new()),
+                _ => Value::Unknown(None),
+            },
+            "arg" => match receiver() {
+                Value::Builder(f, mut args) => {
+                    args.push(arg(0).int());
+                    Value::Builder(f, args)
+                }
+                _ => Value::Unknown(None),
+            },
+            "into" | "try_into" | "unwrap" | "expect" | "as_kernel_param" | "clone" => receiver(),
+            "div_ceil" => match (receiver(), arg(0)) {
+                (Value::Int(a), Value::Int(b)) if b > 0 => Value::Int((a + b - 1) / b),
+                (a, b) => unknown_of(&a).or_unknown(&b),
+            },
+            "min" | "max" => match (receiver(), arg(0)) {
+                (Value::Int(a), Value::Int(b)) => Value::Int(if name == "min" { a.min(b) } else { a.max(b) }),
+                (a, b) => unknown_of(&a).or_unknown(&b),
+            },
+            _ => Value::Unknown(None),
+        }
+    }
+
+    /// Records a launch if `m` is one.
+    fn launch_method(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        let site = self.site(m.method.span());
+        let args: Vec<&Expr> = m.args.iter().collect();
+        match (name.as_str(), args.as_slice()) {
+            // cust: `stream.launch(&function, grid, block, shared, &[args])`.
+            ("launch", [function, grid, block, _, params]) => {
+                if let Value::Function(kernel) = self.eval(function) {
+                    let params = self.param_list(params);
+                    self.record(kernel, grid, block, params, site);
+                }
+            }
+            // cudarc: `function.launch(cfg, (args,))`.
+            ("launch", [cfg, params]) => {
+                if let Value::Function(kernel) = self.eval(&m.receiver) {
+                    let params = self.param_list(params);
+                    self.record_config(kernel, cfg, params, site);
+                }
+            }
+            // cudarc: `stream.launch_builder(&function).arg(..).launch(cfg)`.
+            ("launch", [cfg]) => {
+                if let Value::Builder(kernel, params) = self.eval(&m.receiver) {
+                    self.record_config(kernel, cfg, Some(params), site);
+                }
+            }
+            // cuda-oxide: `module.kernel(&stream, cfg, args..)`.
+            (_, [_, cfg, rest @ ..]) if matches!(self.eval(cfg), Value::Config(..)) => {
+                let params = rest.iter().map(|a| self.eval(a).int()).collect();
+                self.record_config(name, cfg, Some(params), site);
+            }
+            // A builder kept in a variable: `builder.arg(&x);`.
+            ("arg", [value]) => {
+                if let Expr::Path(p) = &*m.receiver {
+                    if let Some(ident) = p.path.get_ident() {
+                        let value = self.eval(value).int();
+                        if let Some(Value::Builder(f, mut pushed)) = self.lookup(&ident.to_string()).cloned() {
+                            pushed.push(value);
+                            self.bind(ident.to_string(), Value::Builder(f, pushed));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The values of an argument list written as a tuple or an array (`(a, n)`, `&[a, n]`).
+    fn param_list(&self, expr: &Expr) -> Option<Vec<Option<i64>>> {
+        match expr {
+            Expr::Reference(r) => self.param_list(&r.expr),
+            Expr::Paren(p) => Some(vec![self.eval(&p.expr).int()]),
+            Expr::Tuple(t) => Some(t.elems.iter().map(|e| self.param(e)).collect()),
+            Expr::Array(a) => Some(a.elems.iter().map(|e| self.param(e)).collect()),
+            _ => None,
+        }
+    }
+
+    /// One kernel argument: `n`, `&n`, `n.as_kernel_param()`, `&n as *const _ as *mut c_void`.
+    fn param(&self, expr: &Expr) -> Option<i64> {
+        self.eval(expr).int()
+    }
+
+    fn site(&self, span: proc_macro2::Span) -> LaunchSite {
+        LaunchSite {
+            file: self.file.path.clone(),
+            span: self.file.span_of(span),
+        }
+    }
+
+    fn record(&mut self, kernel: String, grid: &Expr, block: &Expr, args: Option<Vec<Option<i64>>>, site: LaunchSite) {
+        let block = block_of(&self.eval(block), &self.text(block));
+        let grid = self.eval(grid).dims().ok();
+        self.found.push(HostLaunch {
+            kernel,
+            block,
+            grid,
+            args,
+            site,
+        });
+    }
+
+    fn record_config(&mut self, kernel: String, cfg: &Expr, args: Option<Vec<Option<i64>>>, site: LaunchSite) {
+        let text = self.text(cfg);
+        let (grid, block) = match self.eval(cfg) {
+            Value::Config(grid, block) => (grid.dims().ok(), block_of(&block, &text)),
+            other => (None, block_of(&unknown_of(&other), &text)),
+        };
+        self.found.push(HostLaunch {
+            kernel,
+            block,
+            grid,
+            args,
+            site,
+        });
+    }
+
+    /// Records a cust `launch!` if `mac` is one.
+    fn launch_macro(&mut self, mac: &syn::Macro) {
+        if mac.path.segments.last().is_none_or(|s| s.ident != "launch") {
+            return;
+        }
+        let Some(parts) = launch_macro_parts(mac.tokens.clone()) else {
+            return;
+        };
+        let kernel = match (&parts.module, self.lookup(&parts.name)) {
+            (None, Some(Value::Function(name))) => name.clone(),
+            _ => parts.name.clone(),
+        };
+        let site = self.site(
+            mac.path
+                .segments
+                .last()
+                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()),
+        );
+        let (Some(grid), Some(block)) = (parts.config.first(), parts.config.get(1)) else {
+            return;
+        };
+        let args = Some(parts.args.iter().map(|a| self.param(a)).collect());
+        self.record(kernel, grid, block, args, site);
+    }
+}
+
+impl Value {
+    /// This value if unknown, else `other` if unknown, else an unknown with no reason.
+    fn or_unknown(self, other: &Value) -> Value {
+        match self {
+            Value::Unknown(Some(_)) => self,
+            _ => unknown_of(other),
+        }
+    }
+}
+
+/// An unknown value carrying the reason of `value` if it has one.
+fn unknown_of(value: &Value) -> Value {
+    match value {
+        Value::Unknown(why) => Value::Unknown(why.clone()),
+        _ => Value::Unknown(None),
+    }
+}
+
+fn arithmetic(op: &syn::BinOp, left: &Value, right: &Value) -> Value {
+    let (Value::Int(l), Value::Int(r)) = (left, right) else {
+        return unknown_of(left).or_unknown(right);
+    };
+    let (l, r) = (*l, *r);
+    use syn::BinOp::*;
+    let value = match op {
+        Add(_) => l.checked_add(r),
+        Sub(_) => l.checked_sub(r),
+        Mul(_) => l.checked_mul(r),
+        Div(_) => l.checked_div(r),
+        Rem(_) => l.checked_rem(r),
+        Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+        Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+        BitAnd(_) => Some(l & r),
+        BitOr(_) => Some(l | r),
+        _ => None,
+    };
+    value.map_or(Value::Unknown(None), Value::Int)
+}
+
+/// glam and vek vector types whose `new` takes the extents in order.
+fn is_vector(ty: &str) -> bool {
+    matches!(
+        ty,
+        "UVec2" | "UVec3" | "IVec2" | "IVec3" | "USizeVec2" | "USizeVec3" | "Vec2" | "Vec3" | "Extent2" | "Extent3"
+    )
+}
+
+/// The value of a string literal argument (`"name"`, `c"name"`).
+fn string_arg(expr: Option<&Expr>) -> Option<String> {
+    match expr? {
+        Expr::Lit(lit) => match &lit.lit {
+            syn::Lit::Str(s) => Some(s.value()),
+            syn::Lit::CStr(s) => s.value().into_string().ok(),
+            _ => None,
+        },
+        Expr::Reference(r) => string_arg(Some(&r.expr)),
+        _ => None,
+    }
+}
+
+/// The parts of a `launch!` body: `module.name<<<config>>>(args)` or `name<<<config>>>(args)`.
+struct LaunchMacro {
+    module: Option<String>,
+    name: String,
+    config: Vec<Expr>,
+    args: Vec<Expr>,
+}
+
+fn launch_macro_parts(tokens: TokenStream) -> Option<LaunchMacro> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_punct = |i: usize, c: char| matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let open = (0..tokens.len()).find(|&i| (i..i + 3).all(|j| is_punct(j, '<')))?;
+    let close = (open + 3..tokens.len()).find(|&i| (i..i + 3).all(|j| is_punct(j, '>')))?;
+    let head = tokens.get(..open)?;
+    let (module, name) = match head {
+        [TokenTree::Ident(name)] => (None, name.to_string()),
+        [TokenTree::Ident(module), TokenTree::Punct(dot), TokenTree::Ident(name)] if dot.as_char() == '.' => {
+            (Some(module.to_string()), name.to_string())
+        }
+        _ => return None,
+    };
+    let mut config = Vec::new();
+    let mut part = TokenStream::new();
+    for token in tokens.get(open + 3..close)? {
+        if matches!(token, TokenTree::Punct(p) if p.as_char() == ',') {
+            config.push(syn::parse2::<Expr>(std::mem::take(&mut part)).ok()?);
+        } else {
+            part.extend([token.clone()]);
+        }
+    }
+    if !part.is_empty() {
+        config.push(syn::parse2::<Expr>(part).ok()?);
+    }
+    let args = match tokens.get(close + 3) {
+        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis => {
+            syn::parse::Parser::parse2(Punctuated::<Expr, Token![,]>::parse_terminated, group.stream()).ok()?
+        }
+        _ => return None,
+    };
+    Some(LaunchMacro {
+        module,
+        name,
+        config,
+        args: args.into_iter().collect(),
+    })
+}
+
+impl<'ast> Visit<'ast> for Walker<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        // A function sees none of its caller's bindings.
+        let outer = std::mem::replace(&mut self.env, vec![BTreeMap::new()]);
+        syn::visit::visit_item_fn(self, f);
+        self.env = outer;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let outer = std::mem::replace(&mut self.env, vec![BTreeMap::new()]);
+        syn::visit::visit_impl_item_fn(self, f);
+        self.env = outer;
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        self.env.push(BTreeMap::new());
+        syn::visit::visit_block(self, block);
+        self.env.pop();
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        syn::visit::visit_local(self, local);
+        let value = match &local.init {
+            Some(init) if init.diverge.is_none() => self.eval(&init.expr),
+            _ => Value::Unknown(None),
+        };
+        self.bind_pat(&local.pat, value);
+    }
+
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        syn::visit::visit_expr_assign(self, assign);
+        // A reassigned name no longer holds the value it was bound to.
+        if let Expr::Path(p) = &*assign.left {
+            if let Some(ident) = p.path.get_ident() {
+                self.bind(ident.to_string(), Value::Unknown(None));
+            }
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        syn::visit::visit_expr_method_call(self, m);
+        self.launch_method(m);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.launch_macro(mac);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Found = (String, Result<Dim3, String>, Option<Dim3>, Option<Vec<Option<i64>>>);
+
+    fn launches(code: &str) -> Vec<Found> {
+        let file = SourceFile::new("host.rs", code);
+        let syntax = syn::parse_file(code).expect("parses");
+        scan(&file, &syntax, None)
+            .into_iter()
+            .map(|l| (l.kernel, l.block, l.grid, l.args))
+            .collect()
+    }
+
+    #[test]
+    fn cust_launch_forms() {
+        let found = launches(
+            "fn main() {
+                let bs = 16;
+                let f = module.get_function(\"gemm\")?;
+                unsafe {
+                    launch!(module.naive<<<(4, 4), (1, bs), 0, stream>>>(a, 7, n as u32 / bs))?;
+                    launch!(f<<<GridSize::x(8), BlockSize::xy(16, 16), 0, stream>>>(a, 2))?;
+                    stream.launch(&f, 4, UVec3::new(32, 2, 1), 0, &[a.as_kernel_param(), 5.as_kernel_param()])?;
+                }
+            }",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "naive".into(),
+                    Ok([1, 16, 1]),
+                    Some([4, 4, 1]),
+                    Some(vec![None, Some(7), None])
+                ),
+                (
+                    "gemm".into(),
+                    Ok([16, 16, 1]),
+                    Some([8, 1, 1]),
+                    Some(vec![None, Some(2)])
+                ),
+                (
+                    "gemm".into(),
+                    Ok([32, 2, 1]),
+                    Some([4, 1, 1]),
+                    Some(vec![None, Some(5)])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn occupancy_and_unknown_blocks_say_why() {
+        let found = launches(
+            "fn main() {
+                let (_, block_size) = f.suggested_launch_configuration(0, 0.into())?;
+                let grid = (N as u32).div_ceil(block_size);
+                launch!(f<<<grid, block_size, 0, stream>>>(a))?;
+                launch!(g<<<1, threads, 0, stream>>>(a))?;
+            }",
+        );
+        assert_eq!(
+            found[0].1,
+            Err("sizes the block at run time (`suggested_launch_configuration`)".into())
+        );
+        assert_eq!(found[1].1, Err("has a block not known statically: `threads`".into()));
+    }
+
+    #[test]
+    fn launch_config_by_crate() {
+        let cudarc = launches(
+            "use cudarc::driver::{LaunchConfig, LaunchAsync};
+            fn main() {
+                let f = dev.get_func(\"m\", \"scale\").unwrap();
+                let cfg = LaunchConfig::for_num_elems(4096);
+                unsafe { f.launch(cfg, (&a, 3u32)) }?;
+                let cfg = LaunchConfig { grid_dim: (2, 1, 1), block_dim: (64, 2, 1), shared_mem_bytes: 0 };
+                let mut b = stream.launch_builder(&f);
+                b.arg(&a);
+                b.arg(&9);
+                unsafe { b.launch(cfg) }?;
+            }",
+        );
+        assert_eq!(
+            cudarc,
+            vec![
+                (
+                    "scale".into(),
+                    Ok([1024, 1, 1]),
+                    Some([4, 1, 1]),
+                    Some(vec![None, Some(3)])
+                ),
+                (
+                    "scale".into(),
+                    Ok([64, 2, 1]),
+                    Some([2, 1, 1]),
+                    Some(vec![None, Some(9)])
+                ),
+            ]
+        );
+        let oxide = launches(
+            "use cuda_core::{CudaContext, LaunchConfig};
+            fn main() {
+                unsafe { module.vecadd(&stream, LaunchConfig::for_num_elems(1000), &a, 12) }?;
+            }",
+        );
+        assert_eq!(
+            oxide,
+            vec![(
+                "vecadd".into(),
+                Ok([256, 1, 1]),
+                Some([4, 1, 1]),
+                Some(vec![None, Some(12)])
+            )]
+        );
+    }
+
+    #[test]
+    fn hint_wins_and_shared_names_are_noted() {
+        let code = "// kernel-lint: block(8, 8)
+            #[kernel]
+            pub unsafe fn hinted(n: u32) {}
+            #[kernel]
+            pub unsafe fn plain(n: u32) {}";
+        let file = SourceFile::new("k.rs", code);
+        let syntax = syn::parse_file(code).expect("parses");
+        let kernels = crate::model::kernel::find_kernels(&file, &syntax, &Default::default(), &mut Vec::new());
+        let host = "fn main() { launch!(m.hinted<<<1, 32, 0, s>>>(4))?; launch!(m.plain<<<1, 32, 0, s>>>(4))?; }";
+        let found = scan(
+            &SourceFile::new("host.rs", host),
+            &syn::parse_file(host).expect("parses"),
+            None,
+        );
+        let hinted = resolve(&kernels[0], None, &found[..1], 1);
+        assert_eq!(
+            (hinted[0].launch.block, hinted[0].launch.block_source),
+            ([8, 8, 1], BlockSource::Hint)
+        );
+        let plain = resolve(&kernels[1], None, &found[1..], 2);
+        assert_eq!(plain[0].launch.block, [32, 1, 1]);
+        assert_eq!(plain[0].launch.params, [("n".to_string(), 4)].into());
+        assert_eq!(
+            plain[0].notes,
+            ["2 kernels of the analyzed files are named `plain`: a launch of it may be another's"]
+        );
+    }
+}
