@@ -60,7 +60,6 @@ struct Method {
 /// The items one module defines and imports.
 #[derive(Debug, Clone, Default)]
 struct ModuleItems {
-    file: usize,
     structs: BTreeMap<String, syn::ItemStruct>,
     enums: BTreeSet<String>,
     aliases: BTreeMap<String, syn::ItemType>,
@@ -99,7 +98,6 @@ impl ItemIndex {
     fn add_items(&mut self, module: ModulePath, file: usize, items: &[Item]) {
         let mut inline = Vec::new();
         let entry = self.modules.entry(module.clone()).or_default();
-        entry.file = file;
         for item in items {
             match item {
                 Item::Struct(s) => {
@@ -185,19 +183,9 @@ impl ItemIndex {
         self.dependencies.get(from)?.get(name)
     }
 
-    /// Whether a module of this path was analyzed.
-    pub fn has_module(&self, module: &ModulePath) -> bool {
-        self.modules.contains_key(module)
-    }
-
     /// The index's own copy of a module path, which lives as long as the index.
     pub fn module_key(&self, module: &ModulePath) -> Option<&ModulePath> {
         self.modules.get_key_value(module).map(|(k, _)| k)
-    }
-
-    /// The file a module is written in.
-    pub fn file_of(&self, module: &ModulePath) -> Option<usize> {
-        self.modules.get(module).map(|m| m.file)
     }
 
     /// What `path`, written in `from`, names.
