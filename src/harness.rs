@@ -348,3 +348,46 @@ fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> 
     print(&table)?;
     Ok(Status::Clean)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_lint_harness::manifest::{NotLoweredRecord, SCHEMA};
+
+    fn manifest(not_lowered: Vec<NotLoweredRecord>) -> Manifest {
+        Manifest {
+            schema: SCHEMA.to_string(),
+            launches: Vec::new(),
+            not_lowered,
+        }
+    }
+
+    #[test]
+    fn nothing_lowered_is_nothing_to_measure_with_each_reason() {
+        let err = measurable(&manifest(vec![NotLoweredRecord {
+            kernel: "k".to_string(),
+            file: "a.rs".to_string(),
+            line: 3,
+            column: 5,
+            reason: "call to `primitive_index` is not lowered: no helper or builtin of that name".to_string(),
+        }]))
+        .expect_err("nothing to measure");
+        assert_eq!(
+            err.to_string(),
+            "nothing to measure: no kernel could be lowered\n  not lowered: a.rs:3:5: `k`: call to \
+             `primitive_index` is not lowered: no helper or builtin of that name"
+        );
+        assert!(measurable(&manifest(Vec::new())).is_err());
+    }
+
+    #[test]
+    fn one_launch_is_something_to_measure() {
+        let files = [SourceFile::new(
+            "k.rs",
+            "#[kernel]\npub unsafe fn k(a: *mut f32) {\n    *a.add(thread::index_1d() as usize) = 1.0;\n}\n",
+        )];
+        let emitted = driver::emit(&files, &Default::default());
+        assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
+        assert!(measurable(&emitted.manifest).is_ok());
+    }
+}
