@@ -206,3 +206,33 @@ pub unsafe fn indirect(a: *mut u32) {
     );
     assert!(!emitted.program.contains("primitive_index"));
 }
+
+#[test]
+fn a_launch_that_cannot_fit_even_scaled_down_is_listed_not_emitted() {
+    let text = r#"
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn far(a: *mut f32) {
+    *a.add(1usize << 40) = 1.0;
+}
+
+#[kernel]
+pub unsafe fn near(b: *mut f32) {
+    *b.add(thread::index_1d() as usize) = 1.0;
+}
+"#;
+    let emitted = emit(text);
+    let launched: Vec<&str> = emitted.manifest.launches.iter().map(|l| l.kernel.as_str()).collect();
+    assert_eq!(launched, ["near"]);
+    let dropped = &emitted.manifest.not_lowered;
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert_eq!(dropped[0].kernel, "far");
+    assert!(
+        dropped[0].reason.starts_with("its buffers need "),
+        "{}",
+        dropped[0].reason
+    );
+    assert!(dropped[0].reason.contains("even scaled down"), "{}", dropped[0].reason);
+    assert!(!emitted.program.contains("void far("));
+}
