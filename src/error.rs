@@ -48,6 +48,8 @@ pub enum CliError {
     },
     /// Standard output could not be written.
     Output(io::Error),
+    /// `validate` found no launch to measure; the kernels not lowered, each with its reason.
+    NothingToMeasure(Vec<String>),
 }
 
 impl CliError {
@@ -101,6 +103,13 @@ impl fmt::Display for CliError {
             ),
             CliError::Tool { program, message } => write!(f, "{program} {message}"),
             CliError::Output(err) => write!(f, "cannot write the output: {err}"),
+            CliError::NothingToMeasure(kernels) => {
+                f.write_str("nothing to measure: no kernel could be lowered")?;
+                for kernel in kernels {
+                    write!(f, "\n  not lowered: {kernel}")?;
+                }
+                Ok(())
+            }
         }
     }
 }

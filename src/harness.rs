@@ -14,7 +14,7 @@ use std::process::Command;
 /// Runs a `harness` subcommand.
 pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> Result<Status, CliError> {
     match command {
-        HarnessCommand::Emit(args) => emit(global, args).map(|_| Status::Clean),
+        HarnessCommand::Emit(args) => emit(global, args).map(|emitted| emitted.status),
         HarnessCommand::Reduce(args) => reduce_export(args),
         HarnessCommand::Compare(args) => compare_files(args),
         HarnessCommand::Bench(args) => run_bench(global, args),
@@ -51,13 +51,26 @@ fn to_json(value: &impl serde::Serialize, path: &Path) -> Result<String, CliErro
     serde_json::to_string_pretty(value).map_err(|e| CliError::malformed(path, e))
 }
 
-/// `harness emit`: writes `kernels.cu` and `manifest.json`; returns the manifest.
-fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, CliError> {
+/// What `harness emit` wrote.
+struct EmitOutcome {
+    /// The program and its manifest.
+    emitted: driver::Emitted,
+    /// [`Status::Failed`] when some input could not be read or parsed, else clean.
+    status: Status,
+}
+
+/// `harness emit`: writes `kernels.cu` and `manifest.json` for every kernel that lowers, even
+/// when some input could not be read or parsed (the status then fails).
+fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<EmitOutcome, CliError> {
     let outcome = analyzed(global, &args.paths)?;
+    let failed_inputs = outcome.errors().next().is_some();
     // One program holds every launch, so the files must agree on one configuration.
     let plan = outcome.configs.single_plan(outcome.analyzed().map(|a| a.config))?;
     let files = sources(&outcome);
     let emitted = driver::emit(&files, &plan);
+    for err in &emitted.errors {
+        eprintln!("error: {err}");
+    }
     let manifest_json = to_json(&emitted.manifest, &args.out.join("manifest.json"))?;
     write(&args.out.join("kernels.cu"), &emitted.program)?;
     write(&args.out.join("manifest.json"), &manifest_json)?;
@@ -92,8 +105,30 @@ fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<Manifest, CliError> {
                 buffer.bytes
             );
         }
+        for note in &launch.notes {
+            eprintln!("note: {} (launch {}): {note}", launch.kernel, launch.index);
+        }
     }
-    Ok(emitted.manifest)
+    let status = if failed_inputs || !emitted.errors.is_empty() {
+        Status::Failed
+    } else {
+        Status::Clean
+    };
+    Ok(EmitOutcome { emitted, status })
+}
+
+/// Stops `validate` before building when no launch was emitted: there is nothing to measure.
+fn measurable(manifest: &Manifest) -> Result<(), CliError> {
+    if manifest.launches.is_empty() {
+        return Err(CliError::NothingToMeasure(
+            manifest
+                .not_lowered
+                .iter()
+                .map(|n| format!("{}:{}:{}: `{}`: {}", n.file, n.line, n.column, n.kernel, n.reason))
+                .collect(),
+        ));
+    }
+    Ok(())
 }
 
 fn reduce_export(args: &ReduceArgs) -> Result<Status, CliError> {
@@ -189,18 +224,54 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
     {
         let (nvcc_path, ncu) = cuda_tools()?;
         eprintln!("[1/5] lowering the kernels");
-        let manifest = emit(
+        let EmitOutcome { emitted, status } = emit(
             global,
             &EmitArgs {
                 paths: args.paths.clone(),
                 out: args.out.clone(),
             },
         )?;
+        measurable(&emitted.manifest)?;
         let binary = args.out.join("kernels");
-        tool(
-            "[2/5] building with nvcc",
-            &mut nvcc(&nvcc_path, &args.arch, &args.out.join("kernels.cu"), &binary),
-        )?;
+        let source = args.out.join("kernels.cu");
+        eprintln!("[2/5] building with nvcc");
+        let built = driver::build_surviving(&emitted, |program| {
+            std::fs::write(&source, program).map_err(|e| format!("cannot write `{}`: {e}", source.display()))?;
+            let output = nvcc(&nvcc_path, &args.arch, &source, &binary)
+                .output()
+                .map_err(|e| format!("cannot start: {e}"))?;
+            if output.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&output.stderr),
+                    String::from_utf8_lossy(&output.stdout)
+                ))
+            }
+        });
+        for failure in &built.failures {
+            eprintln!(
+                "error: `{}` in {} left out, nvcc rejects its twin:\n{}",
+                failure.kernel, failure.file, failure.message
+            );
+        }
+        if let Some(message) = built.error {
+            return Err(CliError::Tool {
+                program: format!("{nvcc_path:?}"),
+                message: format!("failed:\n{message}"),
+            });
+        }
+        let manifest = built.manifest;
+        if !built.failures.is_empty() {
+            let manifest_path = args.out.join("manifest.json");
+            write(&manifest_path, &to_json(&manifest, &manifest_path)?)?;
+        }
+        let status = if built.failures.is_empty() {
+            status
+        } else {
+            Status::Failed
+        };
         let report = args.out.join("report");
         tool(
             "[3/5] profiling with Nsight Compute (SourceCounters)",
@@ -226,7 +297,8 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
         )?;
         let comparison = compare::compare(&manifest, &rows);
         print(&comparison.render())?;
-        Ok(threshold(&comparison, args.min_exact))
+        let measured = threshold(&comparison, args.min_exact);
+        Ok(if status == Status::Failed { status } else { measured })
     }
 }
 
@@ -275,4 +347,47 @@ fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> 
     write(&args.out.join("pairs.md"), &table)?;
     print(&table)?;
     Ok(Status::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_lint_harness::manifest::{NotLoweredRecord, SCHEMA};
+
+    fn manifest(not_lowered: Vec<NotLoweredRecord>) -> Manifest {
+        Manifest {
+            schema: SCHEMA.to_string(),
+            launches: Vec::new(),
+            not_lowered,
+        }
+    }
+
+    #[test]
+    fn nothing_lowered_is_nothing_to_measure_with_each_reason() {
+        let err = measurable(&manifest(vec![NotLoweredRecord {
+            kernel: "k".to_string(),
+            file: "a.rs".to_string(),
+            line: 3,
+            column: 5,
+            reason: "call to `primitive_index` is not lowered: no helper or builtin of that name".to_string(),
+        }]))
+        .expect_err("nothing to measure");
+        assert_eq!(
+            err.to_string(),
+            "nothing to measure: no kernel could be lowered\n  not lowered: a.rs:3:5: `k`: call to \
+             `primitive_index` is not lowered: no helper or builtin of that name"
+        );
+        assert!(measurable(&manifest(Vec::new())).is_err());
+    }
+
+    #[test]
+    fn one_launch_is_something_to_measure() {
+        let files = [SourceFile::new(
+            "k.rs",
+            "#[kernel]\npub unsafe fn k(a: *mut f32) {\n    *a.add(thread::index_1d() as usize) = 1.0;\n}\n",
+        )];
+        let emitted = driver::emit(&files, &Default::default());
+        assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
+        assert!(measurable(&emitted.manifest).is_ok());
+    }
 }

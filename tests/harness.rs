@@ -244,3 +244,53 @@ fn validate_says_what_is_missing_without_cuda() {
         "{stderr}"
     );
 }
+
+#[test]
+fn emit_writes_the_good_files_and_fails_for_a_bad_one() {
+    let inputs = out_dir("inputs");
+    let bad = inputs.path().join("bad.rs");
+    std::fs::write(&bad, "fn broken( {").expect("written");
+    let dir = out_dir("partial");
+    let out = dir.path().display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "emit",
+        &bad.display().to_string(),
+        "fixtures/seeds/aos_soa.rs",
+        "--out",
+        &out,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error: ") && stderr.contains("bad.rs"), "{stderr}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).expect("manifest"))
+            .expect("json");
+    let launches = manifest["launches"].as_array().expect("launches");
+    assert!(!launches.is_empty());
+    assert!(launches.iter().all(|l| l["file"] == "fixtures/seeds/aos_soa.rs"));
+    let program = std::fs::read_to_string(dir.path().join("kernels.cu")).expect("program");
+    assert!(program.contains("test_inner_struct"));
+}
+
+#[test]
+fn emit_prints_how_a_launch_was_scaled_down() {
+    let inputs = out_dir("inputs");
+    let file = inputs.path().join("square.rs");
+    std::fs::write(
+        &file,
+        "use cuda_std::thread;\n#[kernel]\npub unsafe fn square(a: *mut f32, n: u32) {\n    \
+         let row = thread::index_1d() as usize;\n    for col in 0..n as usize {\n        \
+         *a.add(row * n as usize + col) = 1.0;\n    }\n}\n",
+    )
+    .expect("written");
+    let dir = out_dir("scaled");
+    let out = dir.path().display().to_string();
+    let output = kernel_lint(&["harness", "emit", &file.display().to_string(), "--out", &out]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: square (launch 0): scaled down to fit the device"),
+        "{stderr}"
+    );
+}

@@ -2,7 +2,7 @@
 //! launched on bandwidth-bound data, timed with CUDA events and profiled with Nsight Compute,
 //! next to the speedup the analyzer predicts from the L2 sectors each side moves.
 
-use crate::driver::{launcher, LaunchMode, LoweredSet};
+use crate::driver::{launcher, LaunchMode, LoweredSet, PlannedLaunch};
 use crate::manifest::LaunchRecord;
 use kernel_lint_analyzer::SourceFile;
 use kernel_lint_analyzer::{BlockSource, ResolvedLaunch};
@@ -124,6 +124,13 @@ pub fn plan(files: &[SourceFile], pairs: &PairsFile) -> BenchPlan {
                 float_params: BTreeMap::new(),
             };
             match file.and_then(|path| set.plan(path, &side.kernel, launch, index)) {
+                Some(PlannedLaunch {
+                    oversized: Some(reason),
+                    ..
+                }) => problems.push(format!(
+                    "pair `{}`: kernel `{}` in `{}` cannot be launched: {reason}",
+                    pair.name, side.kernel, side.file
+                )),
                 Some(planned) => {
                     let mode = LaunchMode::Timed {
                         label: format!("{p},{label},{}", side.kernel),

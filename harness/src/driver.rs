@@ -14,6 +14,10 @@ use std::fmt::Write;
 
 /// Threads a 1D launch covers when the configuration gives no grid.
 pub const DEFAULT_THREADS: u32 = 1 << 20;
+/// The most bytes one buffer of a launch is given: a launch that needs more is scaled down.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+/// The most bytes all buffers of one launch are given together.
+pub const MAX_LAUNCH_BYTES: u64 = 2 << 30;
 
 /// The generated program and what it launches.
 #[derive(Debug, Clone)]
@@ -24,6 +28,8 @@ pub struct Emitted {
     pub manifest: Manifest,
     /// Files that could not be parsed.
     pub errors: Vec<FileError>,
+    /// The pieces of the program, to write the program of some of its launches.
+    pub parts: ProgramParts,
 }
 
 /// One launch ready to be written: the kernel, its launch and its analysis.
@@ -40,6 +46,8 @@ pub struct PlannedLaunch {
     pub buffers: BTreeMap<String, BufferNeed>,
     /// The manifest record.
     pub record: LaunchRecord,
+    /// Why the launch cannot be made even scaled down (its buffers exceed the caps), if so.
+    pub oversized: Option<String>,
 }
 
 /// The parsed and lowered files of a run, from which launches are planned.
@@ -59,6 +67,8 @@ struct LoweredUnit {
     kernels: Vec<Kernel>,
     lowered: Vec<LoweredKernel>,
     namespace: String,
+    common: String,
+    close: String,
 }
 
 impl LoweredSet {
@@ -97,6 +107,8 @@ impl LoweredSet {
                 kernels,
                 lowered: lowered.kernels,
                 namespace,
+                common: lowered.common,
+                close: lowered.close,
             });
         }
         code.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
@@ -140,34 +152,49 @@ impl LoweredSet {
 /// Lowers, plans and writes the program for a set of files: one launch per configuration entry
 /// of each kernel, or one from its hint or default.
 pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
-    let set = LoweredSet::new(files, plan);
+    let mut set = LoweredSet::new(files, plan);
     let mut launches: Vec<PlannedLaunch> = Vec::new();
     let targets: Vec<(String, Kernel)> = set.kernels().map(|(f, k)| (f.path.clone(), k.clone())).collect();
     for (path, kernel) in targets {
         for launch in launches_of(&path, &kernel, plan) {
             let index = launches.len();
-            if let Some(planned) = set.plan(&path, &kernel.name, launch, index) {
-                launches.push(planned);
+            match set.plan(&path, &kernel.name, launch, index) {
+                Some(planned) if planned.oversized.is_none() => launches.push(planned),
+                Some(planned) => set.not_lowered.push(NotLoweredRecord {
+                    kernel: kernel.name.clone(),
+                    file: path.clone(),
+                    line: kernel.span.line,
+                    column: kernel.span.column,
+                    reason: planned.oversized.unwrap_or_default(),
+                }),
+                None => {}
             }
         }
     }
-    let mut program = set.code.clone();
-    for planned in &launches {
-        program.push_str(&launcher(planned, &LaunchMode::Once));
-    }
-    program.push_str("int main() {\n");
-    for planned in &launches {
-        let _ = writeln!(
-            program,
-            "  {}::kl_launch_{}();",
-            planned.namespace, planned.record.index
-        );
-    }
-    let _ = writeln!(
-        program,
-        "  printf(\"kernel-lint harness: {} launches ok\\n\");\n  return 0;\n}}",
-        launches.len()
-    );
+    let parts = ProgramParts {
+        head: format!("{PRELUDE}{CHECK_MACRO}"),
+        units: set
+            .files
+            .iter()
+            .map(|u| UnitCode {
+                namespace: u.namespace.clone(),
+                common: u.common.clone(),
+                close: u.close.clone(),
+                kernels: u.lowered.iter().map(|k| (k.name.clone(), k.code.clone())).collect(),
+            })
+            .collect(),
+        launches: launches
+            .iter()
+            .map(|planned| LaunchCode {
+                namespace: planned.namespace.clone(),
+                kernel: planned.record.kernel.clone(),
+                launcher: launcher(planned, &LaunchMode::Once),
+                call: format!("{}::kl_launch_{}();", planned.namespace, planned.record.index),
+            })
+            .collect(),
+    };
+    let all: Vec<usize> = (0..launches.len()).collect();
+    let program = parts.program(&all);
     let manifest = Manifest {
         schema: SCHEMA.to_string(),
         launches: launches.into_iter().map(|l| l.record).collect(),
@@ -177,7 +204,202 @@ pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
         program,
         manifest,
         errors: set.errors,
+        parts,
     }
+}
+
+/// The pieces of an emitted program: the prelude, each file's shared code and kernels, and
+/// each launch's launcher, from which the program of any subset of the launches is written.
+#[derive(Debug, Clone, Default)]
+pub struct ProgramParts {
+    head: String,
+    units: Vec<UnitCode>,
+    launches: Vec<LaunchCode>,
+}
+
+#[derive(Debug, Clone)]
+struct UnitCode {
+    namespace: String,
+    common: String,
+    close: String,
+    kernels: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+struct LaunchCode {
+    namespace: String,
+    kernel: String,
+    launcher: String,
+    call: String,
+}
+
+impl ProgramParts {
+    /// The program that makes the launches at these positions (in the order given), with the
+    /// files and kernels they need and no others.
+    pub fn program(&self, launches: &[usize]) -> String {
+        let kept: Vec<&LaunchCode> = launches.iter().filter_map(|&i| self.launches.get(i)).collect();
+        let mut program = self.head.clone();
+        for unit in &self.units {
+            let kernels: Vec<&(String, String)> = unit
+                .kernels
+                .iter()
+                .filter(|(name, _)| kept.iter().any(|l| l.namespace == unit.namespace && &l.kernel == name))
+                .collect();
+            if kernels.is_empty() {
+                continue;
+            }
+            program.push_str(&unit.common);
+            for (_, code) in kernels {
+                program.push_str(code);
+            }
+            program.push_str(&unit.close);
+        }
+        program.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+        for launch in &kept {
+            program.push_str(&launch.launcher);
+        }
+        program.push_str("int main() {\n");
+        for launch in &kept {
+            let _ = writeln!(program, "  {}", launch.call);
+        }
+        let _ = writeln!(
+            program,
+            "  printf(\"kernel-lint harness: {} launches ok\\n\");\n  return 0;\n}}",
+            kept.len()
+        );
+        program
+    }
+
+    /// The kernels launched, in launch order, each with the positions of its launches.
+    fn kernels(&self) -> Vec<((&str, &str), Vec<usize>)> {
+        let mut out: Vec<((&str, &str), Vec<usize>)> = Vec::new();
+        for (i, launch) in self.launches.iter().enumerate() {
+            let key = (launch.namespace.as_str(), launch.kernel.as_str());
+            match out.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, positions)) => positions.push(i),
+                None => out.push((key, vec![i])),
+            }
+        }
+        out
+    }
+}
+
+/// A kernel left out of the build because the compiler rejects its twin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildFailure {
+    /// Source file as given.
+    pub file: String,
+    /// Kernel name.
+    pub kernel: String,
+    /// The compiler's first error lines for the kernel's own program.
+    pub message: String,
+}
+
+/// The program of the launches that build, and what was left out.
+#[derive(Debug, Clone)]
+pub struct Surviving {
+    /// The program built last (that of the surviving launches).
+    pub program: String,
+    /// The manifest of the surviving launches, renumbered in launch order; the kernels left out
+    /// are listed as not lowered.
+    pub manifest: Manifest,
+    /// Kernels left out, in launch order.
+    pub failures: Vec<BuildFailure>,
+    /// Why even the program of the surviving launches does not build, if it does not.
+    pub error: Option<String>,
+}
+
+/// Lines of compiler output kept per failing kernel.
+const FAILURE_LINES: usize = 4;
+
+/// Builds the whole program with `compile`; when it fails, compiles each kernel's own program
+/// (its file's shared code, the kernel, its launchers and a `main`), leaves out the kernels
+/// whose program fails and builds the program of the rest. When [`Surviving::error`] is `None`,
+/// the last call to `compile` was for [`Surviving::program`].
+pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Result<(), String>) -> Surviving {
+    let parts = &emitted.parts;
+    let all: Vec<usize> = (0..parts.launches.len()).collect();
+    let whole = match compile(&emitted.program) {
+        Ok(()) => {
+            return Surviving {
+                program: emitted.program.clone(),
+                manifest: emitted.manifest.clone(),
+                failures: Vec::new(),
+                error: None,
+            }
+        }
+        Err(message) => message,
+    };
+    let mut failures = Vec::new();
+    let mut dropped: Vec<usize> = Vec::new();
+    for (_, positions) in parts.kernels() {
+        if let Err(message) = compile(&parts.program(&positions)) {
+            let Some(record) = positions.first().and_then(|&i| emitted.manifest.launches.get(i)) else {
+                continue;
+            };
+            failures.push(BuildFailure {
+                file: record.file.clone(),
+                kernel: record.kernel.clone(),
+                message: first_error_lines(&message),
+            });
+            dropped.extend(positions);
+        }
+    }
+    let rest: Vec<usize> = all.into_iter().filter(|i| !dropped.contains(i)).collect();
+    let mut manifest = emitted.manifest.clone();
+    manifest.launches = rest
+        .iter()
+        .filter_map(|&i| emitted.manifest.launches.get(i))
+        .enumerate()
+        .map(|(index, record)| LaunchRecord {
+            index,
+            ..record.clone()
+        })
+        .collect();
+    for failure in &failures {
+        let record = emitted
+            .manifest
+            .launches
+            .iter()
+            .find(|l| l.file == failure.file && l.kernel == failure.kernel);
+        manifest.not_lowered.push(NotLoweredRecord {
+            kernel: failure.kernel.clone(),
+            file: failure.file.clone(),
+            line: record.map_or(0, |r| r.line),
+            column: 0,
+            reason: format!(
+                "the compiler rejects its twin: {}",
+                failure.message.lines().next().unwrap_or_default()
+            ),
+        });
+    }
+    let program = parts.program(&rest);
+    let error = if failures.is_empty() {
+        // Every kernel builds alone: the whole program's failure stands.
+        Some(first_error_lines(&whole))
+    } else if rest.is_empty() {
+        Some("no kernel's twin compiles".to_string())
+    } else {
+        compile(&program).err().map(|e| first_error_lines(&e))
+    };
+    Surviving {
+        program,
+        manifest,
+        failures,
+        error,
+    }
+}
+
+/// The first lines of compiler output that name an error, else its first lines.
+fn first_error_lines(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let errors: Vec<&str> = lines.iter().copied().filter(|l| l.contains("error")).collect();
+    let chosen = if errors.is_empty() { lines } else { errors };
+    chosen.into_iter().take(FAILURE_LINES).collect::<Vec<_>>().join("\n")
 }
 
 const CHECK_MACRO: &str = "#define KL_CHECK(x) do { cudaError_t kl_err = (x); if (kl_err != cudaSuccess) { \
@@ -228,9 +450,69 @@ fn plan_launch(
             defaulted.push(param);
         }
     }
-    let analysis = program.analyze(file, kernel, &launch);
+    let mut analysis = program.analyze(file, kernel, &launch);
+    let mut buffers = buffer_needs(&analysis.body.accesses, &launch);
+    // Scale the launch down until its buffers fit: halve the largest grid extent (the block
+    // keeps its shape) and every defaulted parameter, then analyze again.
+    let asked = (grid, launch.params.clone());
+    let first = allocations(&lowered.params, &buffers);
+    let mut grid = grid;
+    let mut oversized = None;
+    loop {
+        let (total, largest) = allocations(&lowered.params, &buffers);
+        if total <= MAX_LAUNCH_BYTES && largest.1 <= MAX_BUFFER_BYTES {
+            break;
+        }
+        let mut changed = false;
+        if let Some(axis) = (0..3)
+            .filter(|&a| grid[a] > 1)
+            .max_by_key(|&a| (grid[a], std::cmp::Reverse(a)))
+        {
+            grid[axis] /= 2;
+            changed = true;
+        }
+        for param in &defaulted {
+            if let Some(value) = launch.params.get_mut(param).filter(|v| **v > 1) {
+                *value /= 2;
+                changed = true;
+            }
+        }
+        if !changed {
+            oversized = Some(format!(
+                "its buffers need {total} bytes (`{}`: {} bytes) even scaled down, over the cap of {MAX_BUFFER_BYTES} bytes a buffer and {MAX_LAUNCH_BYTES} a launch",
+                largest.0, largest.1
+            ));
+            break;
+        }
+        launch.grid = Some(grid);
+        analysis = program.analyze(file, kernel, &launch);
+        buffers = buffer_needs(&analysis.body.accesses, &launch);
+    }
+    let mut notes = Vec::new();
+    if oversized.is_none() && (grid, &launch.params) != (asked.0, &asked.1) {
+        let mut changes = Vec::new();
+        if grid != asked.0 {
+            changes.push(format!("grid {:?} to {grid:?}", asked.0));
+        }
+        for param in &defaulted {
+            let (from, to) = (asked.1.get(param), launch.params.get(param));
+            if from != to {
+                changes.push(format!(
+                    "defaulted `{param}` {} to {}",
+                    from.copied().unwrap_or_default(),
+                    to.copied().unwrap_or_default()
+                ));
+            }
+        }
+        notes.push(format!(
+            "scaled down to fit the device: its buffers needed {} bytes (`{}`: {} bytes), over the cap of {MAX_BUFFER_BYTES} bytes a buffer and {MAX_LAUNCH_BYTES} a launch; {}",
+            first.0,
+            first.1 .0,
+            first.1 .1,
+            changes.join(", ")
+        ));
+    }
     let body = analysis.body;
-    let buffers = buffer_needs(&body.accesses, &launch);
     let accesses: Vec<PredictedAccess> = body
         .accesses
         .iter()
@@ -281,6 +563,7 @@ fn plan_launch(
             .collect(),
         accesses,
         predicted_sectors,
+        notes,
     };
     PlannedLaunch {
         namespace: namespace.to_string(),
@@ -289,7 +572,42 @@ fn plan_launch(
         accesses: body.accesses,
         buffers,
         record,
+        oversized,
     }
+}
+
+/// The bytes the launcher allocates for one pointer or slice parameter.
+fn allocation_bytes(param: &Param, array: &str, buffers: &BTreeMap<String, BufferNeed>) -> u64 {
+    let bytes = buffers.get(array).map_or(256, |n| n.bytes);
+    match param {
+        Param::Slice { elem_bytes, .. } => bytes.max((SLICE_ELEMENTS as u64).saturating_mul(*elem_bytes)),
+        _ => bytes,
+    }
+}
+
+/// The bytes a launch allocates in all, and its largest buffer with its size.
+fn allocations(params: &[Param], buffers: &BTreeMap<String, BufferNeed>) -> (u64, (String, u64)) {
+    fn walk(params: &[Param], prefix: &str, buffers: &BTreeMap<String, BufferNeed>, out: &mut Vec<(String, u64)>) {
+        for param in params {
+            let array = format!("{prefix}{}", param.name());
+            match param {
+                Param::Slice { .. } | Param::Pointer { .. } => {
+                    let bytes = allocation_bytes(param, &array, buffers);
+                    out.push((array, bytes));
+                }
+                Param::Struct { fields, .. } => walk(fields, &format!("{array}."), buffers, out),
+                Param::Scalar { .. } => {}
+            }
+        }
+    }
+    let mut sizes = Vec::new();
+    walk(params, "", buffers, &mut sizes);
+    let total = sizes.iter().fold(0u64, |sum, (_, b)| sum.saturating_add(*b));
+    let largest = sizes.into_iter().fold(
+        (String::new(), 0u64),
+        |best, next| if next.1 > best.1 { next } else { best },
+    );
+    (total, largest)
 }
 
 /// Names of the integer and float scalars a kernel takes, struct fields as `p.n`.
@@ -425,10 +743,7 @@ fn argument(param: &Param, prefix: &str, planned: &PlannedLaunch, out: &mut Stri
     match param {
         Param::Slice { elem, elem_bytes, .. } | Param::Pointer { elem, elem_bytes, .. } => {
             let need = planned.buffers.get(&array);
-            let mut bytes = need.map_or(256, |n| n.bytes);
-            if matches!(param, Param::Slice { .. }) {
-                bytes = bytes.max(SLICE_ELEMENTS as u64 * elem_bytes);
-            }
+            let bytes = allocation_bytes(param, &array, &planned.buffers);
             let elements = bytes / elem_bytes.max(&1);
             let _ = writeln!(out, "  {elem}* {var} = nullptr;");
             let _ = writeln!(out, "  KL_CHECK(cudaMalloc((void**)&{var}, {bytes}ull));");

@@ -46,6 +46,9 @@ pub struct LaunchRecord {
     /// Predicted L2 sectors of the whole launch: sectors per request × executions per warp ×
     /// warps, summed over global accesses; `None` when some figure is unknown.
     pub predicted_sectors: Option<f64>,
+    /// How the launch was changed from the one asked for (scaled down to fit the device).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One allocated array.

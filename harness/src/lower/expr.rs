@@ -169,12 +169,22 @@ impl Context<'_> {
         }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         match name.as_str() {
-            "from_raw_parts" | "from_raw_parts_mut" => return Ok(args[0].clone()),
+            "from_raw_parts" | "from_raw_parts_mut" if !args.is_empty() => return Ok(args[0].clone()),
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
             _ => {}
         }
         if let Some(reason) = self.helpers_failed.get(&name) {
             return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
+        }
+        if !self.helpers.contains(&name) {
+            // The program would not build: the harness defines no such function.
+            return self.fail(
+                c,
+                format!(
+                    "call to `{}` is not lowered: no helper or builtin of that name",
+                    self.text(&c.func)
+                ),
+            );
         }
         if p.path.segments.len() <= 2 && self.layouts.struct_fields(&p.path).is_none() {
             // Slices passed to helpers travel with their length.

@@ -75,6 +75,8 @@ pub struct LoweredKernel {
     pub params: Vec<Param>,
     /// Spans of the statements given a `#line`: an access is attributed to the innermost one.
     pub statements: Vec<Span>,
+    /// The kernel's definition, to be placed after its file's [`LoweredFile::common`] code.
+    pub code: String,
 }
 
 /// The CUDA C++ of one Rust file, in a namespace of its own.
@@ -84,6 +86,12 @@ pub struct LoweredFile {
     pub namespace: String,
     /// Type, constant, helper and kernel definitions.
     pub code: String,
+    /// What every kernel of the file needs: the namespace opened, types, constants, statics
+    /// and helpers; a program of some kernels is this, their [`LoweredKernel::code`] and
+    /// [`LoweredFile::close`].
+    pub common: String,
+    /// The line that closes the namespace.
+    pub close: String,
     /// Kernels that were lowered.
     pub kernels: Vec<LoweredKernel>,
     /// Kernels that were not, with the reason.
@@ -117,6 +125,7 @@ pub fn lower_file(
         file,
         layouts,
         helpers_failed: HashMap::new(),
+        helpers: HashSet::new(),
         structs: HashSet::new(),
     };
     let mut code = String::new();
@@ -156,21 +165,35 @@ pub fn lower_file(
             _ => None,
         })
         .collect();
-    let mut definitions = String::new();
-    let mut prototypes = String::new();
-    for helper in &helpers {
-        match cx.lower_helper(helper) {
-            Ok((prototype, body)) => {
-                let _ = writeln!(prototypes, "{prototype};");
-                definitions.push_str(&body);
+    cx.helpers = helpers.iter().map(|h| h.sig.ident.to_string()).collect();
+    // A helper that calls one that fails fails too: lower until no new helper fails.
+    let (prototypes, definitions) = loop {
+        let mut definitions = String::new();
+        let mut prototypes = String::new();
+        let mut new_failure = false;
+        for helper in &helpers {
+            let name = helper.sig.ident.to_string();
+            if cx.helpers_failed.contains_key(&name) {
+                continue;
             }
-            Err((_, reason)) => {
-                cx.helpers_failed.insert(helper.sig.ident.to_string(), reason);
+            match cx.lower_helper(helper) {
+                Ok((prototype, body)) => {
+                    let _ = writeln!(prototypes, "{prototype};");
+                    definitions.push_str(&body);
+                }
+                Err((_, reason)) => {
+                    cx.helpers_failed.insert(name, reason);
+                    new_failure = true;
+                }
             }
         }
-    }
+        if !new_failure {
+            break (prototypes, definitions);
+        }
+    };
     code.push_str(&prototypes);
     code.push_str(&definitions);
+    let common = code.clone();
     let mut lowered = Vec::new();
     let mut not_lowered = Vec::new();
     for kernel in kernels {
@@ -181,6 +204,7 @@ pub fn lower_file(
                     name: kernel.name.clone(),
                     params,
                     statements,
+                    code: text,
                 });
             }
             Err((span, reason)) => not_lowered.push(NotLowered {
@@ -190,10 +214,13 @@ pub fn lower_file(
             }),
         }
     }
-    let _ = writeln!(code, "}} // namespace {namespace}");
+    let close = format!("}} // namespace {namespace}\n");
+    code.push_str(&close);
     LoweredFile {
         namespace: namespace.to_string(),
         code,
+        common,
+        close,
         kernels: lowered,
         not_lowered,
     }
@@ -216,6 +243,8 @@ struct Context<'a> {
     file: &'a SourceFile,
     layouts: ItemScope<'a>,
     helpers_failed: HashMap<String, String>,
+    /// Names of the file's helper functions (those in `helpers_failed` are not defined).
+    helpers: HashSet<String>,
     structs: HashSet<String>,
 }
 
