@@ -115,8 +115,6 @@ impl Outcome {
                 .flat_map(|k| &k.accesses)
                 .filter(|a| a.space == MemorySpace::Global)
                 .count();
-            // The file's own problems are hint warnings, printed apart; these are notes.
-            totals.unsupported += file.report.kernels.iter().map(|k| k.unsupported.len()).sum::<usize>();
             for diagnostic in &file.diagnostics {
                 match diagnostic.level {
                     Level::Deny => totals.errors += 1,
@@ -142,8 +140,6 @@ pub struct Totals {
     pub kernels: usize,
     /// Global-memory accesses.
     pub global_accesses: usize,
-    /// Code the analysis could not see into.
-    pub unsupported: usize,
     /// Findings at warn level.
     pub warnings: usize,
     /// Findings at note level.

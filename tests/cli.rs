@@ -937,3 +937,38 @@ fn a_workspace_pinning_a_toolchain_that_is_not_installed_is_still_analyzed() {
         run.stdout
     );
 }
+
+#[test]
+fn notes_about_code_not_followed_are_a_lint_that_allow_silences() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kernel = "#[kernel]\npub unsafe fn k(a: &[f32], out: *mut f32) {\n    let i = thread::index_1d() as usize;\n    \
+                  let double = |x: f32| x * 2.0;\n    sum!(3 + 4);\n    trace!(a[i]);\n    *out.add(i) = double(a[i]);\n}\n";
+    write(dir.path(), "k.rs", kernel);
+    let noted = run_in(dir.path(), &["--color", "never", "check", "k.rs"]);
+    assert_eq!(noted.code, 0, "{}", noted.all());
+    // Only the macro that may hold an access is noted: not the arithmetic one, not the closure.
+    assert_eq!(noted.stdout.matches("note[KL007]").count(), 1, "{}", noted.stdout);
+    assert!(
+        noted
+            .stdout
+            .contains("note[KL007]: macro `trace!` is not expanded: accesses inside it are not analyzed"),
+        "{}",
+        noted.stdout
+    );
+    assert!(noted.stdout.contains("╭─[k.rs:6:5]"), "{}", noted.stdout);
+    assert!(
+        noted.stdout.contains("2 global accesses; 0 warnings, 1 note, 0 errors"),
+        "{}",
+        noted.stdout
+    );
+    let allowed = run_in(dir.path(), &["--color", "never", "--allow", "KL007", "check", "k.rs"]);
+    assert_eq!(allowed.code, 0, "{}", allowed.all());
+    assert!(!allowed.stdout.contains("KL007"), "{}", allowed.stdout);
+    assert!(
+        allowed
+            .stdout
+            .contains("2 global accesses; 0 warnings, 0 notes, 0 errors"),
+        "{}",
+        allowed.stdout
+    );
+}
