@@ -16,7 +16,13 @@ impl Context<'_> {
                     return self.fail(p, "empty path");
                 };
                 let name = last.ident.to_string();
-                if p.path.segments.len() > 1 && self.layouts.const_named(&p.path).is_none() {
+                if let Some(constant) = glam_constant(&p.path) {
+                    return Ok(constant);
+                }
+                if p.path.segments.len() > 1
+                    && self.layouts.const_named(&p.path).is_none()
+                    && !self.consts.contains(&name)
+                {
                     return self.fail(p, format!("path `{}` is not lowered", self.text(p)));
                 }
                 if p.path.segments.len() > 1 {
@@ -168,6 +174,16 @@ impl Context<'_> {
             }
         }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
+        if name == "size_of" && c.args.is_empty() {
+            if let Some(syn::PathArguments::AngleBracketed(generic)) = p.path.segments.last().map(|s| &s.arguments) {
+                if let Some(syn::GenericArgument::Type(ty)) = generic.args.first() {
+                    return Ok(format!("((unsigned long long)sizeof({}))", self.c_type(ty)?));
+                }
+            }
+        }
+        if let Some(vector) = glam_new(&p.path) {
+            return Ok(format!("{vector}{{{}}}", args.join(", ")));
+        }
         match name.as_str() {
             "from_raw_parts" | "from_raw_parts_mut" if !args.is_empty() => return Ok(args[0].clone()),
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
@@ -225,14 +241,70 @@ impl Context<'_> {
             "read" | "read_volatile" | "read_unaligned" => format!("(*{receiver})"),
             "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" | "as_ptr" | "as_mut_ptr" => receiver,
             "len" => format!("{receiver}_len"),
-            "min" | "max" => format!("{method}({receiver}, {})", arg(0)?),
+            // The receiver's type, as in Rust: `max(n, 1)` of two C types would be ambiguous.
+            "min" | "max" => format!("kl::{method}({receiver}, {})", arg(0)?),
+            "abs_diff" => format!("kl::abs_diff({receiver}, {})", arg(0)?),
+            "rsqrt" | "recip" | "signum" | "to_radians" | "to_degrees" if args.is_empty() => {
+                format!("kl::{method}({receiver})")
+            }
             "sqrt" => format!("sqrtf({receiver})"),
             "abs" => format!("fabsf({receiver})"),
             "mul_add" => format!("fmaf({receiver}, {}, {})", arg(0)?, arg(1)?),
             "pow" | "powi" => format!("powf({receiver}, {})", arg(0)?),
+            "powf" => format!("kl::powf({receiver}, {})", arg(0)?),
+            "clamp" => format!("kl::clamp({receiver}, {}, {})", arg(0)?, arg(1)?),
+            "floor" | "ceil" | "round" | "trunc" | "exp" | "exp2" | "ln" | "log2" | "log10" | "sin" | "cos" | "tan"
+            | "tanh" | "cbrt" | "next_power_of_two" | "length" | "xy" | "xyz" | "to_array"
+                if args.is_empty() =>
+            {
+                format!("kl::{method}({receiver})")
+            }
+            "rem_euclid" | "dot" => format!("kl::{method}({receiver}, {})", arg(0)?),
+            "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
+            "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
             _ => return self.fail(m, format!("method `{method}` is not lowered")),
         })
     }
+}
+
+/// `Vec3::new` and friends: the C++ aggregate to initialise.
+fn glam_new(path: &syn::Path) -> Option<String> {
+    let [ty, f] = path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if f.ident != "new" {
+        return None;
+    }
+    super::types::glam_vector(&ty.ident.to_string()).map(str::to_string)
+}
+
+/// `Vec3::ZERO`, `Vec3::ONE`, `Vec3::X` and friends.
+fn glam_constant(path: &syn::Path) -> Option<String> {
+    let [ty, c] = path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let vector = super::types::glam_vector(&ty.ident.to_string())?;
+    let lanes = match vector.as_bytes().last() {
+        Some(b'2') => 2,
+        Some(b'3') | Some(b'A') => 3,
+        _ => 4,
+    };
+    let one = |lane: usize| {
+        (0..lanes)
+            .map(|i| if i == lane || lane == usize::MAX { "1" } else { "0" })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let values = match c.ident.to_string().as_str() {
+        "ZERO" => one(usize::MAX - 1),
+        "ONE" => one(usize::MAX),
+        "X" => one(0),
+        "Y" => one(1),
+        "Z" if lanes >= 3 => one(2),
+        "W" if lanes == 4 => one(3),
+        _ => return None,
+    };
+    Some(format!("{vector}{{{values}}}"))
 }
 
 pub(super) fn receiver_is_pointer(e: &Expr) -> bool {
@@ -303,6 +375,7 @@ pub(super) fn geometry_call(name: &str) -> Option<String> {
         "block_dim" => vector("blockDim"),
         "grid_dim" => vector("gridDim"),
         "index_1d" => "(blockIdx.x * blockDim.x + threadIdx.x)".to_string(),
+        "coords_1d" => "((unsigned long long)(blockIdx.x * blockDim.x + threadIdx.x))".to_string(),
         "index_2d" => "kl::uvec3{blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, 0u}".to_string(),
         "index_3d" => "kl::uvec3{blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z}".to_string(),
         "index" => "((blockIdx.x + blockIdx.y * gridDim.x + gridDim.x * gridDim.y * blockIdx.z) * (blockDim.x * blockDim.y * blockDim.z) + threadIdx.z * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x)".to_string(),

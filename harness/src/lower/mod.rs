@@ -9,7 +9,7 @@ use kernel_lint_analyzer::{SourceFile, Span};
 use quote::ToTokens;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
-use syn::{Item, Stmt, Type};
+use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
 mod prelude;
@@ -127,6 +127,13 @@ pub fn lower_file(
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         structs: HashSet::new(),
+        consts: items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Const(c) => Some(c.ident.to_string()),
+                _ => None,
+            })
+            .collect(),
     };
     let mut code = String::new();
     let _ = writeln!(code, "namespace {namespace} {{");
@@ -149,6 +156,11 @@ pub fn lower_file(
                 let _ = writeln!(code, "[[maybe_unused]] constexpr {ty} {} = {v}ll;", c.ident);
             }
         }
+    }
+    // Other constants (floats, arrays, expressions of constants), in an order C++ accepts: a
+    // constant is defined once those it names are.
+    for failed in cx.lower_other_consts(&items, &mut code) {
+        cx.consts.remove(&failed);
     }
     // Shared and device statics at file level.
     for item in &items {
@@ -246,6 +258,8 @@ struct Context<'a> {
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
     structs: HashSet<String>,
+    /// Names of the file's constants, in any module: `consts::RADIUS` names `RADIUS`.
+    consts: HashSet<String>,
 }
 
 /// Per-function state: which names are slices, references, shared arrays, and the C name of
@@ -370,6 +384,61 @@ impl<'a> Context<'a> {
         }
         out.push_str("};\n");
         Ok(out)
+    }
+
+    /// Defines the constants that are not integers; returns the names of those not lowered.
+    fn lower_other_consts(&self, items: &[&Item], code: &mut String) -> Vec<String> {
+        let mut defined: HashSet<String> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Const(c) if self.layouts.const_value(&c.expr).is_some() && self.c_type(&c.ty).is_ok() => {
+                    Some(c.ident.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        let mut pending: Vec<&syn::ItemConst> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Const(c) if !defined.contains(&c.ident.to_string()) => Some(c),
+                _ => None,
+            })
+            .collect();
+        let mut failed = Vec::new();
+        loop {
+            let before = pending.len();
+            pending.retain(|c| {
+                let names = expression_names(&c.expr);
+                if !names.iter().all(|n| defined.contains(n)) {
+                    return true;
+                }
+                let value = match &*c.expr {
+                    Expr::Array(a) => a
+                        .elems
+                        .iter()
+                        .map(|e| self.expr(e, &mut Scope::default()))
+                        .collect::<Lowered<Vec<_>>>()
+                        .map(|v| format!("{{{}}}", v.join(", "))),
+                    other => self.expr(other, &mut Scope::default()),
+                };
+                match (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
+                    (Ok(value), Ok(decl)) => {
+                        let _ = writeln!(code, "[[maybe_unused]] constexpr {decl} = {value};");
+                        defined.insert(c.ident.to_string());
+                    }
+                    _ => {
+                        let _ = writeln!(code, "// const {} not lowered", c.ident);
+                        failed.push(c.ident.to_string());
+                    }
+                }
+                false
+            });
+            if pending.len() == before {
+                break;
+            }
+        }
+        failed.extend(pending.iter().map(|c| c.ident.to_string()));
+        failed
     }
 
     fn static_decl(&self, s: &syn::ItemStatic) -> Lowered<String> {
@@ -539,4 +608,23 @@ impl<'a> Context<'a> {
         scope.statements.push(span);
         let _ = writeln!(out, "#line {} \"{}\"", span.line, self.line_path());
     }
+}
+
+/// The upper-case names an expression reads (constants, by convention), but not type names
+/// after `as`.
+fn expression_names(e: &Expr) -> Vec<String> {
+    let text = e.to_token_stream().to_string();
+    let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    let mut out = Vec::new();
+    let mut after_as = false;
+    for word in words.filter(|w| !w.is_empty()) {
+        if word == "as" {
+            after_as = true;
+            continue;
+        }
+        if !std::mem::take(&mut after_as) && word.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+            out.push(word.to_string());
+        }
+    }
+    out
 }

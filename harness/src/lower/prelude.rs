@@ -29,5 +29,80 @@ struct __align__(16) UVec4 { unsigned int x, y, z, w; };
 struct __align__(8) IVec2 { int x, y; };
 struct IVec3 { int x, y, z; };
 struct __align__(16) IVec4 { int x, y, z, w; };
+#define KL_MATH1(name, f32, f64) \
+  __device__ inline float name(float x) { return ::f32(x); } \
+  __device__ inline double name(double x) { return ::f64(x); }
+KL_MATH1(floor, floorf, floor)
+KL_MATH1(ceil, ceilf, ceil)
+KL_MATH1(round, roundf, round)
+KL_MATH1(trunc, truncf, trunc)
+KL_MATH1(exp, expf, exp)
+KL_MATH1(exp2, exp2f, exp2)
+KL_MATH1(ln, logf, log)
+KL_MATH1(log2, log2f, log2)
+KL_MATH1(log10, log10f, log10)
+KL_MATH1(sin, sinf, sin)
+KL_MATH1(cos, cosf, cos)
+KL_MATH1(tan, tanf, tan)
+KL_MATH1(tanh, tanhf, tanh)
+KL_MATH1(sqrt, sqrtf, sqrt)
+KL_MATH1(cbrt, cbrtf, cbrt)
+KL_MATH1(fabs, fabsf, fabs)
+#undef KL_MATH1
+__device__ inline float powf(float x, float y) { return ::powf(x, y); }
+__device__ inline double powf(double x, double y) { return ::pow(x, y); }
+__device__ inline float powi(float x, int n) { return ::powf(x, (float)n); }
+__device__ inline double powi(double x, int n) { return ::pow(x, (double)n); }
+__device__ inline float mul_add(float a, float b, float c) { return ::fmaf(a, b, c); }
+__device__ inline double mul_add(double a, double b, double c) { return ::fma(a, b, c); }
+__device__ inline float abs(float x) { return ::fabsf(x); }
+__device__ inline double abs(double x) { return ::fabs(x); }
+template <typename T> __device__ T abs(T x) { return x < 0 ? -x : x; }
+template <typename T, typename U, typename V> __device__ T clamp(T x, U lo, V hi) {
+  return x < (T)lo ? (T)lo : ((T)hi < x ? (T)hi : x);
+}
+template <typename T, typename U> __device__ T min(T a, U b) { return (T)b < a ? (T)b : a; }
+template <typename T, typename U> __device__ T max(T a, U b) { return a < (T)b ? (T)b : a; }
+template <typename T> __device__ T next_power_of_two(T x) {
+  T p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+template <typename T, typename U> __device__ T rem_euclid(T a, U b) {
+  T r = a % (T)b;
+  return r < 0 ? r + ((T)b < 0 ? -(T)b : (T)b) : r;
+}
+__device__ inline float rem_euclid(float a, float b) { float r = ::fmodf(a, b); return r < 0 ? r + ::fabsf(b) : r; }
+__device__ inline double rem_euclid(double a, double b) { double r = ::fmod(a, b); return r < 0 ? r + ::fabs(b) : r; }
+template <typename T, typename U> __device__ T abs_diff(T a, U b) { return a < (T)b ? (T)b - a : a - (T)b; }
+__device__ inline float rsqrt(float x) { return 1.0f / ::sqrtf(x); }
+__device__ inline double rsqrt(double x) { return 1.0 / ::sqrt(x); }
+template <typename T> __device__ T recip(T x) { return (T)1 / x; }
+template <typename T> __device__ T signum(T x) { return x < 0 ? (T)-1 : (T)1; }
+template <typename T> __device__ T to_radians(T x) { return x * (T)0.017453292519943295; }
+template <typename T> __device__ T to_degrees(T x) { return x * (T)57.29577951308232; }
+template <typename T> __device__ T* byte_add(T* p, unsigned long long n) {
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(p) + n);
+}
+template <typename T> __device__ T* byte_sub(T* p, unsigned long long n) {
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(p) - n);
+}
+__device__ inline float dot(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
+__device__ inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+__device__ inline float dot(Vec4 a, Vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+__device__ inline float length(Vec2 a) { return ::sqrtf(dot(a, a)); }
+__device__ inline float length(Vec3 a) { return ::sqrtf(dot(a, a)); }
+__device__ inline float length(Vec4 a) { return ::sqrtf(dot(a, a)); }
+__device__ inline Vec2 xy(Vec3 a) { return Vec2{a.x, a.y}; }
+__device__ inline Vec2 xy(Vec4 a) { return Vec2{a.x, a.y}; }
+__device__ inline Vec3 xyz(Vec4 a) { return Vec3{a.x, a.y, a.z}; }
+template <typename T, int N> struct array {
+  T v[N];
+  __device__ T& operator[](unsigned long long i) { return v[i]; }
+  __device__ const T& operator[](unsigned long long i) const { return v[i]; }
+};
+__device__ inline array<float, 2> to_array(Vec2 a) { return {{a.x, a.y}}; }
+__device__ inline array<float, 3> to_array(Vec3 a) { return {{a.x, a.y, a.z}}; }
+__device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w}}; }
 }
 "#;

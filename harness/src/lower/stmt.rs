@@ -2,6 +2,7 @@
 //! preceded by a `#line` directive.
 
 use super::{ident, Context, Lowered, Scope};
+use kernel_lint_analyzer::parse::last_segment;
 use std::collections::HashMap;
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
@@ -36,15 +37,14 @@ impl Context<'_> {
                 let _ = writeln!(out, "{}", self.static_decl(s)?);
             }
             Stmt::Item(Item::Const(c)) => {
-                let v = self
-                    .layouts
-                    .const_value(&c.expr)
-                    .ok_or_else(|| (self.span(c), "constant is not an integer".to_string()))?;
+                let value = match self.layouts.const_value(&c.expr) {
+                    Some(v) => format!("{v}ll"),
+                    None => self.expr(&c.expr, scope)?,
+                };
                 let _ = writeln!(
                     out,
-                    "[[maybe_unused]] constexpr {} {} = {v}ll;",
-                    self.c_type(&c.ty)?,
-                    ident(&c.ident.to_string())
+                    "[[maybe_unused]] constexpr {} = {value};",
+                    self.declarator(&c.ty, &ident(&c.ident.to_string()))?
                 );
             }
             Stmt::Item(_) => {}
@@ -107,6 +107,10 @@ impl Context<'_> {
             scope.slices.insert(name.clone());
             return Ok(format!("auto {name} = {value};\nauto {name}_len = {length};\n"));
         }
+        // `let p = &mut *ptr.add(i);` or `let p = &a[i];`: a pointer, read through with `->`.
+        if matches!(&*init.expr, Expr::Reference(_)) {
+            scope.references.insert(name.clone());
+        }
         match ty {
             Some(ty) if !matches!(ty, Type::Infer(_) | Type::Reference(_)) => {
                 Ok(format!("{} = {value};\n", self.declarator(ty, &name)?))
@@ -144,18 +148,31 @@ impl Context<'_> {
 
     /// `let (a, b) = (x, y);`: every value first (they may read the old names), then the names.
     pub(super) fn tuple_local(&self, names: &syn::PatTuple, init: &Expr, scope: &mut Scope) -> Lowered<String> {
-        let Expr::Tuple(values) = init else {
-            return self.fail(init, "a tuple pattern is lowered only from a tuple of values");
+        let values: Vec<String> = match init {
+            Expr::Tuple(values) => values
+                .elems
+                .iter()
+                .map(|v| self.expr(v, scope))
+                .collect::<Lowered<_>>()?,
+            Expr::Call(c)
+                if c.args.is_empty() && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "coords_2d") =>
+            {
+                vec![
+                    "((unsigned long long)(blockIdx.x * blockDim.x + threadIdx.x))".to_string(),
+                    "((unsigned long long)(blockIdx.y * blockDim.y + threadIdx.y))".to_string(),
+                ]
+            }
+            _ => return self.fail(init, "a tuple pattern is lowered only from a tuple of values"),
         };
-        if values.elems.len() != names.elems.len() {
+        if values.len() != names.elems.len() {
             return self.fail(init, "tuple sizes differ");
         }
         scope.shared_counter += 1;
         let mut out = String::new();
         let mut temporaries = Vec::new();
-        for (i, value) in values.elems.iter().enumerate() {
+        for (i, value) in values.iter().enumerate() {
             let temporary = format!("kl_tuple_{}_{i}", scope.shared_counter);
-            let _ = writeln!(out, "auto {temporary} = {};", self.expr(value, scope)?);
+            let _ = writeln!(out, "auto {temporary} = {value};");
             temporaries.push(temporary);
         }
         for (name, temporary) in names.elems.iter().zip(temporaries) {

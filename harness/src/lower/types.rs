@@ -68,10 +68,12 @@ impl Context<'_> {
     pub(super) fn declarator(&self, ty: &Type, name: &str) -> Lowered<String> {
         match ty {
             Type::Array(a) => {
-                let len = self
-                    .layouts
-                    .const_value(&a.len)
-                    .ok_or_else(|| (self.span(&a.len), "array length is not a constant".to_string()))?;
+                let len = match self.layouts.const_value(&a.len) {
+                    Some(len) => len.to_string(),
+                    // `TILE * TILE` of a constant local to the function: C++ evaluates it.
+                    None if is_constant_expression(&a.len) => self.expr(&a.len, &mut super::Scope::default())?,
+                    None => return self.fail(&a.len, "array length is not a constant"),
+                };
                 self.declarator(&a.elem, &format!("{name}[{len}]"))
             }
             Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "MaybeUninit") => {
@@ -93,7 +95,7 @@ impl Context<'_> {
 }
 
 /// glam's vector types as compiled for CUDA, defined in [`PRELUDE`] with the same layout.
-fn glam_vector(name: &str) -> Option<&'static str> {
+pub(super) fn glam_vector(name: &str) -> Option<&'static str> {
     Some(match name {
         "Vec2" => "kl::Vec2",
         "Vec3" => "kl::Vec3",
@@ -107,4 +109,23 @@ fn glam_vector(name: &str) -> Option<&'static str> {
         "IVec4" => "kl::IVec4",
         _ => return None,
     })
+}
+
+/// Whether `e` is built only of literals, named constants (upper-case paths), arithmetic and
+/// casts, so that C++ evaluates it at compile time.
+pub(super) fn is_constant_expression(e: &syn::Expr) -> bool {
+    use syn::Expr;
+    match e {
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_)),
+        Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
+        }),
+        Expr::Paren(p) => is_constant_expression(&p.expr),
+        Expr::Group(g) => is_constant_expression(&g.expr),
+        Expr::Cast(c) => is_constant_expression(&c.expr),
+        Expr::Unary(u) => is_constant_expression(&u.expr),
+        Expr::Binary(b) => is_constant_expression(&b.left) && is_constant_expression(&b.right),
+        _ => false,
+    }
 }
