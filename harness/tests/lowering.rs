@@ -222,3 +222,110 @@ pub unsafe extern "ptx-kernel" fn copy_plane(src: *const u8, src_pitch: usize, d
     assert!(program.contains("kl::byte_add(dst, (y * dst_pitch))"), "{program}");
     assert!(program.contains("sizeof(float)"), "{program}");
 }
+
+#[test]
+fn struct_literals_and_tuples_returned_by_helpers_are_lowered() {
+    let program = lowered(
+        r#"
+use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Pair { pub lo: u32, pub hi: f32 }
+
+fn split(x: u32) -> (u32, f32) {
+    (x / 2, x as f32 * 0.5)
+}
+
+#[kernel]
+pub unsafe fn pairs(out: *mut Pair, n: u32) {
+    let i = thread::index_1d();
+    if i < n {
+        let (half, scaled) = split(i);
+        let (a, b): (u32, f32) = (half, scaled);
+        let count: u32 = a + 1;
+        *out.add(i as usize) = Pair { hi: b, lo: count };
+    }
+}
+"#,
+    );
+    assert!(
+        program.contains("kl::tuple2<unsigned int, float> split(unsigned int x)"),
+        "{program}"
+    );
+    assert!(program.contains("return kl::make_tuple("), "{program}");
+    assert!(program.contains("Pair{count, b}"), "{program}");
+    assert!(program.contains("unsigned int count = (a + 1);"), "{program}");
+}
+
+#[test]
+fn matches_on_integers_and_options_of_slice_elements_are_lowered() {
+    let program = lowered(
+        r#"
+use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn pick(a: &[f32], b: &mut [f32], src0: *const f32, src1: *const f32, out: *mut f32) {
+    let i = thread::index_1d() as usize;
+    let plane = thread::block_idx_y();
+    let src = match plane {
+        0 => src0,
+        1 | 2 => src1,
+        _ => core::hint::unreachable_unchecked(),
+    };
+    match plane {
+        0 => *out.add(i) = *src.add(i),
+        3..=5 => {
+            *out.add(i) = 1.0;
+        }
+        _ => {}
+    }
+    if let Some(x) = a.get(i) {
+        *out.add(i) = *x;
+    } else {
+        *out.add(i) = 0.0;
+    }
+    match b.get_mut(i) {
+        Some(y) => *y = 2.0,
+        None => {}
+    }
+}
+"#,
+    );
+    assert!(
+        program.contains("((plane == 0u) ? (src0) : (src1))") || program.contains("((plane == 0) ? (src0) : (src1))"),
+        "{program}"
+    );
+    assert!(program.contains("if ((plane == 0)) {"), "{program}");
+    assert!(program.contains("else if ((plane >= 3 && plane <= 5)) {"), "{program}");
+    assert!(program.contains("if ((unsigned long long)(i) < a_len) {"), "{program}");
+    assert!(program.contains("auto x = kl::make_ref(&a[i]);"), "{program}");
+    assert!(program.contains("auto y = kl::make_ref(&b[i]);"), "{program}");
+}
+
+#[test]
+fn local_arrays_of_any_element_type_are_declared_and_filled() {
+    let program = lowered(
+        r#"
+use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn local(out: *mut f32, counts: *mut u32) {
+    let i = thread::index_1d() as usize;
+    let mut hist = [0u32; 4];
+    let mut m: [[f32; 3]; 3] = [[1.0; 3]; 3];
+    let w = [0.25f32, 0.5, 0.25];
+    hist[i % 4] += 1;
+    m[1][2] = w[i % 3];
+    *counts.add(i) = hist[0];
+    *out.add(i) = m[1][2] + m[0][0];
+}
+"#,
+    );
+    assert!(program.contains("unsigned int hist[4];"), "{program}");
+    assert!(program.contains("float m[3][3];"), "{program}");
+    assert!(program.contains("float w[3] = {0.25f, 0.5f, 0.25f};"), "{program}");
+}

@@ -113,9 +113,139 @@ impl Context<'_> {
                     _ => return self.fail(i, "`if` used as a value with statements inside is not lowered"),
                 }
             }
+            Expr::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
+                let elems = t
+                    .elems
+                    .iter()
+                    .map(|e| self.expr(e, scope))
+                    .collect::<Lowered<Vec<_>>>()?;
+                format!("kl::make_tuple({})", elems.join(", "))
+            }
+            Expr::Struct(s) => self.struct_literal(s, scope)?,
+            Expr::Match(m) => self.match_value(m, scope)?,
             Expr::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
             other => return self.fail(other, format!("`{}` is not lowered", self.text(other))),
         })
+    }
+
+    /// `Foo { a: 1, b: x }` as the aggregate `Foo{1, x}`, in the order the fields are declared.
+    fn struct_literal(&self, s: &syn::ExprStruct, scope: &mut Scope) -> Lowered<String> {
+        if s.rest.is_some() {
+            return self.fail(s, "struct update syntax `..base` is not lowered");
+        }
+        let (_, fields) = self
+            .layouts
+            .struct_fields(&s.path)
+            .ok_or_else(|| (self.span(&s.path), format!("unknown struct `{}`", self.text(&s.path))))?;
+        let ty = self.c_type(&Type::Path(syn::TypePath {
+            qself: None,
+            path: s.path.clone(),
+        }))?;
+        let mut values = Vec::new();
+        for (field, _) in &fields {
+            let value = s
+                .fields
+                .iter()
+                .find(|f| match &f.member {
+                    syn::Member::Named(n) => n == field,
+                    syn::Member::Unnamed(i) => i.index.to_string() == *field,
+                })
+                .ok_or_else(|| (self.span(s), format!("field `{field}` is not given")))?;
+            values.push(self.expr(&value.expr, scope)?);
+        }
+        if values.len() != s.fields.len() {
+            return self.fail(s, "a field given is not one of the struct's");
+        }
+        Ok(format!("{ty}{{{}}}", values.join(", ")))
+    }
+
+    /// The condition under which `pattern` matches the C expression `scrutinee`: integer and
+    /// boolean literals, ranges, alternatives and `_`; `None` for the catch-all.
+    pub(super) fn pattern_condition(&self, pattern: &syn::Pat, scrutinee: &str) -> Lowered<Option<String>> {
+        Ok(match pattern {
+            syn::Pat::Wild(_) => None,
+            syn::Pat::Lit(l) => Some(format!("({scrutinee} == {})", self.literal(&l.lit)?)),
+            syn::Pat::Paren(p) => self.pattern_condition(&p.pat, scrutinee)?,
+            syn::Pat::Range(r) => {
+                let bound = |e: &Option<Box<Expr>>| -> Lowered<Option<String>> {
+                    match e.as_deref() {
+                        Some(Expr::Lit(l)) => Ok(Some(self.literal(&l.lit)?)),
+                        Some(Expr::Unary(u)) if matches!(u.op, UnOp::Neg(_)) => match &*u.expr {
+                            Expr::Lit(l) => Ok(Some(format!("(-{})", self.literal(&l.lit)?))),
+                            other => self.fail(other, "range bound is not a literal"),
+                        },
+                        Some(other) => self.fail(other, "range bound is not a literal"),
+                        None => Ok(None),
+                    }
+                };
+                let mut parts = Vec::new();
+                if let Some(start) = bound(&r.start)? {
+                    parts.push(format!("{scrutinee} >= {start}"));
+                }
+                if let Some(end) = bound(&r.end)? {
+                    let cmp = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                        "<="
+                    } else {
+                        "<"
+                    };
+                    parts.push(format!("{scrutinee} {cmp} {end}"));
+                }
+                if parts.is_empty() {
+                    None
+                } else {
+                    Some(format!("({})", parts.join(" && ")))
+                }
+            }
+            syn::Pat::Or(o) => {
+                let mut cases = Vec::new();
+                for case in &o.cases {
+                    match self.pattern_condition(case, scrutinee)? {
+                        Some(c) => cases.push(c),
+                        None => return Ok(None),
+                    }
+                }
+                Some(format!("({})", cases.join(" || ")))
+            }
+            other => return self.fail(other, "only literal, range and `_` patterns are lowered in `match`"),
+        })
+    }
+
+    /// The scrutinee of a `match`, which must be a name or a field: it is read once per arm.
+    pub(super) fn scrutinee(&self, e: &Expr, scope: &mut Scope) -> Lowered<String> {
+        match e {
+            Expr::Path(_) | Expr::Field(_) | Expr::Lit(_) => self.expr(e, scope),
+            Expr::Paren(p) => self.scrutinee(&p.expr, scope),
+            other => self.fail(other, "`match` on a computed value is not lowered"),
+        }
+    }
+
+    /// `match` used as a value: a chain of conditionals; an arm that cannot be reached
+    /// (`unreachable!()`, `unreachable_unchecked()`) gives way to the one before it.
+    fn match_value(&self, m: &syn::ExprMatch, scope: &mut Scope) -> Lowered<String> {
+        let scrutinee = self.scrutinee(&m.expr, scope)?;
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            if arm.guard.is_some() {
+                return self.fail(arm, "`match` guards are not lowered");
+            }
+            if is_unreachable(&arm.body) {
+                continue;
+            }
+            let condition = self.pattern_condition(&arm.pat, &scrutinee)?;
+            let value = self.expr(&arm.body, scope)?;
+            arms.push((condition, value));
+        }
+        let Some((_, last)) = arms.pop() else {
+            return self.fail(m, "`match` without a reachable arm");
+        };
+        let mut out = last;
+        for (condition, value) in arms.into_iter().rev() {
+            let Some(condition) = condition else {
+                return self.fail(m, "an arm after the catch-all");
+            };
+            out = format!("({condition} ? ({value}) : ({out}))");
+        }
+        Ok(out)
     }
 
     pub(super) fn literal(&self, lit: &syn::Lit) -> Lowered<String> {
@@ -305,6 +435,19 @@ fn glam_constant(path: &syn::Path) -> Option<String> {
         _ => return None,
     };
     Some(format!("{vector}{{{values}}}"))
+}
+
+/// `unreachable!()`, `unreachable_unchecked()` and `core::hint::unreachable_unchecked()`.
+pub(super) fn is_unreachable(e: &Expr) -> bool {
+    match e {
+        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| s.ident == "unreachable"),
+        Expr::Call(c) => {
+            matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "unreachable_unchecked"))
+        }
+        Expr::Unsafe(u) => matches!(u.block.stmts.as_slice(), [Stmt::Expr(e, _)] if is_unreachable(e)),
+        Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(e, _)] if is_unreachable(e)),
+        _ => false,
+    }
 }
 
 pub(super) fn receiver_is_pointer(e: &Expr) -> bool {

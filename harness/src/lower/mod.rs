@@ -472,7 +472,8 @@ impl<'a> Context<'a> {
                 if let Type::Slice(s) = &*r.elem {
                     scope.slices.insert(name.clone());
                     params.push(format!(
-                        "const {}* {name}, unsigned long long {name}_len",
+                        "{}{}* {name}, unsigned long long {name}_len",
+                        if r.mutability.is_some() { "" } else { "const " },
                         self.c_type(&s.elem)?
                     ));
                     continue;
@@ -504,7 +505,10 @@ impl<'a> Context<'a> {
             let name = scope.bind(&name.ident.to_string());
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
-                Param::Slice { name, elem, .. } => format!("const {elem}* {name}, unsigned long long {name}_len"),
+                Param::Slice { name, elem, .. } => {
+                    let constness = if is_mut_ref(&typed.ty) { "" } else { "const " };
+                    format!("{constness}{elem}* {name}, unsigned long long {name}_len")
+                }
                 Param::Pointer { name, .. } => format!("{} {name}", self.c_type(&typed.ty)?),
                 Param::Scalar { name, c_type, .. } | Param::Struct { name, c_type, .. } => format!("{c_type} {name}"),
             });
@@ -627,4 +631,9 @@ fn expression_names(e: &Expr) -> Vec<String> {
         }
     }
     out
+}
+
+/// `&mut T`.
+fn is_mut_ref(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(r) if r.mutability.is_some())
 }

@@ -17,6 +17,7 @@ template <typename T> struct ref {
   T* p;
   __device__ operator T&() const { return *p; }
   __device__ T& operator*() const { return *p; }
+  __device__ T* operator->() const { return p; }
 };
 template <typename T> __device__ ref<T> make_ref(T* p) { return ref<T>{p}; }
 struct __align__(8) Vec2 { float x, y; };
@@ -96,6 +97,28 @@ __device__ inline float length(Vec4 a) { return ::sqrtf(dot(a, a)); }
 __device__ inline Vec2 xy(Vec3 a) { return Vec2{a.x, a.y}; }
 __device__ inline Vec2 xy(Vec4 a) { return Vec2{a.x, a.y}; }
 __device__ inline Vec3 xyz(Vec4 a) { return Vec3{a.x, a.y, a.z}; }
+template <typename A, typename B> struct tuple2 {
+  A _0; B _1;
+  template <typename X, typename Y> __device__ operator tuple2<X, Y>() const { return {(X)_0, (Y)_1}; }
+};
+template <typename A, typename B, typename C> struct tuple3 {
+  A _0; B _1; C _2;
+  template <typename X, typename Y, typename Z> __device__ operator tuple3<X, Y, Z>() const {
+    return {(X)_0, (Y)_1, (Z)_2};
+  }
+};
+template <typename A, typename B, typename C, typename D> struct tuple4 {
+  A _0; B _1; C _2; D _3;
+  template <typename X, typename Y, typename Z, typename W> __device__ operator tuple4<X, Y, Z, W>() const {
+    return {(X)_0, (Y)_1, (Z)_2, (W)_3};
+  }
+};
+template <typename A, typename B> __device__ tuple2<A, B> make_tuple(A a, B b) { return {a, b}; }
+template <typename A, typename B, typename C> __device__ tuple3<A, B, C> make_tuple(A a, B b, C c) {
+  return {a, b, c};
+}
+template <typename A, typename B, typename C, typename D>
+__device__ tuple4<A, B, C, D> make_tuple(A a, B b, C c, D d) { return {a, b, c, d}; }
 template <typename T, int N> struct array {
   T v[N];
   __device__ T& operator[](unsigned long long i) { return v[i]; }

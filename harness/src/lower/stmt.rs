@@ -94,6 +94,9 @@ impl Context<'_> {
                 ));
             }
         }
+        if let Expr::Repeat(_) | Expr::Array(_) = &*init.expr {
+            return self.local_array(&rust_name, ty, &init.expr, scope);
+        }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
         let value = self.expr(&init.expr, scope)?;
         let sub_slice = self.sub_slice_length(&init.expr, scope)?;
@@ -117,6 +120,89 @@ impl Context<'_> {
             }
             _ => Ok(format!("auto {name} = {value};\n")),
         }
+    }
+
+    /// `let mut a = [0u32; 4];`, `let m = [[0.0f32; 3]; 3];`, `let w = [1.0f32, 2.0];`: a C
+    /// array of the declared type, or of the type of the innermost literal.
+    fn local_array(&self, rust_name: &str, ty: Option<&Type>, init: &Expr, scope: &mut Scope) -> Lowered<String> {
+        // Dimensions, outermost first, and the innermost element.
+        let mut dims = Vec::new();
+        let mut element = init;
+        let mut elements = None;
+        loop {
+            match element {
+                Expr::Repeat(r) => {
+                    let len = match self.layouts.const_value(&r.len) {
+                        Some(len) => len.to_string(),
+                        None if super::types::is_constant_expression(&r.len) => self.expr(&r.len, scope)?,
+                        None => return self.fail(&r.len, "array length is not a constant"),
+                    };
+                    dims.push(len);
+                    element = &r.expr;
+                }
+                Expr::Array(a) if elements.is_none() && dims.is_empty() => {
+                    let values = a
+                        .elems
+                        .iter()
+                        .map(|e| self.expr(e, scope))
+                        .collect::<Lowered<Vec<_>>>()?;
+                    dims.push(values.len().to_string());
+                    elements = Some(values);
+                    match a.elems.first() {
+                        Some(first) => element = first,
+                        None => return self.fail(a, "empty array"),
+                    }
+                }
+                _ => break,
+            }
+        }
+        let value = match &elements {
+            Some(_) => None,
+            None => Some(self.expr(element, scope)?),
+        };
+        let name = scope.bind(rust_name);
+        let declaration = match ty {
+            Some(ty) if !matches!(ty, Type::Infer(_)) => self.declarator(ty, &name)?,
+            _ => {
+                let Expr::Lit(lit) = element else {
+                    return self.fail(
+                        element,
+                        "the element type of an array needs a literal or a declared type",
+                    );
+                };
+                let base = match &lit.lit {
+                    syn::Lit::Int(i) => match i.suffix() {
+                        "" => "int",
+                        suffix => {
+                            Self::primitive(suffix).ok_or_else(|| (self.span(lit), "integer suffix".to_string()))?
+                        }
+                    },
+                    syn::Lit::Float(f) => match f.suffix() {
+                        "f64" => "double",
+                        _ => "float",
+                    },
+                    syn::Lit::Bool(_) => "bool",
+                    other => return self.fail(other, "literal is not lowered"),
+                };
+                format!(
+                    "{base} {name}{}",
+                    dims.iter().map(|d| format!("[{d}]")).collect::<String>()
+                )
+            }
+        };
+        Ok(match (elements, value) {
+            (Some(values), _) => format!("{declaration} = {{{}}};\n", values.join(", ")),
+            (None, Some(value)) => {
+                scope.shared_counter += 1;
+                let k = format!("kl_k_{}", scope.shared_counter);
+                let total = dims.iter().map(|d| format!("({d})")).collect::<Vec<_>>().join(" * ");
+                format!(
+                    "{declaration};\nfor (unsigned long long {k} = 0; {k} < (unsigned long long)({total}); ++{k}) (&{name}{})[{k}] = {value};\n",
+                    "[0]".repeat(dims.len())
+                )
+            }
+            (None, None) => return self.fail(init, "array without a value"),
+        })
     }
 
     /// The length of `&base[start..end]` when `base` is a slice, so that `.len()` works on it.
@@ -162,7 +248,24 @@ impl Context<'_> {
                     "((unsigned long long)(blockIdx.y * blockDim.y + threadIdx.y))".to_string(),
                 ]
             }
-            _ => return self.fail(init, "a tuple pattern is lowered only from a tuple of values"),
+            // A helper returning a tuple: its fields, from one temporary.
+            other => {
+                scope.shared_counter += 1;
+                let whole = format!("kl_tuple_{}", scope.shared_counter);
+                let value = self.expr(other, scope)?;
+                let fields = (0..names.elems.len()).map(|i| format!("{whole}._{i}"));
+                let mut out = format!("auto {whole} = {value};\n");
+                for (name, field) in names.elems.iter().zip(fields) {
+                    match name {
+                        syn::Pat::Ident(binding) => {
+                            let _ = writeln!(out, "auto {} = {field};", scope.bind(&binding.ident.to_string()));
+                        }
+                        syn::Pat::Wild(_) => {}
+                        other => return self.fail(other, "only names are bound from a tuple"),
+                    }
+                }
+                return Ok(out);
+            }
         };
         if values.len() != names.elems.len() {
             return self.fail(init, "tuple sizes differ");
@@ -197,6 +300,7 @@ impl Context<'_> {
             )),
             Expr::Loop(l) => Ok(format!("while (true) {}", self.block(&l.body, scope)?)),
             Expr::ForLoop(f) => self.for_loop(f, scope),
+            Expr::Match(m) => self.match_stmt(m, scope),
             Expr::Block(b) => self.block(&b.block, scope),
             Expr::Unsafe(u) => self.block(&u.block, scope),
             Expr::Return(r) => match &r.expr {
@@ -210,8 +314,8 @@ impl Context<'_> {
     }
 
     pub(super) fn if_stmt(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
-        if matches!(&*i.cond, Expr::Let(_)) {
-            return self.fail(&i.cond, "`if let` is not lowered");
+        if let Expr::Let(l) = &*i.cond {
+            return self.if_let(l, i, scope);
         }
         let mut out = format!(
             "if ({}) {}",
@@ -221,6 +325,136 @@ impl Context<'_> {
         if let Some((_, else_branch)) = &i.else_branch {
             out.push_str("else ");
             out.push_str(&self.expr_stmt(else_branch, scope)?);
+        }
+        Ok(out)
+    }
+
+    /// `if let Some(x) = s.get(i)` (or `get_mut`) of a slice: a bounds check, then `x` refers
+    /// to the element.
+    fn if_let(&self, l: &syn::ExprLet, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
+        let (condition, element) = self.option_of_element(&l.expr, scope)?;
+        let binding = match &*l.pat {
+            syn::Pat::TupleStruct(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Some") && t.elems.len() == 1 =>
+            {
+                match &t.elems[0] {
+                    syn::Pat::Ident(b) if b.subpat.is_none() => Some(b.ident.to_string()),
+                    syn::Pat::Wild(_) => None,
+                    other => return self.fail(other, "only `Some(name)` is lowered in `if let`"),
+                }
+            }
+            other => return self.fail(other, "only `Some(name)` is lowered in `if let`"),
+        };
+        scope.names.push(HashMap::new());
+        let mut then = String::from("{\n");
+        if let Some(binding) = binding {
+            let name = scope.bind(&binding);
+            scope.references.insert(name.clone());
+            let _ = writeln!(then, "auto {name} = {element};");
+        }
+        let body = self.block(&i.then_branch, scope);
+        scope.names.pop();
+        then.push_str(&body?);
+        then.push_str("}\n");
+        let mut out = format!("if ({condition}) {then}");
+        if let Some((_, else_branch)) = &i.else_branch {
+            out.push_str("else ");
+            out.push_str(&self.expr_stmt(else_branch, scope)?);
+        }
+        Ok(out)
+    }
+
+    /// `s.get(i)` / `s.get_mut(i)` of a slice: the bounds check and a reference to the element.
+    fn option_of_element(&self, e: &Expr, scope: &mut Scope) -> Lowered<(String, String)> {
+        let Expr::MethodCall(m) = e else {
+            return self.fail(e, "`if let` is lowered only on `get(i)` of a slice");
+        };
+        let slice = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
+        if !(slice && matches!(m.method.to_string().as_str(), "get" | "get_mut") && m.args.len() == 1) {
+            return self.fail(e, "`if let` is lowered only on `get(i)` of a slice");
+        }
+        let base = self.expr(&m.receiver, scope)?;
+        let index = self.expr(&m.args[0], scope)?;
+        Ok((
+            format!("(unsigned long long)({index}) < {base}_len"),
+            format!("kl::make_ref(&{base}[{index}])"),
+        ))
+    }
+
+    /// `match` as a statement: an `if` chain on literal patterns, or a bounds check for
+    /// `Some(x)` / `None` of `s.get(i)`.
+    pub(super) fn match_stmt(&self, m: &syn::ExprMatch, scope: &mut Scope) -> Lowered<String> {
+        if m.arms.iter().any(|a| a.guard.is_some()) {
+            return self.fail(m, "`match` guards are not lowered");
+        }
+        let is_option = m.arms.iter().any(
+            |a| matches!(&a.pat, syn::Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|s| s.ident == "Some")),
+        );
+        if is_option {
+            let mut some = None;
+            let mut none = None;
+            for arm in &m.arms {
+                match &arm.pat {
+                    syn::Pat::TupleStruct(_) => some = Some(arm),
+                    syn::Pat::Ident(n) if n.ident == "None" => none = Some(arm),
+                    syn::Pat::Path(p) if p.path.is_ident("None") => none = Some(arm),
+                    syn::Pat::Wild(_) => none = Some(arm),
+                    other => return self.fail(other, "only `Some(name)` and `None` are lowered"),
+                }
+            }
+            let Some(some) = some else {
+                return self.fail(m, "`match` on an option without `Some`");
+            };
+            let as_if = syn::ExprIf {
+                attrs: Vec::new(),
+                if_token: Default::default(),
+                cond: Box::new(Expr::Let(syn::ExprLet {
+                    attrs: Vec::new(),
+                    let_token: Default::default(),
+                    pat: Box::new(some.pat.clone()),
+                    eq_token: Default::default(),
+                    expr: m.expr.clone(),
+                })),
+                then_branch: arm_block(&some.body),
+                else_branch: none.map(|n| {
+                    (
+                        Default::default(),
+                        Box::new(Expr::Block(syn::ExprBlock {
+                            attrs: Vec::new(),
+                            label: None,
+                            block: arm_block(&n.body),
+                        })),
+                    )
+                }),
+            };
+            return self.if_stmt(&as_if, scope);
+        }
+        let scrutinee = self.scrutinee(&m.expr, scope)?;
+        let mut out = String::new();
+        let mut closed = false;
+        for (k, arm) in m.arms.iter().enumerate() {
+            if closed {
+                return self.fail(arm, "an arm after the catch-all");
+            }
+            let body = if super::expr::is_unreachable(&arm.body) {
+                "{\n}\n".to_string()
+            } else {
+                self.block(&arm_block(&arm.body), scope)?
+            };
+            match self.pattern_condition(&arm.pat, &scrutinee)? {
+                Some(condition) => {
+                    let keyword = if k == 0 { "if" } else { "else if" };
+                    let _ = write!(out, "{keyword} ({condition}) {body}");
+                }
+                None if k == 0 => {
+                    out.push_str(&body);
+                    closed = true;
+                }
+                None => {
+                    let _ = write!(out, "else {body}");
+                    closed = true;
+                }
+            }
         }
         Ok(out)
     }
@@ -263,5 +497,16 @@ impl Context<'_> {
             "for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
             body?
         ))
+    }
+}
+
+/// A `match` arm's body as a block.
+fn arm_block(body: &Expr) -> syn::Block {
+    match body {
+        Expr::Block(b) if b.label.is_none() => b.block.clone(),
+        other => syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![Stmt::Expr(other.clone(), Some(Default::default()))],
+        },
     }
 }

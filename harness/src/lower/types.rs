@@ -35,6 +35,10 @@ impl Context<'_> {
                 })
             }
             Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
+            Type::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
+                let elems = t.elems.iter().map(|e| self.c_type(e)).collect::<Lowered<Vec<_>>>()?;
+                Ok(format!("kl::tuple{}<{}>", elems.len(), elems.join(", ")))
+            }
             Type::Path(p) => {
                 let segment = p
                     .path
