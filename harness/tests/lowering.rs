@@ -329,3 +329,38 @@ pub unsafe fn local(out: *mut f32, counts: *mut u32) {
     assert!(program.contains("float m[3][3];"), "{program}");
     assert!(program.contains("float w[3] = {0.25f, 0.5f, 0.25f};"), "{program}");
 }
+
+#[test]
+fn numeric_constants_conversions_and_mapped_ranges_are_lowered() {
+    let program = lowered(
+        r#"
+use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn fade(a: &[u8], out: *mut f32, threads: u64, stride: u64) {
+    let id = thread::index_1d();
+    let mut best = f32::INFINITY;
+    let mut index = usize::MAX;
+    for idx in (0..stride).map(|s| s * threads + u64::from(id)) {
+        if idx >= a.len() as u64 {
+            return;
+        }
+        let v = a[idx.to_usize().unwrap()] as f32 * core::f32::consts::PI;
+        if v < best {
+            best = v;
+            index = idx as usize;
+        }
+    }
+    *out.add(index % 1024) = best.max(f32::MIN) + i32::MAX as f32;
+}
+"#,
+    );
+    assert!(program.contains("kl::infinity<float>()"), "{program}");
+    assert!(program.contains("18446744073709551615ull"), "{program}");
+    assert!(
+        program.contains("auto idx = ((s * threads) + ((unsigned long long)(id)));"),
+        "{program}"
+    );
+    assert!(program.contains("3.14159265358979323846f"), "{program}");
+}

@@ -19,6 +19,9 @@ impl Context<'_> {
                 if let Some(constant) = glam_constant(&p.path) {
                     return Ok(constant);
                 }
+                if let Some(constant) = numeric_constant(&p.path) {
+                    return Ok(constant);
+                }
                 if p.path.segments.len() > 1
                     && self.layouts.const_named(&p.path).is_none()
                     && !self.consts.contains(&name)
@@ -311,6 +314,19 @@ impl Context<'_> {
                 }
             }
         }
+        // `u64::from(x)`, `f32::from(x)`: a conversion that cannot lose anything.
+        if name == "from" && args.len() == 1 {
+            if let Some(c) = p
+                .path
+                .segments
+                .iter()
+                .rev()
+                .nth(1)
+                .and_then(|t| Self::primitive(&t.ident.to_string()))
+            {
+                return Ok(format!("(({c})({}))", args[0]));
+            }
+        }
         if let Some(vector) = glam_new(&p.path) {
             return Ok(format!("{vector}{{{}}}", args.join(", ")));
         }
@@ -373,6 +389,11 @@ impl Context<'_> {
             "len" => format!("{receiver}_len"),
             // The receiver's type, as in Rust: `max(n, 1)` of two C types would be ambiguous.
             "min" | "max" => format!("kl::{method}({receiver}, {})", arg(0)?),
+            "to_usize" | "to_u64" => format!("((unsigned long long)({receiver}))"),
+            "to_u32" => format!("((unsigned int)({receiver}))"),
+            "to_i32" => format!("((int)({receiver}))"),
+            "to_f32" => format!("((float)({receiver}))"),
+            "to_f64" => format!("((double)({receiver}))"),
             "abs_diff" => format!("kl::abs_diff({receiver}, {})", arg(0)?),
             "rsqrt" | "recip" | "signum" | "to_radians" | "to_degrees" if args.is_empty() => {
                 format!("kl::{method}({receiver})")
@@ -395,6 +416,56 @@ impl Context<'_> {
             _ => return self.fail(m, format!("method `{method}` is not lowered")),
         })
     }
+}
+
+/// `u32::MAX`, `f32::INFINITY`, `core::f32::consts::PI` and friends.
+fn numeric_constant(path: &syn::Path) -> Option<String> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let [.., ty, name] = segments.as_slice() else {
+        return None;
+    };
+    let (ty, name) = if ty == "consts" {
+        let float = segments.iter().rev().nth(2)?;
+        (float.as_str(), name.as_str())
+    } else {
+        (ty.as_str(), name.as_str())
+    };
+    let f = |v: &str| if ty == "f32" { format!("{v}f") } else { v.to_string() };
+    Some(match (ty, name) {
+        ("u8", "MAX") => "255u".into(),
+        ("u16", "MAX") => "65535u".into(),
+        ("u32", "MAX") => "4294967295u".into(),
+        ("u64" | "usize", "MAX") => "18446744073709551615ull".into(),
+        ("i8", "MAX") => "127".into(),
+        ("i8", "MIN") => "(-128)".into(),
+        ("i16", "MAX") => "32767".into(),
+        ("i16", "MIN") => "(-32768)".into(),
+        ("i32", "MAX") => "2147483647".into(),
+        ("i32", "MIN") => "(-2147483647 - 1)".into(),
+        ("i64" | "isize", "MAX") => "9223372036854775807ll".into(),
+        ("i64" | "isize", "MIN") => "(-9223372036854775807ll - 1)".into(),
+        ("u8" | "u16" | "u32", "MIN") => "0u".into(),
+        ("u64" | "usize", "MIN") => "0ull".into(),
+        ("f32", "MAX") => "3.40282347e+38f".into(),
+        ("f32", "MIN") => "(-3.40282347e+38f)".into(),
+        ("f32", "EPSILON") => "1.1920929e-7f".into(),
+        ("f32", "MIN_POSITIVE") => "1.17549435e-38f".into(),
+        ("f64", "MAX") => "1.7976931348623157e+308".into(),
+        ("f64", "MIN") => "(-1.7976931348623157e+308)".into(),
+        ("f64", "EPSILON") => "2.220446049250313e-16".into(),
+        ("f64", "MIN_POSITIVE") => "2.2250738585072014e-308".into(),
+        ("f32" | "f64", "INFINITY") => format!("kl::infinity<{}>()", if ty == "f32" { "float" } else { "double" }),
+        ("f32" | "f64", "NEG_INFINITY") => {
+            format!("(-kl::infinity<{}>())", if ty == "f32" { "float" } else { "double" })
+        }
+        ("f32" | "f64", "PI") => f("3.14159265358979323846"),
+        ("f32" | "f64", "TAU") => f("6.28318530717958647692"),
+        ("f32" | "f64", "E") => f("2.71828182845904523536"),
+        ("f32" | "f64", "FRAC_PI_2") => f("1.57079632679489661923"),
+        ("f32" | "f64", "SQRT_2") => f("1.41421356237309504880"),
+        ("f32" | "f64", "LN_2") => f("0.693147180559945309417"),
+        _ => return None,
+    })
 }
 
 /// `Vec3::new` and friends: the C++ aggregate to initialise.

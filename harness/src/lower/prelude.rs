@@ -82,6 +82,9 @@ template <typename T> __device__ T recip(T x) { return (T)1 / x; }
 template <typename T> __device__ T signum(T x) { return x < 0 ? (T)-1 : (T)1; }
 template <typename T> __device__ T to_radians(T x) { return x * (T)0.017453292519943295; }
 template <typename T> __device__ T to_degrees(T x) { return x * (T)57.29577951308232; }
+template <typename T> __device__ T infinity() {
+  return (T)1e300 * (T)1e300;
+}
 template <typename T> __device__ T* byte_add(T* p, unsigned long long n) {
   return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(p) + n);
 }

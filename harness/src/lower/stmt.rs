@@ -463,8 +463,24 @@ impl Context<'_> {
         let syn::Pat::Ident(var) = &*f.pat else {
             return self.fail(&f.pat, "loop pattern is not a name");
         };
-        let rust_var = var.ident.to_string();
-        let (range, step) = match &*f.expr {
+        let mut rust_var = var.ident.to_string();
+        // `for x in (a..b).map(|i| f(i))`: the loop runs over `i`, and `x` is `f(i)` first thing.
+        let mut mapped = None;
+        let mut iterated = &*f.expr;
+        if let Expr::MethodCall(m) = iterated {
+            if m.method == "map" && m.args.len() == 1 {
+                let Some(Expr::Closure(c)) = m.args.first() else {
+                    return self.fail(&m.args, "`map` of something other than a closure");
+                };
+                let [syn::Pat::Ident(param)] = c.inputs.iter().collect::<Vec<_>>()[..] else {
+                    return self.fail(c, "a closure of one named parameter is lowered in `map`");
+                };
+                mapped = Some((rust_var.clone(), &*c.body));
+                rust_var = param.ident.to_string();
+                iterated = &m.receiver;
+            }
+        }
+        let (range, step) = match iterated {
             Expr::MethodCall(m) if m.method == "step_by" => {
                 let step = m
                     .args
@@ -491,7 +507,17 @@ impl Context<'_> {
         };
         scope.names.push(HashMap::new());
         let var = scope.bind(&rust_var);
-        let body = self.block(&f.body, scope);
+        let body = match mapped {
+            Some((name, value)) => match self.expr(value, scope) {
+                Ok(value) => {
+                    let name = scope.bind(&name);
+                    self.block(&f.body, scope)
+                        .map(|body| format!("{{\nauto {name} = {value};\n{body}}}\n"))
+                }
+                Err(e) => Err(e),
+            },
+            None => self.block(&f.body, scope),
+        };
         scope.names.pop();
         Ok(format!(
             "for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
