@@ -335,6 +335,9 @@ impl Context<'_> {
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
             _ => {}
         }
+        if !self.helpers.contains(&name) && NVPTX_STD_HELPERS.contains(&name.as_str()) {
+            return Ok(format!("kl::{name}({})", args.join(", ")));
+        }
         if let Some(reason) = self.helpers_failed.get(&name) {
             return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
         }
@@ -507,6 +510,19 @@ fn glam_constant(path: &syn::Path) -> Option<String> {
     };
     Some(format!("{vector}{{{values}}}"))
 }
+
+/// nvptx-std's warp and atomic helpers, defined in the prelude.
+const NVPTX_STD_HELPERS: &[&str] = &[
+    "lane",
+    "shfl_down_sync_u32",
+    "shfl_down_sync_f32",
+    "warp_sum_u32",
+    "warp_sum_f32",
+    "atomic_add_global_u32",
+    "atomic_add_global_u64",
+    "atomic_add_global_f32",
+    "atomic_add_global_f64",
+];
 
 /// `unreachable!()`, `unreachable_unchecked()` and `core::hint::unreachable_unchecked()`.
 pub(super) fn is_unreachable(e: &Expr) -> bool {

@@ -82,6 +82,47 @@ template <typename T> __device__ T recip(T x) { return (T)1 / x; }
 template <typename T> __device__ T signum(T x) { return x < 0 ? (T)-1 : (T)1; }
 template <typename T> __device__ T to_radians(T x) { return x * (T)0.017453292519943295; }
 template <typename T> __device__ T to_degrees(T x) { return x * (T)57.29577951308232; }
+// Warp and atomic helpers of nvptx-std, as the PTX they issue. Without nvcc (a syntax check)
+// they stand in with plain code.
+#ifdef __CUDACC__
+__device__ inline unsigned int lane() { unsigned int id; asm volatile("mov.u32 %0, %%laneid;" : "=r"(id)); return id; }
+__device__ inline unsigned int shfl_down_sync_u32(unsigned int mask, unsigned int v, unsigned int offset, unsigned int width) {
+  unsigned int out;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, %3, %4;" : "=r"(out) : "r"(v), "r"(offset), "r"(width), "r"(mask));
+  return out;
+}
+__device__ inline unsigned int shfl_bfly_u32(unsigned int mask, unsigned int v, unsigned int offset, unsigned int width) {
+  unsigned int out;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;" : "=r"(out) : "r"(v), "r"(offset), "r"(width), "r"(mask));
+  return out;
+}
+__device__ inline unsigned long long atomic_add_global_u64(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
+__device__ inline unsigned int atomic_add_global_u32(unsigned int* p, unsigned int v) { return atomicAdd(p, v); }
+__device__ inline float atomic_add_global_f32(float* p, float v) { return atomicAdd(p, v); }
+__device__ inline double atomic_add_global_f64(double* p, double v) { return atomicAdd(p, v); }
+#else
+__device__ inline unsigned int lane() { return threadIdx.x & 31u; }
+__device__ inline unsigned int shfl_down_sync_u32(unsigned int, unsigned int v, unsigned int, unsigned int) { return v; }
+__device__ inline unsigned int shfl_bfly_u32(unsigned int, unsigned int v, unsigned int, unsigned int) { return v; }
+template <typename T> __device__ T atomic_add(T* p, T v) { T old = *p; *p = old + v; return old; }
+__device__ inline unsigned long long atomic_add_global_u64(unsigned long long* p, unsigned long long v) { return atomic_add(p, v); }
+__device__ inline unsigned int atomic_add_global_u32(unsigned int* p, unsigned int v) { return atomic_add(p, v); }
+__device__ inline float atomic_add_global_f32(float* p, float v) { return atomic_add(p, v); }
+__device__ inline double atomic_add_global_f64(double* p, double v) { return atomic_add(p, v); }
+#endif
+__device__ inline float bits_f32(unsigned int u) { union { unsigned int u; float f; } v = {u}; return v.f; }
+__device__ inline unsigned int f32_bits(float f) { union { float f; unsigned int u; } v = {f}; return v.u; }
+__device__ inline float shfl_down_sync_f32(unsigned int mask, float v, unsigned int offset, unsigned int width) {
+  return bits_f32(shfl_down_sync_u32(mask, f32_bits(v), offset, width));
+}
+__device__ inline unsigned int warp_sum_u32(unsigned int v) {
+  for (unsigned int offset = 16; offset > 0; offset /= 2) v += shfl_bfly_u32(0xffffffffu, v, offset, 32);
+  return v;
+}
+__device__ inline float warp_sum_f32(float v) {
+  for (unsigned int offset = 16; offset > 0; offset /= 2) v += bits_f32(shfl_bfly_u32(0xffffffffu, f32_bits(v), offset, 32));
+  return v;
+}
 template <typename T> __device__ T infinity() {
   return (T)1e300 * (T)1e300;
 }
