@@ -139,7 +139,7 @@ pub unsafe fn math(a: *mut f32, b: *mut u32, n: u32) {
     if i < n as usize {
         let x = *a.add(i);
         let y = x.clamp(0.0, 1.0).min(0.5).max(0.1).abs().sqrt().log2();
-        let z = x.powi(2) + x.powf(0.5) + x.mul_add(2.0, 1.0) + x.exp() + x.sin() + x.cos();
+        let z = x.powi(2) + x.powf(0.5) + x.powf_fast(2.4) + x.mul_add(2.0, 1.0) + x.exp() + x.sin() + x.cos();
         *a.add(i) = y + z + x.floor() + x.ceil() + x.rem_euclid(3.0);
         let m = *b.add(i);
         *b.add(i) = m.next_power_of_two().max(1).min(n) + (m as i32).rem_euclid(4) as u32 + m.abs_diff(7);
@@ -156,6 +156,7 @@ pub unsafe fn math(a: *mut f32, b: *mut u32, n: u32) {
         "kl::log2(",
         "powf(",
         "kl::powf(",
+        "kl::powf_fast(",
         "fmaf(",
         "kl::exp(",
         "kl::sin(",

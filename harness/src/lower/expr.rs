@@ -413,7 +413,7 @@ impl Context<'_> {
             {
                 format!("kl::{method}({receiver})")
             }
-            "rem_euclid" | "dot" => format!("kl::{method}({receiver}, {})", arg(0)?),
+            "rem_euclid" | "dot" | "powf_fast" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
             _ => return self.fail(m, format!("method `{method}` is not lowered")),

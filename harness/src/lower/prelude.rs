@@ -100,7 +100,9 @@ __device__ inline unsigned long long atomic_add_global_u64(unsigned long long* p
 __device__ inline unsigned int atomic_add_global_u32(unsigned int* p, unsigned int v) { return atomicAdd(p, v); }
 __device__ inline float atomic_add_global_f32(float* p, float v) { return atomicAdd(p, v); }
 __device__ inline double atomic_add_global_f64(double* p, double v) { return atomicAdd(p, v); }
+__device__ inline float powf_fast(float x, float y) { return __powf(x, y); }
 #else
+__device__ inline float powf_fast(float x, float y) { return ::powf(x, y); }
 __device__ inline unsigned int lane() { return threadIdx.x & 31u; }
 __device__ inline unsigned int shfl_down_sync_u32(unsigned int, unsigned int v, unsigned int, unsigned int) { return v; }
 __device__ inline unsigned int shfl_bfly_u32(unsigned int, unsigned int v, unsigned int, unsigned int) { return v; }
