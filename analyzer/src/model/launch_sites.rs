@@ -10,7 +10,7 @@
 
 use crate::model::kernel::{Kernel, ParamKind};
 use crate::model::launch::{BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS};
-use crate::model::layout::Scope;
+use crate::model::layout::{integer_binary, Scope};
 use crate::source::SourceFile;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use std::collections::BTreeMap;
@@ -640,21 +640,7 @@ fn arithmetic(op: &syn::BinOp, left: &Value, right: &Value) -> Value {
     let (Value::Int(l), Value::Int(r)) = (left, right) else {
         return unknown_of(left).or_unknown(right);
     };
-    let (l, r) = (*l, *r);
-    use syn::BinOp::*;
-    let value = match op {
-        Add(_) => l.checked_add(r),
-        Sub(_) => l.checked_sub(r),
-        Mul(_) => l.checked_mul(r),
-        Div(_) => l.checked_div(r),
-        Rem(_) => l.checked_rem(r),
-        Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
-        Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
-        BitAnd(_) => Some(l & r),
-        BitOr(_) => Some(l | r),
-        _ => None,
-    };
-    value.map_or(Value::Unknown(None), Value::Int)
+    integer_binary(op, *l, *r).map_or(Value::Unknown(None), Value::Int)
 }
 
 /// glam and vek vector types whose `new` takes the extents in order.

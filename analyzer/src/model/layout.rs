@@ -173,20 +173,7 @@ impl<'a> Scope<'a> {
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.const_at(&u.expr, depth)?.checked_neg(),
             Expr::Binary(b) => {
                 let (l, r) = (self.const_at(&b.left, depth)?, self.const_at(&b.right, depth)?);
-                use syn::BinOp::*;
-                match b.op {
-                    Add(_) => l.checked_add(r),
-                    Sub(_) => l.checked_sub(r),
-                    Mul(_) => l.checked_mul(r),
-                    Div(_) => l.checked_div(r),
-                    Rem(_) => l.checked_rem(r),
-                    Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
-                    Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
-                    BitAnd(_) => Some(l & r),
-                    BitOr(_) => Some(l | r),
-                    BitXor(_) => Some(l ^ r),
-                    _ => None,
-                }
+                integer_binary(&b.op, l, r)
             }
             _ => None,
         }
@@ -334,6 +321,25 @@ impl VisitMut for Substitute<'_> {
             }
         }
         syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// An integer operator applied to two known values, as the compiler folds it; `None` on
+/// overflow, division by zero or an operator that is not arithmetic.
+pub fn integer_binary(op: &syn::BinOp, l: i64, r: i64) -> Option<i64> {
+    use syn::BinOp::*;
+    match op {
+        Add(_) => l.checked_add(r),
+        Sub(_) => l.checked_sub(r),
+        Mul(_) => l.checked_mul(r),
+        Div(_) => l.checked_div(r),
+        Rem(_) => l.checked_rem(r),
+        Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+        Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+        BitAnd(_) => Some(l & r),
+        BitOr(_) => Some(l | r),
+        BitXor(_) => Some(l ^ r),
+        _ => None,
     }
 }
 
