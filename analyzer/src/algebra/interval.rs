@@ -89,6 +89,7 @@ fn op_bounds(kind: OpKind, l: Interval, r: Interval) -> Option<Interval> {
         OpKind::Shl if r.lo >= 0 && r.hi < 62 && l.lo >= 0 => {
             Some(Interval::new(l.lo << r.lo, l.hi.saturating_mul(1 << r.hi)))
         }
+        OpKind::Lt | OpKind::Le | OpKind::Eq | OpKind::Ne => Some(Interval::new(0, 1)),
         OpKind::And if non_negative => Some(Interval::new(0, l.hi.min(r.hi))),
         OpKind::Or | OpKind::Xor if non_negative => {
             let top = l.hi.max(r.hi);

@@ -1,7 +1,6 @@
 //! Guards: the conditions under which an access runs, evaluated lane by lane.
 
-use super::poly::Atom;
-use super::poly::Poly;
+use super::poly::{Atom, OpKind, Poly};
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +61,44 @@ impl Predicate {
             },
             Predicate::Not(a) => a.eval(value).map(|v| !v),
             Predicate::Unknown => None,
+        }
+    }
+
+    /// The condition as a number, 1 when it holds and 0 when not, so that `if c { a } else
+    /// { b }` is `b + [c] * (a - b)`; `None` for a condition the analysis cannot read.
+    pub fn indicator(&self) -> Option<Poly> {
+        Some(match self {
+            Predicate::Cmp(op, l, r) => match op {
+                CmpOp::Lt => Poly::op(OpKind::Lt, l, r),
+                CmpOp::Le => Poly::op(OpKind::Le, l, r),
+                CmpOp::Gt => Poly::op(OpKind::Lt, r, l),
+                CmpOp::Ge => Poly::op(OpKind::Le, r, l),
+                CmpOp::Eq => Poly::op(OpKind::Eq, l, r),
+                CmpOp::Ne => Poly::op(OpKind::Ne, l, r),
+            },
+            Predicate::And(a, b) => a.indicator()?.mul(&b.indicator()?),
+            Predicate::Or(a, b) => {
+                let (a, b) = (a.indicator()?, b.indicator()?);
+                a.add(&b).sub(&a.mul(&b))
+            }
+            Predicate::Not(a) => Poly::constant(1).sub(&a.indicator()?),
+            Predicate::Unknown => return None,
+        })
+    }
+
+    /// Calls `f` on every atom the condition reads.
+    pub fn visit_atoms(&self, f: &mut dyn FnMut(&Atom)) {
+        match self {
+            Predicate::Cmp(_, l, r) => {
+                l.visit_atoms(f);
+                r.visit_atoms(f);
+            }
+            Predicate::And(a, b) | Predicate::Or(a, b) => {
+                a.visit_atoms(f);
+                b.visit_atoms(f);
+            }
+            Predicate::Not(a) => a.visit_atoms(f),
+            Predicate::Unknown => {}
         }
     }
 

@@ -94,7 +94,16 @@ impl Interpreter<'_> {
         }
         if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) {
             let l = Box::new(self.condition(&b.left));
+            // The right side runs only where the left one lets it: `i < n && flags[i] == 0`
+            // reads `flags` in the lanes with `i < n`.
+            let short_circuit = if matches!(b.op, BinOp::And(_)) {
+                (*l).clone()
+            } else {
+                Predicate::Not(l.clone())
+            };
+            self.guards.push(short_circuit);
             let r = Box::new(self.condition(&b.right));
+            self.guards.pop();
             return Value::Bool(if matches!(b.op, BinOp::And(_)) {
                 Predicate::And(l, r)
             } else {

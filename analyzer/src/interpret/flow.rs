@@ -5,7 +5,7 @@ use super::arith::is_compound_assign;
 use super::stmt::Flow;
 use super::value::{why, Operand};
 use super::{Bindings, Interpreter, LaneExits, Value};
-use crate::algebra::{Atom, CmpOp, Poly, Predicate};
+use crate::algebra::{Atom, CmpOp, OpKind, Poly, Predicate};
 use syn::visit::Visit;
 use syn::{Block, Expr};
 
@@ -48,11 +48,7 @@ impl Interpreter<'_> {
         match (then_flow, else_flow) {
             (Flow::Diverges, _) => self.scopes = after_else,
             (_, Flow::Diverges) => self.scopes = after_then,
-            _ => {
-                self.merge(&before, &after_then);
-                let merged_then = self.scopes.clone();
-                self.merge(&merged_then, &after_else);
-            }
+            _ => self.merge_branches(&cond, &before, &after_then, &after_else),
         }
         self.guards.pop();
         let value = if then_value == else_value {
@@ -62,10 +58,13 @@ impl Interpreter<'_> {
                 // `if out_of_range { None } else { Some(&mut *p.add(i)) }`: what goes through
                 // the option is the present side.
                 (Value::Absent, present) | (present, Value::Absent) => present.clone(),
-                (Value::Int(a), Value::Int(b)) => {
-                    let lane = a.is_lane_dependent() || b.is_lane_dependent() || cond.is_lane_dependent();
-                    Value::Int(self.opaque(self.text(i), lane))
-                }
+                (Value::Int(a), Value::Int(b)) => match select(&cond, a, b) {
+                    Some(chosen) => Value::Int(chosen),
+                    None => {
+                        let lane = a.is_lane_dependent() || b.is_lane_dependent() || cond.is_lane_dependent();
+                        Value::Int(self.opaque(self.text(i), lane))
+                    }
+                },
                 _ => Value::Unknown,
             }
         };
@@ -286,7 +285,7 @@ impl Interpreter<'_> {
         &mut self,
         body: &Block,
         condition: Option<&Expr>,
-        assigned: &[(String, Vec<Option<Expr>>)],
+        assigned: &[(String, Vec<Option<Update>>)],
         lane_varying: bool,
     ) -> bool {
         let mut uniform_inside = Vec::new();
@@ -295,15 +294,23 @@ impl Interpreter<'_> {
                 continue;
             };
             let step = match steps.as_slice() {
-                [Some(step)] if !lane_varying => {
-                    self.dry_run(step).as_int().cloned().filter(|s| !s.is_lane_dependent())
-                }
+                [Some(update)] if !lane_varying => self
+                    .dry_run(&update.by)
+                    .as_int()
+                    .cloned()
+                    .filter(|s| !s.is_lane_dependent())
+                    .map(|by| (update.kind, by)),
                 _ => None,
             };
             let value = match step {
-                Some(step) => {
+                Some((kind, by)) => {
                     let id = self.fresh_id();
-                    start.add(&Poly::atom(Atom::Iter(id, format!("{name}_step"))).mul(&step))
+                    let n = Poly::atom(Atom::Iter(id, format!("{name}_step"))).mul(&by);
+                    match kind {
+                        Step::Add => start.add(&n),
+                        Step::Halve => Poly::op(OpKind::Shr, &start, &n),
+                        Step::Double => Poly::op(OpKind::Shl, &start, &n),
+                    }
                 }
                 None => self.opaque(
                     format!("{name} (changed by the loop)"),
@@ -363,6 +370,32 @@ impl Interpreter<'_> {
                     let merged = self.merge_values(name, old, new);
                     self.scopes[depth].insert(name.clone(), merged);
                 }
+            }
+        }
+    }
+
+    /// The variables after `if cond { .. } else { .. }` when both sides fall through: an
+    /// integer set differently on the two sides is the value the condition selects, lane by
+    /// lane; anything else set differently merges as on any two paths.
+    fn merge_branches(&mut self, cond: &Predicate, before: &[Bindings], then: &[Bindings], otherwise: &[Bindings]) {
+        for (depth, scope) in before.iter().enumerate() {
+            for (name, old) in scope {
+                let (Some(a), Some(b)) = (
+                    then.get(depth).and_then(|s| s.get(name)),
+                    otherwise.get(depth).and_then(|s| s.get(name)),
+                ) else {
+                    continue;
+                };
+                let merged = match (a, b) {
+                    _ if a == b => a.clone(),
+                    (Value::Int(x), Value::Int(y)) => match select(cond, x, y) {
+                        Some(chosen) => Value::Int(chosen),
+                        None => self.merge_values(name, old, a),
+                    },
+                    _ if a == old => self.merge_values(name, old, b),
+                    _ => self.merge_values(name, old, a),
+                };
+                self.scopes[depth].insert(name.clone(), merged);
             }
         }
     }
@@ -447,11 +480,51 @@ impl Iterated {
 /// Variables assigned in a loop body, with the step of each `x += step`.
 #[derive(Default)]
 struct AssignedVariables {
-    by_name: Vec<(String, Vec<Option<Expr>>)>,
+    by_name: Vec<(String, Vec<Option<Update>>)>,
+}
+
+/// How a loop changes a variable in each iteration, when it is one of the regular ways.
+struct Update {
+    kind: Step,
+    by: Expr,
+}
+
+/// `x += s`, `x >>= s` (or `x /= 2^s`), `x <<= s` (or `x *= 2^s`).
+#[derive(Clone, Copy)]
+enum Step {
+    Add,
+    Halve,
+    Double,
+}
+
+impl Step {
+    /// The update `op=` makes, with its amount as a shift where it multiplies or divides by a
+    /// power of two (`/= 8` is `>>= 3`); `None` for any other update.
+    fn of(op: &syn::BinOp, by: &Expr) -> Option<Update> {
+        let shift_of = |e: &Expr| {
+            let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i), ..
+            }) = e
+            else {
+                return None;
+            };
+            let v = i.base10_parse::<u64>().ok()?;
+            (v > 1 && v.is_power_of_two()).then(|| syn::parse_str::<Expr>(&v.trailing_zeros().to_string()).ok())?
+        };
+        let (kind, by) = match op {
+            syn::BinOp::Add(_) | syn::BinOp::AddAssign(_) => (Step::Add, by.clone()),
+            syn::BinOp::Shr(_) | syn::BinOp::ShrAssign(_) => (Step::Halve, by.clone()),
+            syn::BinOp::Shl(_) | syn::BinOp::ShlAssign(_) => (Step::Double, by.clone()),
+            syn::BinOp::Div(_) | syn::BinOp::DivAssign(_) => (Step::Halve, shift_of(by)?),
+            syn::BinOp::Mul(_) | syn::BinOp::MulAssign(_) => (Step::Double, shift_of(by)?),
+            _ => return None,
+        };
+        Some(Update { kind, by })
+    }
 }
 
 impl AssignedVariables {
-    fn record(&mut self, target: &Expr, step: Option<Expr>) {
+    fn record(&mut self, target: &Expr, step: Option<Update>) {
         let Expr::Path(p) = target else { return };
         let Some(ident) = p.path.get_ident() else { return };
         let name = ident.to_string();
@@ -464,11 +537,9 @@ impl AssignedVariables {
 
 impl<'ast> Visit<'ast> for AssignedVariables {
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
-        // `x = x + step` is the same as `x += step`.
+        // `x = x + step` is the same as `x += step`, `x = x >> 1` as `x >>= 1`.
         let step = match &*e.right {
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && same_path(&b.left, &e.left) => {
-                Some((*b.right).clone())
-            }
+            Expr::Binary(b) if same_path(&b.left, &e.left) => Step::of(&b.op, &b.right),
             _ => None,
         };
         self.record(&e.left, step);
@@ -477,14 +548,19 @@ impl<'ast> Visit<'ast> for AssignedVariables {
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
         match e.op {
-            syn::BinOp::AddAssign(_) => self.record(&e.left, Some((*e.right).clone())),
-            op if is_compound_assign(&op) => self.record(&e.left, None),
+            op if is_compound_assign(&op) => self.record(&e.left, Step::of(&op, &e.right)),
             _ => {}
         }
         syn::visit::visit_expr_binary(self, e);
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// `if cond { a } else { b }` as one index, `b + [cond] * (a - b)`, when the condition can be
+/// read.
+fn select(cond: &Predicate, a: &Poly, b: &Poly) -> Option<Poly> {
+    Some(b.add(&cond.indicator()?.mul(&a.sub(b))))
 }
 
 /// A variable's value in a saved set of scopes.

@@ -4,6 +4,7 @@
 pub mod classify;
 pub mod lanes;
 pub mod outcome;
+pub mod points;
 pub mod predict;
 pub mod sectors;
 pub mod unknowns;

@@ -2,13 +2,12 @@
 //! sectors they touch averaged over warps and start alignments.
 
 use super::lanes::Warp;
+use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
 use crate::algebra::{Atom, Poly, Predicate};
 use crate::interpret::Access;
 use crate::model::launch::ResolvedLaunch;
-
-/// Values given to varying symbols inside lane-dependent terms.
-const VARYING_SAMPLES: i64 = 4;
+use std::collections::BTreeMap;
 
 /// The measured outcome of one assignment of the unknowns.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,58 +21,111 @@ pub(super) struct Outcome {
 /// Everything fixed for one access under one launch and one choice of unknown values.
 pub(super) struct Setup<'a> {
     launch: &'a ResolvedLaunch,
-    lane_part: Poly,
+    /// The terms evaluated lane by lane at each point: those that differ between lanes, those
+    /// of block and loop indices that the points fix, and the constant.
+    evaluated: Poly,
     guards: &'a [Predicate],
     width: u64,
-    /// Start residues mod 32 that varying uniform terms (block index, loop iteration) cycle
-    /// through, each equally often.
+    /// Start residues mod 32 that the remaining varying uniform terms (block index without a
+    /// grid, a loop with no end in sight) cycle through, each equally often.
     pub(super) residues: Vec<i64>,
     /// Shifts that fixed unknown uniform terms (an offset) may add, besides 0.
     pub(super) shifts: Vec<i64>,
     pub(super) alignment: Vec<(String, i64)>,
-    samples: i64,
+    points: Vec<Point>,
     warps: &'a [Warp],
 }
 
 impl<'a> Setup<'a> {
     pub(super) fn new(address: &Poly, access: &'a Access, launch: &'a ResolvedLaunch, warps: &'a [Warp]) -> Setup<'a> {
+        let known = |a: &Atom| known_value(a, launch);
+        let mut loops = Vec::new();
+        let mut note_loop = |a: &Atom| {
+            if let Atom::Iter(id, _) = a {
+                if !loops.contains(id) {
+                    loops.push(*id);
+                }
+            }
+        };
+        address.visit_atoms(&mut note_loop);
+        for guard in &access.guards {
+            guard.visit_atoms(&mut note_loop);
+        }
+        loops.sort_unstable();
+        let (mut points, enumerated, grid_known) = match launch.grid {
+            Some(grid) => {
+                let lanes = Lanes {
+                    warps,
+                    guards: &access.guards,
+                    known: &known,
+                };
+                let found = grid_points(grid, &loops, &lanes);
+                (found.points, found.enumerated, true)
+            }
+            None => (Vec::new(), Vec::new(), false),
+        };
+        // A block or loop index the points do not fix keeps cycling as a symbol.
+        let cycles = |m: &Vec<Atom>| {
+            let mut found = false;
+            for atom in m {
+                atom.visit(&mut |a| {
+                    found |= match a {
+                        Atom::BlockIdx(_) => !grid_known,
+                        Atom::Iter(id, _) => !enumerated.contains(id),
+                        _ => false,
+                    }
+                });
+            }
+            found
+        };
         let is_lane = |m: &Vec<Atom>| m.iter().any(Atom::is_lane_dependent);
-        let lane_part = address.filter_terms(is_lane);
-        let uniform_part = address.filter_terms(|m| !is_lane(m));
+        let mut evaluated = Poly::default();
         let mut varying_gcd = 0i64;
         let mut alignment: Vec<(String, i64)> = Vec::new();
-        for (monomial, coefficient) in uniform_part.terms().filter(|(m, _)| !m.is_empty()) {
-            if monomial.iter().any(Atom::is_varying) {
+        let mut lane_cycles = false;
+        for (monomial, coefficient) in address.terms() {
+            let term = Poly::default().add(&address.filter_terms(|m| m == monomial));
+            if is_lane(monomial) {
+                lane_cycles |= cycles(monomial);
+                evaluated = evaluated.add(&term);
+            } else if cycles(monomial) {
                 varying_gcd = gcd(varying_gcd, coefficient);
+            } else if monomial.is_empty() || monomial.iter().any(Atom::is_varying) {
+                evaluated = evaluated.add(&term);
             } else {
                 let name = monomial.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("*");
                 alignment.push((name, coefficient));
             }
         }
-        let base = uniform_part.constant_term().rem_euclid(SECTOR_BYTES);
         let step = gcd(varying_gcd, SECTOR_BYTES);
         let residues = if step == 0 || step == SECTOR_BYTES {
-            vec![base]
+            vec![0]
         } else {
-            (0..SECTOR_BYTES / step)
-                .map(|k| (base + k * step).rem_euclid(SECTOR_BYTES))
-                .collect()
+            (0..SECTOR_BYTES / step).map(|k| k * step).collect()
         };
         let shifts = match gcd(alignment.iter().fold(0, |g, (_, c)| gcd(g, *c)), SECTOR_BYTES) {
             0 | SECTOR_BYTES => Vec::new(),
             h => (1..SECTOR_BYTES / h).map(|k| k * h).collect(),
         };
-        let mut lane_varying = false;
-        lane_part.visit_atoms(&mut |a| lane_varying |= matches!(a, Atom::BlockIdx(_) | Atom::Iter(..)));
+        // Symbols still varying inside the lanes' terms take a few values, as in a
+        // representative block.
+        if !grid_known {
+            points = representative(if lane_cycles { VARYING_SAMPLES } else { 1 });
+        } else if lane_cycles {
+            points = points
+                .iter()
+                .flat_map(|p| (0..VARYING_SAMPLES).map(move |s| p.with_fallback(s)))
+                .collect();
+        }
         Setup {
             launch,
-            lane_part,
+            evaluated,
             guards: &access.guards,
             width: access.width,
             residues,
             shifts,
             alignment,
-            samples: if lane_varying { VARYING_SAMPLES } else { 1 },
+            points,
             warps,
         }
     }
@@ -87,32 +139,33 @@ impl<'a> Setup<'a> {
             .join(" && ")
     }
 
-    fn value(&self, atom: &Atom, thread: [i64; 3], sample: i64) -> Option<i64> {
+    fn value(&self, atom: &Atom, thread: [i64; 3], point: &Point) -> Option<i64> {
         match atom {
             Atom::ThreadIdx(a) => Some(thread[a.index()]),
-            Atom::BlockIdx(_) | Atom::Iter(..) => Some(sample),
+            Atom::BlockIdx(_) | Atom::Iter(..) => point.value(atom),
             other => known_value(other, self.launch),
         }
     }
 
-    /// The addresses of the active lanes of every warp (and sample of varying symbols), the
-    /// stride between lanes 0 and 1, and whether every warp reads one address; `None` when an
-    /// address cannot be evaluated.
+    /// The addresses of the active lanes of every warp at every point, with the point's
+    /// weight, the most common stride between lanes 0 and 1, and whether every warp reads one
+    /// address; `None` when an address cannot be evaluated. A warp none of whose lanes runs
+    /// the access makes no request.
     pub(super) fn lane_addresses(&self) -> Option<LaneAddresses> {
-        let mut warps = Vec::with_capacity(self.warps.len() * self.samples as usize);
-        let mut stride = None;
+        let mut warps = Vec::with_capacity(self.warps.len() * self.points.len());
+        let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
-        for sample in 0..self.samples {
+        for point in &self.points {
             for warp in self.warps {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
                 let mut first_two = [None, None];
                 for (lane, thread) in warp.iter().enumerate() {
                     let Some(thread) = *thread else { continue };
-                    let value = |a: &Atom| self.value(a, thread, sample);
+                    let value = |a: &Atom| self.value(a, thread, point);
                     if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
                         continue;
                     }
-                    let address = self.lane_part.eval(&value)?;
+                    let address = self.evaluated.eval(&value)?;
                     if lane < 2 {
                         first_two[lane] = Some(address);
                     }
@@ -121,15 +174,17 @@ impl<'a> Setup<'a> {
                 if addresses.is_empty() {
                     continue;
                 }
-                if stride.is_none() {
-                    if let [Some(a), Some(b)] = first_two {
-                        stride = Some(b - a);
-                    }
+                if let [Some(a), Some(b)] = first_two {
+                    *strides.entry(b - a).or_default() += point.weight;
                 }
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
-                warps.push(addresses);
+                warps.push((addresses, point.weight));
             }
         }
+        let stride = strides
+            .into_iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(s, _)| s);
         Some(LaneAddresses {
             warps,
             stride,
@@ -143,11 +198,11 @@ impl<'a> Setup<'a> {
     /// launch's unknowns stay symbols, so no value tried stands in for all values.
     pub(super) fn proves_one_address(&self, address: &Poly) -> bool {
         let lane_part = address.filter_terms(|m| m.iter().any(Atom::is_lane_dependent));
-        for sample in 0..self.samples {
+        for point in &self.points {
             for warp in self.warps {
                 let mut first: Option<Poly> = None;
                 for thread in warp.iter().flatten() {
-                    let value = |a: &Atom| self.value(a, *thread, sample);
+                    let value = |a: &Atom| self.value(a, *thread, point);
                     if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
                         continue;
                     }
@@ -166,23 +221,24 @@ impl<'a> Setup<'a> {
         true
     }
 
-    /// Average sectors (and the rest) over the warps, the residues the start cycles through,
+    /// Sectors (and the rest) averaged over the requests the warps make at every point,
+    /// weighted by what each point stands for, and over the residues the start cycles through,
     /// with the whole warp shifted by `shift` bytes; `None` when no lane runs the access.
     pub(super) fn outcome(&self, lanes: &LaneAddresses, shift: i64) -> Option<Outcome> {
-        let (mut total, mut ideal, mut count) = (0.0, 0.0, 0usize);
+        let (mut total, mut ideal, mut count) = (0.0, 0.0, 0.0);
         let mut ranges: Vec<(i64, u64)> = Vec::with_capacity(32);
-        for addresses in &lanes.warps {
+        for (addresses, weight) in &lanes.warps {
             for &residue in &self.residues {
                 ranges.clear();
                 ranges.extend(addresses.iter().map(|&a| (a + residue + shift, self.width)));
-                total += sectors(&ranges) as f64;
-                ideal += ideal_sectors(&ranges) as f64;
-                count += 1;
+                total += weight * sectors(&ranges) as f64;
+                ideal += weight * ideal_sectors(&ranges) as f64;
+                count += weight;
             }
         }
-        (count > 0).then(|| Outcome {
-            sectors: total / count as f64,
-            ideal: ideal / count as f64,
+        (count > 0.0).then(|| Outcome {
+            sectors: total / count,
+            ideal: ideal / count,
             stride: lanes.stride,
             broadcast: lanes.broadcast,
         })
@@ -191,7 +247,7 @@ impl<'a> Setup<'a> {
 
 /// The lane addresses of one access under one assignment of the unknowns.
 pub(super) struct LaneAddresses {
-    warps: Vec<Vec<i64>>,
+    warps: Vec<(Vec<i64>, f64)>,
     pub(super) stride: Option<i64>,
     pub(super) broadcast: bool,
 }

@@ -161,6 +161,39 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         cases,
         assumptions,
         row_length,
+        upper_bound: false,
+    }
+    .masked(access)
+}
+
+impl Prediction {
+    /// Marks a figure as an upper bound when lanes are masked by values the analysis cannot
+    /// know: a lane-dependent guard on data read from memory or on an unreadable condition.
+    fn masked(mut self, access: &Access) -> Prediction {
+        if self.sectors_per_request.is_none() && self.cases.is_empty() {
+            return self;
+        }
+        let mut data = None;
+        let mut other = None;
+        for guard in &access.guards {
+            guard.visit_atoms(&mut |a| match a {
+                Atom::Load { lane: true, text, .. } => data = data.clone().or(Some(text.clone())),
+                Atom::Opaque { lane: true, text, .. } => other = other.clone().or(Some(text.clone())),
+                _ => {}
+            });
+        }
+        let note = match (data, other) {
+            (Some(text), _) => format!(
+                "the lanes that run it are masked by data (`{text}`): the figure counts every lane, so each request touches at most that many sectors"
+            ),
+            (None, Some(text)) => format!(
+                "the lanes that run it depend on `{text}`, which the analysis cannot follow: the figure counts every lane, so each request touches at most that many sectors"
+            ),
+            (None, None) => return self,
+        };
+        self.upper_bound = true;
+        self.assumptions.push(note);
+        self
     }
 }
 
@@ -205,6 +238,7 @@ fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {
         cases: Vec::new(),
         assumptions,
         row_length: None,
+        upper_bound: false,
     }
 }
 

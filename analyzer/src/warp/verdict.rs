@@ -74,6 +74,10 @@ pub struct Prediction {
     pub assumptions: Vec<String>,
     /// The symbol the lane stride depends on, for strided and transposed accesses (`height`).
     pub row_length: Option<String>,
+    /// The figure counts every lane the guards the analysis reads let through, but data (or a
+    /// condition it cannot read) masks some of them off: each request touches at most that.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub upper_bound: bool,
 }
 
 pub(super) fn round2(v: f64) -> f64 {

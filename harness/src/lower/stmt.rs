@@ -7,6 +7,11 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+/// Loops of a twin stay rolled: a warp then makes one request per source iteration, as the
+/// analysis counts them. Unrolled, a loop whose trip count differs between lanes regroups the
+/// lanes of its last iterations into other requests.
+const ROLLED: &str = "#pragma unroll 1\n";
+
 impl Context<'_> {
     pub(super) fn block(&self, block: &syn::Block, scope: &mut Scope) -> Lowered<String> {
         let mut out = String::from("{\n");
@@ -294,11 +299,11 @@ impl Context<'_> {
         match e {
             Expr::If(i) => self.if_stmt(i, scope),
             Expr::While(w) => Ok(format!(
-                "while ({}) {}",
+                "{ROLLED}while ({}) {}",
                 self.expr(&w.cond, scope)?,
                 self.block(&w.body, scope)?
             )),
-            Expr::Loop(l) => Ok(format!("while (true) {}", self.block(&l.body, scope)?)),
+            Expr::Loop(l) => Ok(format!("{ROLLED}while (true) {}", self.block(&l.body, scope)?)),
             Expr::ForLoop(f) => self.for_loop(f, scope),
             Expr::Match(m) => self.match_stmt(m, scope),
             Expr::Block(b) => self.block(&b.block, scope),
@@ -520,7 +525,7 @@ impl Context<'_> {
         };
         scope.names.pop();
         Ok(format!(
-            "for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
+            "{ROLLED}for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
             body?
         ))
     }

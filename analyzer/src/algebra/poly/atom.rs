@@ -48,6 +48,14 @@ pub enum OpKind {
     Min,
     /// Maximum.
     Max,
+    /// 1 when `lhs < rhs`, else 0: how a value chosen by a condition is written as a sum.
+    Lt,
+    /// 1 when `lhs <= rhs`, else 0.
+    Le,
+    /// 1 when `lhs == rhs`, else 0.
+    Eq,
+    /// 1 when `lhs != rhs`, else 0.
+    Ne,
 }
 
 impl OpKind {
@@ -62,6 +70,10 @@ impl OpKind {
             OpKind::Xor => "^",
             OpKind::Min => "min",
             OpKind::Max => "max",
+            OpKind::Lt => "<",
+            OpKind::Le => "<=",
+            OpKind::Eq => "==",
+            OpKind::Ne => "!=",
         }
     }
 
@@ -77,6 +89,10 @@ impl OpKind {
             OpKind::Xor => Some(a ^ b),
             OpKind::Min => Some(a.min(b)),
             OpKind::Max => Some(a.max(b)),
+            OpKind::Lt => Some(i64::from(a < b)),
+            OpKind::Le => Some(i64::from(a <= b)),
+            OpKind::Eq => Some(i64::from(a == b)),
+            OpKind::Ne => Some(i64::from(a != b)),
         }
     }
 }
