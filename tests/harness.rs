@@ -169,6 +169,35 @@ fn idiom_kernels_match_the_recorded_h200_measurements() {
 }
 
 #[test]
+fn boundary_kernels_are_exact_under_their_launches() {
+    // Overlapping halo tiles, clamped neighbours, active ranges that shrink inside a loop,
+    // lanes masked by data and partial last blocks: every block and iteration counted.
+    let (manifest, text) = emit_and_compare(
+        Some("fixtures/boundaries.toml"),
+        "fixtures/boundaries",
+        "harness/measurements/h100-boundaries.csv",
+    );
+    assert_eq!(manifest["launches"].as_array().unwrap().len(), 8);
+    assert!(
+        text.contains("\n22 of 22 measured accesses exact, 0 within 10%, 0 wrong; 0 data-dependent"),
+        "{text}"
+    );
+    for line in [
+        "     0  blur_halo_1d                    22  load   misaligned       5.00      5.00  exact",
+        "     1  stencil_clamped                 48  load   misaligned       4.88      4.88  exact",
+        "     2  reduce_in_place                 66  load   coalesced        3.30      3.30  exact",
+        "     3  triangle_columns                85  load   coalesced        3.67      3.67  exact",
+        "     4  masked_copy                     97  store  coalesced        3.99      3.99  exact",
+        "     7  first_warps                    129  load   coalesced        4.00      4.00  exact",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    // The masked copy's figure is an upper bound, said so in the manifest's notes.
+    let masked = &manifest["launches"][4]["accesses"];
+    assert!(masked.to_string().contains("\"upper_bound\":true"), "{masked}");
+}
+
+#[test]
 fn a_broken_prediction_fails_the_comparison() {
     // The recorded stride-32 launch measured 32 sectors; a manifest claiming 4 must fail.
     let (dir, _) = emit(Some("fixtures/seeds.toml"), "fixtures/seeds", "broken");

@@ -23,6 +23,8 @@ pub enum Agreement {
     NotPredicted,
     /// Measured; the analysis reports the figure as unknowable (a data-dependent gather).
     Unknowable,
+    /// Below a figure predicted as an upper bound (lanes masked by data).
+    UnderBound,
 }
 
 impl Agreement {
@@ -35,6 +37,7 @@ impl Agreement {
             Agreement::NotMeasured => "not measured",
             Agreement::NotPredicted => "not predicted",
             Agreement::Unknowable => "data-dependent",
+            Agreement::UnderBound => "under its bound",
         }
     }
 }
@@ -85,7 +88,12 @@ impl Comparison {
     pub fn scored(&self) -> usize {
         self.lines
             .iter()
-            .filter(|l| matches!(l.agreement, Agreement::Exact | Agreement::Within10 | Agreement::Wrong))
+            .filter(|l| {
+                matches!(
+                    l.agreement,
+                    Agreement::Exact | Agreement::Within10 | Agreement::Wrong | Agreement::UnderBound
+                )
+            })
             .count()
     }
 
@@ -140,11 +148,15 @@ impl Comparison {
         let count = |a| counts.get(&a).copied().unwrap_or(0);
         let _ = writeln!(
             out,
-            "\n{} of {} measured accesses exact, {} within 10%, {} wrong; {} data-dependent (not predicted by design); {} predicted but not measured, {} measured but not predicted",
+            "\n{} of {} measured accesses exact, {} within 10%, {} wrong{}; {} data-dependent (not predicted by design); {} predicted but not measured, {} measured but not predicted",
             count(Agreement::Exact),
             self.scored(),
             count(Agreement::Within10),
             count(Agreement::Wrong),
+            match count(Agreement::UnderBound) {
+                0 => String::new(),
+                n => format!(", {n} under their upper bound"),
+            },
             count(Agreement::Unknowable),
             count(Agreement::NotMeasured),
             count(Agreement::NotPredicted)
@@ -163,7 +175,8 @@ impl Comparison {
 }
 
 /// One access's predicted sectors per request and class.
-type LinePrediction = (Option<f64>, Option<String>);
+/// Sectors per request, class and whether the figure is an upper bound.
+type LinePrediction = (Option<f64>, Option<String>, bool);
 
 /// Joins the manifest's predictions with measured rows on (launch, file, line, op), global
 /// memory only.
@@ -172,10 +185,11 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
     for launch in &manifest.launches {
         let mut predicted: BTreeMap<(usize, String), Vec<LinePrediction>> = BTreeMap::new();
         for access in launch.accesses.iter().filter(|a| a.space == "global") {
-            predicted
-                .entry((access.line, access.op.clone()))
-                .or_default()
-                .push((access.sectors_per_request, access.class.clone()));
+            predicted.entry((access.line, access.op.clone())).or_default().push((
+                access.sectors_per_request,
+                access.class.clone(),
+                access.upper_bound,
+            ));
         }
         let rows: Vec<&MeasuredRow> = measured
             .iter()
@@ -192,13 +206,14 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
         for key in keys {
             let row = rows.iter().find(|m| m.line == key.0 && m.op == key.1);
             let entries = predicted.get(&key);
+            let bound = entries.is_some_and(|e| e.iter().any(|(_, _, b)| *b));
             let prediction = entries.and_then(|e| {
-                let values: Option<Vec<f64>> = e.iter().map(|(s, _)| *s).collect();
+                let values: Option<Vec<f64>> = e.iter().map(|(s, _, _)| *s).collect();
                 values.map(|v| (v.iter().sum::<f64>() / v.len() as f64 * 100.0).round() / 100.0)
             });
             let class = entries.map(|e| {
                 let first = e[0].1.clone().unwrap_or_default();
-                if e.iter().all(|(_, c)| c.as_deref() == Some(first.as_str())) {
+                if e.iter().all(|(_, c, _)| c.as_deref() == Some(first.as_str())) {
                     first
                 } else {
                     "mixed".to_string()
@@ -210,6 +225,7 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
                 (Some(_), _, None) => Agreement::NotMeasured,
                 (Some(_), None, Some(_)) => Agreement::Unknowable,
                 (Some(_), Some(p), Some(m)) if (p * 100.0).round() == (m * 100.0).round() => Agreement::Exact,
+                (Some(_), Some(p), Some(m)) if bound && m < p => Agreement::UnderBound,
                 (Some(_), Some(p), Some(m)) if (p - m).abs() <= 0.1 * m => Agreement::Within10,
                 _ => Agreement::Wrong,
             };

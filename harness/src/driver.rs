@@ -534,6 +534,7 @@ fn plan_launch(
             sectors_per_request: prediction.as_ref().and_then(|p| p.sectors_per_request),
             ideal_sectors_per_request: prediction.as_ref().and_then(|p| p.ideal_sectors_per_request),
             executions_per_warp: executions_per_warp(access, &launch),
+            upper_bound: prediction.as_ref().is_some_and(|p| p.upper_bound),
         })
         .collect();
     let warps = f64::from(grid.iter().product::<u32>()) * f64::from(launch.block.iter().product::<u32>().div_ceil(32));

@@ -89,6 +89,9 @@ pub struct PredictedAccess {
     pub ideal_sectors_per_request: Option<f64>,
     /// How many times one warp executes it per launch (loop trips), when bounded.
     pub executions_per_warp: Option<f64>,
+    /// The figure is an upper bound: data masks some of the lanes it counts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub upper_bound: bool,
 }
 
 /// A kernel that was not lowered.

@@ -198,7 +198,7 @@ fn thin(blocks: Vec<([i64; 3], f64)>, keep: usize) -> Vec<([i64; 3], f64)> {
     let total: f64 = blocks.iter().map(|(_, w)| w).sum();
     let step = blocks.len() as f64 / keep as f64;
     let kept: Vec<([i64; 3], f64)> = (0..keep)
-        .map(|i| blocks[((i as f64 + 0.5) * step) as usize].clone())
+        .map(|i| blocks[((i as f64 + 0.5) * step) as usize])
         .collect();
     let kept_total: f64 = kept.iter().map(|(_, w)| w).sum();
     let scale = if kept_total > 0.0 { total / kept_total } else { 1.0 };
@@ -212,9 +212,7 @@ fn spread(count: i64, cap: i64) -> Vec<(i64, f64)> {
         return (0..count).map(|n| (n, 1.0)).collect();
     }
     let width = count as f64 / cap as f64;
-    (0..cap)
-        .map(|k| (((k as f64 + 0.5) * width) as i64, width))
-        .collect()
+    (0..cap).map(|k| (((k as f64 + 0.5) * width) as i64, width)).collect()
 }
 
 /// How many iterations of loop `id` some lane runs (after the outer loops' `prefix`): the
