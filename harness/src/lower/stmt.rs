@@ -111,7 +111,7 @@ impl Context<'_> {
             return Ok(format!("auto {name} = {value};\nauto {name}_len = {length};\n"));
         }
         // `let p = &mut *ptr.add(i);` or `let p = &a[i];`: a pointer, read through with `->`.
-        if matches!(&*init.expr, Expr::Reference(_)) {
+        if is_reference(&init.expr) {
             scope.references.insert(name.clone());
         }
         match ty {
@@ -534,5 +534,16 @@ fn arm_block(body: &Expr) -> syn::Block {
             brace_token: Default::default(),
             stmts: vec![Stmt::Expr(other.clone(), Some(Default::default()))],
         },
+    }
+}
+
+/// `&x`, also inside `unsafe { .. }`, a block of one expression or parentheses.
+fn is_reference(e: &Expr) -> bool {
+    match e {
+        Expr::Reference(_) => true,
+        Expr::Paren(p) => is_reference(&p.expr),
+        Expr::Unsafe(u) => matches!(u.block.stmts.as_slice(), [Stmt::Expr(inner, None)] if is_reference(inner)),
+        Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(inner, None)] if is_reference(inner)),
+        _ => false,
     }
 }

@@ -62,6 +62,9 @@ impl Context<'_> {
                 if let Some(vector) = glam_vector(&name) {
                     return Ok(vector.to_string());
                 }
+                if let Some(c) = self.item_type(ty, &p.path)? {
+                    return Ok(c);
+                }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }
             _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),
