@@ -218,7 +218,11 @@ fn run(
     configured: &[usize],
     configs: &Configs,
     uses: &[kernel_lint_analyzer::CrateUse],
-) -> (Vec<Entry>, Vec<SourceFile>, Vec<(String, kernel_lint_analyzer::ModulePath)>) {
+) -> (
+    Vec<Entry>,
+    Vec<SourceFile>,
+    Vec<(String, kernel_lint_analyzer::ModulePath)>,
+) {
     let fallback = Config::default();
     let config_of = |index: usize| configs.get(index).unwrap_or(&fallback);
     let mut entries: Vec<Entry> = failed.into_iter().map(|e| Entry::Failed(e, None)).collect();
@@ -238,7 +242,10 @@ fn run(
         }
     }
     let sources: Vec<SourceFile> = program.iter().map(|m| m.source.clone()).collect();
-    let modules = program.iter().map(|m| (m.source.path.clone(), m.module.clone())).collect();
+    let modules = program
+        .iter()
+        .map(|m| (m.source.path.clone(), m.module.clone()))
+        .collect();
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     let results = analyze_program(program, uses, &plans);
     let mut context = Vec::new();

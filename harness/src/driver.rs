@@ -468,7 +468,12 @@ fprintf(stderr, \"CUDA error %s in %s\\n\", cudaGetErrorString(kl_err), #x); exi
 /// The launches of a kernel, in the order the analysis takes them: every configuration entry,
 /// else the hint, else one per distinct launch read from host code (with its host-known
 /// scalar arguments), else the default; each with notes on what of the host was not used.
-fn launches_of(program: &Program, file: usize, kernel: &Kernel, plan: &LaunchPlan) -> Vec<(ResolvedLaunch, Vec<String>)> {
+fn launches_of(
+    program: &Program,
+    file: usize,
+    kernel: &Kernel,
+    plan: &LaunchPlan,
+) -> Vec<(ResolvedLaunch, Vec<String>)> {
     let path = program.files().get(file).map_or("", |f| f.path.as_str());
     let specs = plan.find_all(path, &kernel.name);
     if specs.is_empty() {

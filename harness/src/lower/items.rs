@@ -131,7 +131,7 @@ impl VisitMut for SelfType<'_> {
 impl<'a> Context<'a> {
     /// The context to lower code written in `module`: this one if the module is in this file,
     /// else one for the file that holds it.
-    fn within(&self, module: &'a ModulePath) -> Option<Context<'a>> {
+    pub(super) fn within(&self, module: &'a ModulePath) -> Option<Context<'a>> {
         let owner = self.workspace.owner(module)?;
         if owner == self.here {
             let mut inner = self.clone();
@@ -222,17 +222,22 @@ impl<'a> Context<'a> {
             let Some(inner) = self.within(module) else {
                 return Ok(None);
             };
-            return inner
-                .c_type(&aliased)
-                .map(Some)
-                .map_err(|(_, reason)| (self.span(ty), format!("alias `{}` is not lowered: {reason}", alias.ident)));
+            return inner.c_type(&aliased).map(Some).map_err(|(_, reason)| {
+                (
+                    self.span(ty),
+                    format!("alias `{}` is not lowered: {reason}", alias.ident),
+                )
+            });
         }
         let Some((module, def)) = index.struct_def(&target) else {
             return Ok(None);
         };
         let Some(area) = self.area(module, "struct") else {
             if self.here != self.home {
-                return self.fail(ty, format!("`{}` of the kernel's own file is used by another file", def.ident));
+                return self.fail(
+                    ty,
+                    format!("`{}` of the kernel's own file is used by another file", def.ident),
+                );
             }
             return Ok(None);
         };
@@ -241,7 +246,9 @@ impl<'a> Context<'a> {
         }
         let key = ("struct", module.clone(), def.ident.to_string());
         self.require(ty, key, area, |name| {
-            let inner = self.within(module).ok_or_else(|| (self.span(ty), "no file".to_string()))?;
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(ty), "no file".to_string()))?;
             let mut renamed = def.clone();
             renamed.ident = syn::Ident::new(name, def.ident.span());
             Ok((String::new(), inner.lower_struct(&renamed)?))
@@ -337,7 +344,9 @@ impl<'a> Context<'a> {
         };
         let decl = decl.trim_end_matches(';');
         Ok(match init {
-            Some(init) if matches!(s.mutability, syn::StaticMutability::None) => format!("{decl} = {init};\n").replacen("__device__ ", "__device__ const ", 1),
+            Some(init) if matches!(s.mutability, syn::StaticMutability::None) => {
+                format!("{decl} = {init};\n").replacen("__device__ ", "__device__ const ", 1)
+            }
             Some(init) => format!("{decl} = {init};\n"),
             None => format!("{decl};\n"),
         })
@@ -349,7 +358,7 @@ impl<'a> Context<'a> {
         c: &syn::ExprCall,
         path: &syn::Path,
         args: &[String],
-        scope: &Scope,
+        scope: &mut Scope,
     ) -> Lowered<Option<String>> {
         let Some(target) = self.layouts.resolve(path) else {
             return Ok(None);
@@ -365,10 +374,17 @@ impl<'a> Context<'a> {
         let Some(function) = index.function(&target) else {
             return Ok(None);
         };
-        let kind = if function.self_type.is_some() { "method" } else { "function" };
+        let kind = if function.self_type.is_some() {
+            "method"
+        } else {
+            "function"
+        };
         let Some(area) = self.area(function.module, kind) else {
             if self.here != self.home {
-                return self.fail(c, format!("`{}` of the kernel's own file is used by another file", function.name));
+                return self.fail(
+                    c,
+                    format!("`{}` of the kernel's own file is used by another file", function.name),
+                );
             }
             return Ok(None);
         };
@@ -377,10 +393,15 @@ impl<'a> Context<'a> {
             return Ok(None);
         }
         let name = self.function_item(c, &function, area)?;
+        scope.reference_call = returns_reference(function.sig);
         let mut with_lengths = Vec::new();
         for (arg, text) in c.args.iter().zip(args) {
             let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
-            with_lengths.push(if slice { format!("{text}, {text}_len") } else { text.clone() });
+            with_lengths.push(if slice {
+                format!("{text}, {text}_len")
+            } else {
+                text.clone()
+            });
         }
         Ok(Some(format!("{name}({})", with_lengths.join(", "))))
     }
@@ -391,7 +412,7 @@ impl<'a> Context<'a> {
         m: &syn::ExprMethodCall,
         receiver: &str,
         args: &[String],
-        scope: &Scope,
+        scope: &mut Scope,
     ) -> Lowered<String> {
         let method = m.method.to_string();
         let candidates: Vec<FunctionRef<'_>> = self
@@ -404,13 +425,20 @@ impl<'a> Context<'a> {
         let [function] = candidates.as_slice() else {
             return match types.len() {
                 0 => self.fail(m, format!("method `{method}` is not lowered")),
-                n => self.fail(m, format!("method `{method}` is defined for {n} types: the receiver's is not known")),
+                n => self.fail(
+                    m,
+                    format!("method `{method}` is defined for {n} types: the receiver's is not known"),
+                ),
             };
         };
         let Some(area) = self.area(function.module, "method") else {
-            return self.fail(m, format!("`{method}` of the kernel's own file is used by another file"));
+            return self.fail(
+                m,
+                format!("`{method}` of the kernel's own file is used by another file"),
+            );
         };
         let name = self.function_item(m, function, area)?;
+        scope.reference_call = returns_reference(function.sig);
         let through_pointer = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
         let receiver = if through_pointer {
             format!("(*{receiver})")
@@ -420,7 +448,11 @@ impl<'a> Context<'a> {
         let mut all = vec![receiver];
         for (arg, text) in m.args.iter().zip(args) {
             let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
-            all.push(if slice { format!("{text}, {text}_len") } else { text.clone() });
+            all.push(if slice {
+                format!("{text}, {text}_len")
+            } else {
+                text.clone()
+            });
         }
         Ok(format!("{name}({})", all.join(", ")))
     }
@@ -432,7 +464,11 @@ impl<'a> Context<'a> {
             None => function.name.clone(),
         };
         let key = (
-            if function.self_type.is_some() { "method" } else { "function" },
+            if function.self_type.is_some() {
+                "method"
+            } else {
+                "function"
+            },
             function.module.clone(),
             wanted,
         );
@@ -493,4 +529,9 @@ pub(super) fn receiver_param(receiver: &syn::Receiver, self_type: &str) -> Strin
         }
     }
     out
+}
+
+/// `-> &T` or `-> &mut T`: the C function returns a pointer.
+fn returns_reference(sig: &syn::Signature) -> bool {
+    matches!(&sig.output, syn::ReturnType::Type(_, ty) if matches!(**ty, Type::Reference(_)))
 }

@@ -305,6 +305,8 @@ struct Scope {
     shared_counter: usize,
     names: Vec<HashMap<String, String>>,
     declared: HashMap<String, usize>,
+    /// Whether the call lowered last returns a reference (a pointer in C).
+    reference_call: bool,
 }
 
 impl Scope {
@@ -622,14 +624,20 @@ impl<'a> Context<'a> {
                         float: last.starts_with('f'),
                     });
                 }
-                let (_, fields) = self
+                let (fields_scope, fields) = self
                     .layouts
                     .struct_fields(&p.path)
                     .ok_or_else(|| (self.span(ty), format!("unknown type `{last}`")))?;
+                // Field types are written in the struct's module, maybe another file.
+                let within = self.within(fields_scope.module);
+                let cx = within.as_ref().unwrap_or(self);
                 let mut lowered = Vec::new();
                 for (field, field_ty) in fields {
                     let mut inner = Scope::default();
-                    lowered.push(self.kernel_param(&ident(&field), &field_ty, &mut inner)?);
+                    let param = cx
+                        .kernel_param(&ident(&field), &field_ty, &mut inner)
+                        .map_err(|(_, reason)| (self.span(ty), format!("field `{field}` of `{last}`: {reason}")))?;
+                    lowered.push(param);
                 }
                 if lowered.iter().any(|p| matches!(p, Param::Slice { .. })) {
                     return self.fail(ty, "slices inside a struct parameter are not lowered");

@@ -98,7 +98,10 @@ impl Context<'_> {
             return self.local_array(&rust_name, ty, &init.expr, scope);
         }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
+        scope.reference_call = false;
         let value = self.expr(&init.expr, scope)?;
+        let returns_reference =
+            std::mem::take(&mut scope.reference_call) && matches!(&*init.expr, Expr::Call(_) | Expr::MethodCall(_));
         let sub_slice = self.sub_slice_length(&init.expr, scope)?;
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
@@ -111,7 +114,7 @@ impl Context<'_> {
             return Ok(format!("auto {name} = {value};\nauto {name}_len = {length};\n"));
         }
         // `let p = &mut *ptr.add(i);` or `let p = &a[i];`: a pointer, read through with `->`.
-        if is_reference(&init.expr) {
+        if is_reference(&init.expr) || returns_reference {
             scope.references.insert(name.clone());
         }
         match ty {

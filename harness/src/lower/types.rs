@@ -34,6 +34,7 @@ impl Context<'_> {
                     format!("const {inner}*")
                 })
             }
+            Type::Reference(r) if r.mutability.is_some() => Ok(format!("{}*", self.c_type(&r.elem)?)),
             Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
             Type::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
                 let elems = t.elems.iter().map(|e| self.c_type(e)).collect::<Lowered<Vec<_>>>()?;
