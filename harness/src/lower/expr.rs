@@ -384,6 +384,7 @@ impl Context<'_> {
             }
             "sub" | "wrapping_sub" => format!("({receiver} - {})", arg(0)?),
             "wrapping_mul" => format!("({receiver} * {})", arg(0)?),
+            "wrapping_neg" => format!("(-{receiver})"),
             // A Rust reference reads through itself in arithmetic: `kl::ref` converts likewise.
             "get_unchecked" | "get_unchecked_mut" => format!("kl::make_ref(&{receiver}[{}])", arg(0)?),
             "write" | "write_volatile" | "write_unaligned" => {

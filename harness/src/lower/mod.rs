@@ -13,6 +13,7 @@ use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
 mod items;
+mod macros;
 mod prelude;
 mod stmt;
 mod types;
@@ -227,6 +228,14 @@ pub fn lower_file(
     let mut not_lowered = Vec::new();
     let mut kernel_code = String::new();
     for kernel in kernels {
+        if is_optix_program(&kernel.name) {
+            not_lowered.push(NotLowered {
+                kernel: kernel.name.clone(),
+                span: kernel.span,
+                reason: "OptiX program: launched by OptiX, not by a kernel launch".to_string(),
+            });
+            continue;
+        }
         match cx.lower_kernel(&kernel.item) {
             Ok((text, params, statements)) => {
                 kernel_code.push_str(&text);
@@ -702,4 +711,19 @@ fn expression_names(e: &Expr) -> Vec<String> {
 /// `&mut T`.
 fn is_mut_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_some())
+}
+
+/// `__raygen__render`, `__closesthit__radiance` and the other OptiX entry points.
+fn is_optix_program(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "__raygen__",
+        "__closesthit__",
+        "__anyhit__",
+        "__miss__",
+        "__intersection__",
+        "__exception__",
+        "__direct_callable__",
+        "__continuation_callable__",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
 }

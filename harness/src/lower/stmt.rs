@@ -52,7 +52,10 @@ impl Context<'_> {
                 self.line_directive(&mut out, stmt, scope);
                 out.push_str(&self.expr_stmt(e, scope)?);
             }
-            Stmt::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            Stmt::Macro(m) => {
+                self.line_directive(&mut out, stmt, scope);
+                out.push_str(&self.macro_stmt(&m.mac, scope)?);
+            }
         }
         Ok(out)
     }
@@ -312,6 +315,7 @@ impl Context<'_> {
             },
             Expr::Break(_) => Ok("break;\n".to_string()),
             Expr::Continue(_) => Ok("continue;\n".to_string()),
+            Expr::Macro(m) => self.macro_stmt(&m.mac, scope),
             other => Ok(format!("{};\n", self.expr(other, scope)?)),
         }
     }

@@ -14,6 +14,8 @@ impl Context<'_> {
             "i32" => "int",
             "u64" | "usize" => "unsigned long long",
             "i64" | "isize" => "long long",
+            "i128" => "__int128",
+            "u128" => "unsigned __int128",
             "f32" => "float",
             "f64" => "double",
             "bool" => "bool",
