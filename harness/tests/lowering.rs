@@ -558,3 +558,57 @@ fn host_launches_give_the_harness_one_launch_per_shape_with_their_scalars() {
         emitted.program
     );
 }
+
+#[test]
+fn prints_are_left_out_assertions_trap_and_optix_programs_are_named() {
+    let emitted = driver::emit(
+        &[SourceFile::new(
+            "k.rs",
+            r#"
+use cuda_std::prelude::*;
+
+#[kernel]
+pub unsafe fn checked(a: &[u32], out: *mut u32, n: u32) {
+    let i = thread::index_1d();
+    println!("thread {}", i);
+    assert!(i < n, "out of range");
+    if a[i as usize] == 0 {
+        panic!("zero");
+    }
+    *out.add(i as usize) = a[i as usize].wrapping_neg();
+}
+
+#[kernel]
+pub unsafe fn loud(a: &[u32]) {
+    println!("{}", a[0]);
+}
+
+#[kernel]
+pub unsafe fn __raygen__render() {}
+"#,
+        )],
+        &LaunchPlan::default(),
+    );
+    let program = &emitted.program;
+    assert!(program.contains("/* println! left out */;"), "{program}");
+    assert!(program.contains("if (!((i < n))) __trap();"), "{program}");
+    assert!(program.contains("__trap();\n}"), "{program}");
+    assert!(program.contains("(-a[((unsigned long long)(i))])"), "{program}");
+    let reasons: Vec<(&str, &str)> = emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .map(|n| (n.kernel.as_str(), n.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("loud", "`println!` of a computed value is not lowered"),
+            (
+                "__raygen__render",
+                "OptiX program: launched by OptiX, not by a kernel launch"
+            ),
+        ]
+    );
+    check_with_gxx(program);
+}
