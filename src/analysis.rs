@@ -44,6 +44,11 @@ pub struct Outcome {
     pub config_warnings: Vec<Problem>,
     /// Located warnings about the workspace (a `mod` without its file, say).
     pub workspace_warnings: Vec<String>,
+    /// The module each file read is, by printed path, so that the harness resolves names as
+    /// the analysis did.
+    pub modules: Vec<(String, kernel_lint_analyzer::ModulePath)>,
+    /// Which crates each crate uses.
+    pub uses: Vec<kernel_lint_analyzer::CrateUse>,
 }
 
 impl Outcome {
@@ -167,7 +172,7 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         configured.push(resolver.config_for(&input.path)?);
     }
     let configs = resolver.finish();
-    let (entries, context) = run(
+    let (entries, context, modules) = run(
         candidates.errors,
         candidates.files,
         &configured,
@@ -180,6 +185,8 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         configs,
         config_warnings: Vec::new(),
         workspace_warnings: candidates.warnings,
+        modules,
+        uses: candidates.uses,
     };
     let checked: Vec<Checked<'_>> = outcome
         .analyzed()
@@ -211,7 +218,11 @@ fn run(
     configured: &[usize],
     configs: &Configs,
     uses: &[kernel_lint_analyzer::CrateUse],
-) -> (Vec<Entry>, Vec<SourceFile>) {
+) -> (
+    Vec<Entry>,
+    Vec<SourceFile>,
+    Vec<(String, kernel_lint_analyzer::ModulePath)>,
+) {
     let fallback = Config::default();
     let config_of = |index: usize| configs.get(index).unwrap_or(&fallback);
     let mut entries: Vec<Entry> = failed.into_iter().map(|e| Entry::Failed(e, None)).collect();
@@ -231,6 +242,10 @@ fn run(
         }
     }
     let sources: Vec<SourceFile> = program.iter().map(|m| m.source.clone()).collect();
+    let modules = program
+        .iter()
+        .map(|m| (m.source.path.clone(), m.module.clone()))
+        .collect();
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     let results = analyze_program(program, uses, &plans);
     let mut context = Vec::new();
@@ -252,7 +267,7 @@ fn run(
             Err(err) => Entry::Failed(err, Some(source)),
         });
     }
-    (entries, context)
+    (entries, context, modules)
 }
 
 /// A file's text; a failure keeps what could be read, for a snippet of the error.

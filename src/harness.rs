@@ -6,7 +6,7 @@ use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCo
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output::print;
-use kernel_lint_analyzer::SourceFile;
+use kernel_lint_analyzer::{ModuleSource, SourceFile};
 use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +34,33 @@ fn analyzed(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError>
 /// The sources that parsed.
 fn sources(outcome: &Outcome) -> Vec<SourceFile> {
     outcome.analyzed().map(|a| a.source.clone()).collect()
+}
+
+/// The analyzed files, then those read for their items, each with the module the analysis
+/// gave it, and the crates each crate uses: names resolve as they did for `check`.
+fn workspace_sources(outcome: &Outcome) -> driver::Sources {
+    let module_of = |source: &SourceFile| {
+        outcome
+            .modules
+            .iter()
+            .find(|(path, _)| *path == source.path)
+            .map_or_else(|| vec![source.path.clone()], |(_, module)| module.clone())
+    };
+    let reported = sources(outcome);
+    let count = reported.len();
+    let inputs = reported
+        .into_iter()
+        .chain(outcome.context.iter().cloned())
+        .map(|source| ModuleSource {
+            module: module_of(&source),
+            source,
+        })
+        .collect();
+    driver::Sources {
+        inputs,
+        reported: count,
+        uses: outcome.uses.clone(),
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CliError> {
@@ -66,8 +93,7 @@ fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<EmitOutcome, CliError> {
     let failed_inputs = outcome.errors().next().is_some();
     // One program holds every launch, so the files must agree on one configuration.
     let plan = outcome.configs.single_plan(outcome.analyzed().map(|a| a.config))?;
-    let files = sources(&outcome);
-    let emitted = driver::emit(&files, &plan);
+    let emitted = driver::emit_sources(&workspace_sources(&outcome), &plan);
     for err in &emitted.errors {
         eprintln!("error: {err}");
     }

@@ -2,13 +2,15 @@
 //! configuration and buffers sized from the analysis, and the manifest of predictions.
 
 use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS};
-use crate::lower::{lower_file, LoweredKernel, Param, PRELUDE};
+use crate::lower::{lower_file, LoweredKernel, Param, Workspace, PRELUDE};
 use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, PredictedAccess, SCHEMA};
 use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
 use kernel_lint_analyzer::interpret::Access;
 use kernel_lint_analyzer::model::kernel::Kernel;
-use kernel_lint_analyzer::{FileError, LaunchPlan, MemorySpace, ModuleSource, Program, ResolvedLaunch, SourceFile};
+use kernel_lint_analyzer::{
+    CrateUse, FileError, LaunchPlan, MemorySpace, ModulePath, ModuleSource, Program, ResolvedLaunch, SourceFile,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -50,6 +52,29 @@ pub struct PlannedLaunch {
     pub oversized: Option<String>,
 }
 
+/// The files of a run: each with the module it is, the files whose kernels are lowered first
+/// and then those read for their items only, and which crates each crate uses.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// Every file with its module.
+    pub inputs: Vec<ModuleSource>,
+    /// How many of the first inputs have their kernels lowered.
+    pub reported: usize,
+    /// Which crates each crate uses, so that names resolve across crates.
+    pub uses: Vec<CrateUse>,
+}
+
+impl Sources {
+    /// Files lowered each on its own, as the root of a crate of its own.
+    pub fn standalone(files: &[SourceFile]) -> Sources {
+        Sources {
+            inputs: files.iter().cloned().map(ModuleSource::standalone).collect(),
+            reported: files.len(),
+            uses: Vec::new(),
+        }
+    }
+}
+
 /// The parsed and lowered files of a run, from which launches are planned.
 pub struct LoweredSet {
     program: Program,
@@ -74,13 +99,26 @@ struct LoweredUnit {
 impl LoweredSet {
     /// Parses and lowers every file; kernels use `plan` for their default launch.
     pub fn new(files: &[SourceFile], plan: &LaunchPlan) -> LoweredSet {
-        let program = Program::parse(files.iter().cloned().map(ModuleSource::standalone).collect());
+        LoweredSet::from_sources(&Sources::standalone(files), plan)
+    }
+
+    /// Parses every file, resolving names across modules and crates, and lowers the kernels of
+    /// the reported ones with every item they need wherever it is defined.
+    pub fn from_sources(sources: &Sources, plan: &LaunchPlan) -> LoweredSet {
+        let modules: Vec<ModulePath> = sources.inputs.iter().map(|i| i.module.clone()).collect();
+        let program = Program::parse_with(sources.inputs.clone(), &sources.uses);
+        let files = program.files();
+        let workspace = Workspace {
+            files,
+            syntax: (0..files.len()).map(|i| program.syntax(i).ok()).collect(),
+            modules: &modules,
+        };
         let mut errors = Vec::new();
         let mut units = Vec::new();
         let mut not_lowered = Vec::new();
         let mut code = String::from(PRELUDE);
         code.push_str(CHECK_MACRO);
-        for (i, file) in files.iter().enumerate() {
+        for (i, file) in files.iter().enumerate().take(sources.reported) {
             let (syntax, scope) = match (program.syntax(i), program.scope(i)) {
                 (Ok(syntax), Some(scope)) => (syntax, scope),
                 (Err(e), _) => {
@@ -91,7 +129,7 @@ impl LoweredSet {
             };
             let namespace = format!("kl_file{i}");
             let (kernels, _) = program.kernels(i, plan);
-            let lowered = lower_file(file, syntax, scope, &kernels, &namespace);
+            let lowered = lower_file(&workspace, i, syntax, scope, &kernels, &namespace);
             code.push_str(&lowered.code);
             for failure in &lowered.not_lowered {
                 not_lowered.push(NotLoweredRecord {
@@ -112,6 +150,7 @@ impl LoweredSet {
             });
         }
         code.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+        drop(workspace);
         LoweredSet {
             program,
             files: units,
@@ -149,17 +188,37 @@ impl LoweredSet {
     }
 }
 
-/// Lowers, plans and writes the program for a set of files: one launch per configuration entry
-/// of each kernel, or one from its hint or default.
+/// Lowers, plans and writes the program for a set of files, each on its own: one launch per
+/// configuration entry of each kernel, else from its hint, its host launches or the default.
 pub fn emit(files: &[SourceFile], plan: &LaunchPlan) -> Emitted {
-    let mut set = LoweredSet::new(files, plan);
+    emit_sources(&Sources::standalone(files), plan)
+}
+
+/// Lowers, plans and writes the program for the reported files of a workspace: one launch per
+/// configuration entry of each kernel, else from its hint, else one per distinct launch its
+/// host code makes, else the default.
+pub fn emit_sources(sources: &Sources, plan: &LaunchPlan) -> Emitted {
+    let mut set = LoweredSet::from_sources(sources, plan);
     let mut launches: Vec<PlannedLaunch> = Vec::new();
-    let targets: Vec<(String, Kernel)> = set.kernels().map(|(f, k)| (f.path.clone(), k.clone())).collect();
-    for (path, kernel) in targets {
-        for launch in launches_of(&path, &kernel, plan) {
+    let targets: Vec<(usize, String, Kernel)> = set
+        .files
+        .iter()
+        .flat_map(|u| {
+            let path = set.program.files()[u.file].path.clone();
+            u.lowered
+                .iter()
+                .filter_map(move |l| u.kernels.iter().find(|k| k.name == l.name))
+                .map(move |k| (u.file, path.clone(), k.clone()))
+        })
+        .collect();
+    for (file, path, kernel) in targets {
+        for (launch, notes) in launches_of(&set.program, file, &kernel, plan) {
             let index = launches.len();
             match set.plan(&path, &kernel.name, launch, index) {
-                Some(planned) if planned.oversized.is_none() => launches.push(planned),
+                Some(mut planned) if planned.oversized.is_none() => {
+                    planned.record.notes.splice(0..0, notes);
+                    launches.push(planned)
+                }
                 Some(planned) => set.not_lowered.push(NotLoweredRecord {
                     kernel: kernel.name.clone(),
                     file: path.clone(),
@@ -406,19 +465,35 @@ const CHECK_MACRO: &str = "#define KL_CHECK(x) do { cudaError_t kl_err = (x); if
 fprintf(stderr, \"CUDA error %s in %s\\n\", cudaGetErrorString(kl_err), #x); exit(1); } } while (0)\n";
 
 /// The launches of one kernel: one per configuration entry, or one from its hint or default.
-fn launches_of(file: &str, kernel: &Kernel, plan: &LaunchPlan) -> Vec<ResolvedLaunch> {
-    let specs = plan.find_all(file, &kernel.name);
+/// The launches of a kernel, in the order the analysis takes them: every configuration entry,
+/// else the hint, else one per distinct launch read from host code (with its host-known
+/// scalar arguments), else the default; each with notes on what of the host was not used.
+fn launches_of(
+    program: &Program,
+    file: usize,
+    kernel: &Kernel,
+    plan: &LaunchPlan,
+) -> Vec<(ResolvedLaunch, Vec<String>)> {
+    let path = program.files().get(file).map_or("", |f| f.path.as_str());
+    let specs = plan.find_all(path, &kernel.name);
     if specs.is_empty() {
-        return vec![kernel.launch.clone()];
+        return program
+            .launches_of(file, kernel, plan)
+            .into_iter()
+            .map(|l| (l.launch, l.notes))
+            .collect();
     }
     specs
         .into_iter()
-        .map(|spec| ResolvedLaunch {
-            block: spec.block.unwrap_or(kernel.launch.block),
-            grid: spec.grid,
-            block_source: kernel.launch.block_source,
-            params: spec.params.clone(),
-            float_params: spec.float_params.clone(),
+        .map(|spec| {
+            let launch = ResolvedLaunch {
+                block: spec.block.unwrap_or(kernel.launch.block),
+                grid: spec.grid,
+                block_source: kernel.launch.block_source,
+                params: spec.params.clone(),
+                float_params: spec.float_params.clone(),
+            };
+            (launch, Vec::new())
         })
         .collect()
 }

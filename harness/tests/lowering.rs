@@ -1,8 +1,8 @@
 //! Constructs of real kernels are lowered to CUDA C++ that compiles: struct references,
 //! constants of any type and module, number and vector methods, tuple coordinates.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
+use kernel_lint_analyzer::{CrateUse, LaunchPlan, ModuleSource, SourceFile};
+use kernel_lint_harness::driver::{self, Sources};
 use std::path::Path;
 use std::process::Command;
 
@@ -118,7 +118,7 @@ pub unsafe fn smooth(a: *mut f32, n: u32) {
         "{program}"
     );
     assert!(
-        program.contains("constexpr float WEIGHTS[3] = {0.25f, 0.5f, 0.25f};"),
+        program.contains("__device__ const float WEIGHTS[3] = {0.25f, 0.5f, 0.25f};"),
         "{program}"
     );
     assert!(program.contains("TILE_A[(TILE * TILE)]"), "{program}");
@@ -364,4 +364,251 @@ pub unsafe fn fade(a: &[u8], out: *mut f32, threads: u64, stride: u64) {
         "{program}"
     );
     assert!(program.contains("3.14159265358979323846f"), "{program}");
+}
+
+/// Files of a fixture workspace, each with its module, the first `reported` lowered.
+fn workspace(root: &str, files: &[(&str, &[&str])], reported: usize, uses: &[(&str, &str, &str)]) -> Sources {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(root);
+    Sources {
+        inputs: files
+            .iter()
+            .map(|(path, module)| ModuleSource {
+                source: SourceFile::new(*path, std::fs::read_to_string(root.join(path)).expect("fixture file")),
+                module: module.iter().map(|m| m.to_string()).collect(),
+            })
+            .collect(),
+        reported,
+        uses: uses
+            .iter()
+            .map(|(from, name, root)| CrateUse {
+                from: from.to_string(),
+                name: name.to_string(),
+                root: root.to_string(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn kernels_get_the_structs_aliases_constants_helpers_and_methods_of_other_modules_and_crates() {
+    let sources = workspace(
+        "fixtures/workspace",
+        &[
+            ("kernels/src/physics.rs", &["gpu_kernels", "physics"]),
+            ("kernels/src/lib.rs", &["gpu_kernels"]),
+            ("kernels/src/index.rs", &["gpu_kernels", "index"]),
+            ("types/src/lib.rs", &["gpu_types"]),
+            ("types/src/grid.rs", &["gpu_types", "grid"]),
+            ("types/src/particle.rs", &["gpu_types", "particle"]),
+        ],
+        1,
+        &[("gpu_kernels", "types", "gpu_types")],
+    );
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
+    let mut kernels: Vec<&str> = emitted.manifest.launches.iter().map(|l| l.kernel.as_str()).collect();
+    kernels.sort_unstable();
+    assert_eq!(
+        kernels,
+        ["column_mass", "every_other", "gather_mass", "one_tile_on", "positions"]
+    );
+    let program = &emitted.program;
+    check_with_gxx(program);
+    // The alias `Float` is `f32`; the struct a field names comes before the struct holding it.
+    let node = program
+        .find("struct Node {\n  float mass;\n  float velocity[3];\n};")
+        .expect("Node");
+    let grid = program.find("struct Grid {\n  Node* nodes;").expect("Grid");
+    assert!(node < grid, "{program}");
+    // Methods are functions of their receiver; `Self` and the newtype are lowered too.
+    assert!(program.contains("struct NodeId {\n  unsigned int _0;\n};"), "{program}");
+    assert!(
+        program.contains("__device__ inline Node* Grid_get_node(const Grid& self, NodeId id) {"),
+        "{program}"
+    );
+    assert!(
+        program.contains("Grid_get_node(grid, NodeId{((unsigned int)(i))})"),
+        "{program}"
+    );
+    // A reference returned by a method is read through.
+    assert!(program.contains("node->mass"), "{program}");
+    // A helper of another crate and one of another module of the kernels' crate.
+    assert!(program.contains("__device__ inline float position_x(const Particle* particles, unsigned long long i) {"));
+    assert!(
+        program.contains("__device__ inline unsigned long long global_id() {"),
+        "{program}"
+    );
+    assert!(
+        program.contains("[[maybe_unused]] constexpr unsigned long long TILE = 32ll;"),
+        "{program}"
+    );
+    // Each item once, however many kernels use it.
+    assert_eq!(program.matches("struct Grid {").count(), 1, "{program}");
+    assert_eq!(program.matches("global_id() {").count(), 1, "{program}");
+}
+
+#[test]
+fn device_tables_of_other_modules_are_device_arrays_and_unknown_constructs_keep_their_reason() {
+    let kernel = r#"
+use cuda_std::prelude::*;
+use crate::tables::{WEIGHTS, Real};
+
+#[kernel]
+pub unsafe fn weigh(a: *const Real, out: *mut Real) {
+    let i = thread::index_1d() as usize;
+    *out.add(i) = *a.add(i) * WEIGHTS[i % 3] * crate::tables::scale(2.0);
+}
+
+#[kernel]
+pub unsafe fn odd(out: *mut Real) {
+    let i = thread::index_1d() as usize;
+    *out.add(i) = crate::tables::odd_one(i);
+}
+"#;
+    let tables = r#"
+pub type Real = f32;
+pub const WEIGHTS: [Real; 3] = [0.25, 0.5, 0.25];
+pub fn scale(x: Real) -> Real { x * WEIGHTS[1] }
+pub fn odd_one(i: usize) -> Real { let f = |x: usize| x as f32; f(i) }
+"#;
+    let sources = Sources {
+        inputs: vec![
+            ModuleSource {
+                source: SourceFile::new("src/kernels.rs", kernel),
+                module: vec!["gpu".into(), "kernels".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/tables.rs", tables),
+                module: vec!["gpu".into(), "tables".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod tables;\n"),
+                module: vec!["gpu".into()],
+            },
+        ],
+        reported: 1,
+        uses: Vec::new(),
+    };
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let program = &emitted.program;
+    assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
+    assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        program.contains("__device__ const float WEIGHTS[3] = {0.25f, 0.5f, 0.25f};"),
+        "{program}"
+    );
+    assert!(
+        program.contains("__device__ inline float scale(float x) {"),
+        "{program}"
+    );
+    assert!(
+        program.contains("__global__ void weigh(const float* a, float* out)"),
+        "{program}"
+    );
+    assert_eq!(emitted.manifest.launches.len(), 1);
+    let [odd] = emitted.manifest.not_lowered.as_slice() else {
+        panic!("{:?}", emitted.manifest.not_lowered)
+    };
+    assert_eq!(odd.kernel, "odd");
+    assert!(
+        odd.reason.starts_with("function `odd_one` is not lowered: "),
+        "{}",
+        odd.reason
+    );
+    assert!(!program.contains("odd_one"), "{program}");
+    check_with_gxx(program);
+}
+
+#[test]
+fn host_launches_give_the_harness_one_launch_per_shape_with_their_scalars() {
+    let sources = workspace(
+        "fixtures/launch",
+        &[("kernels/src/lib.rs", &["kernels"]), ("host/src/main.rs", &["host"])],
+        1,
+        &[],
+    );
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let launches = |name: &str| -> Vec<String> {
+        emitted
+            .manifest
+            .launches
+            .iter()
+            .filter(|l| l.kernel == name)
+            .map(|l| format!("{:?} {:?} {:?}", l.block, l.grid, l.params))
+            .collect()
+    };
+    assert_eq!(
+        launches("gemm_naive"),
+        [
+            r#"[1, 16, 1] [1024, 64, 1] {"k": 1024, "m": 1024, "n": 1024}"#,
+            r#"[16, 16, 1] [64, 64, 1] {"k": 1024, "m": 1024, "n": 1024}"#,
+        ]
+    );
+    assert_eq!(launches("shift"), [r#"[256, 1, 1] [4, 1, 1] {"n": 1024}"#]);
+    // The host passes `n`: the harness passes the same value.
+    assert!(
+        emitted.program.contains(
+            "shift<<<dim3(4u, 1u, 1u), dim3(256u, 1u, 1u)>>>(a, 1048576ull, out, (unsigned long long)1024ll)"
+        ),
+        "{}",
+        emitted.program
+    );
+}
+
+#[test]
+fn prints_are_left_out_assertions_trap_and_optix_programs_are_named() {
+    let emitted = driver::emit(
+        &[SourceFile::new(
+            "k.rs",
+            r#"
+use cuda_std::prelude::*;
+
+#[kernel]
+pub unsafe fn checked(a: &[u32], out: *mut u32, n: u32) {
+    let i = thread::index_1d();
+    println!("thread {}", i);
+    assert!(i < n, "out of range");
+    if a[i as usize] == 0 {
+        panic!("zero");
+    }
+    *out.add(i as usize) = a[i as usize].wrapping_neg();
+}
+
+#[kernel]
+pub unsafe fn loud(a: &[u32]) {
+    println!("{}", a[0]);
+}
+
+#[kernel]
+pub unsafe fn __raygen__render() {}
+"#,
+        )],
+        &LaunchPlan::default(),
+    );
+    let program = &emitted.program;
+    assert!(program.contains("/* println! left out */;"), "{program}");
+    assert!(program.contains("if (!((i < n))) __trap();"), "{program}");
+    assert!(program.contains("__trap();\n}"), "{program}");
+    assert!(program.contains("(-a[((unsigned long long)(i))])"), "{program}");
+    let reasons: Vec<(&str, &str)> = emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .map(|n| (n.kernel.as_str(), n.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("loud", "`println!` of a computed value is not lowered"),
+            (
+                "__raygen__render",
+                "OptiX program: launched by OptiX, not by a kernel launch"
+            ),
+        ]
+    );
+    check_with_gxx(program);
 }

@@ -16,6 +16,7 @@ struct uint3 { unsigned int x, y, z; };
 extern uint3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 inline void __syncthreads() {}
+inline void __trap() {}
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 typedef int cudaError_t;

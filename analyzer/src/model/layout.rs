@@ -286,7 +286,7 @@ impl<'a> Scope<'a> {
 
 /// The aliased type of a generic alias with its parameters replaced by the arguments given:
 /// `Vector<f32>` with `type Vector<N> = Vector3<N>;` is `Vector3<f32>`.
-fn instantiate(alias: &syn::ItemType, arguments: &syn::PathArguments) -> Type {
+pub fn instantiate(alias: &syn::ItemType, arguments: &syn::PathArguments) -> Type {
     let given: Vec<&Type> = match arguments {
         syn::PathArguments::AngleBracketed(a) => a
             .args

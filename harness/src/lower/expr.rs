@@ -22,6 +22,9 @@ impl Context<'_> {
                 if let Some(constant) = numeric_constant(&p.path) {
                     return Ok(constant);
                 }
+                if let Some(item) = self.item_value(p, scope)? {
+                    return Ok(item);
+                }
                 if p.path.segments.len() > 1
                     && self.layouts.const_named(&p.path).is_none()
                     && !self.consts.contains(&name)
@@ -71,7 +74,7 @@ impl Context<'_> {
                 if let Some(geometry) = self.geometry_field(&f.base, &member) {
                     return Ok(geometry);
                 }
-                let base_is_reference = matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&i.to_string())));
+                let base_is_reference = matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
                 let base = self.expr(&f.base, scope)?;
                 if base_is_reference {
                     format!("{base}->{member}")
@@ -338,6 +341,9 @@ impl Context<'_> {
         if !self.helpers.contains(&name) && NVPTX_STD_HELPERS.contains(&name.as_str()) {
             return Ok(format!("kl::{name}({})", args.join(", ")));
         }
+        if let Some(call) = self.item_call(c, &p.path, &args, scope)? {
+            return Ok(call);
+        }
         if let Some(reason) = self.helpers_failed.get(&name) {
             return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
         }
@@ -378,6 +384,7 @@ impl Context<'_> {
             }
             "sub" | "wrapping_sub" => format!("({receiver} - {})", arg(0)?),
             "wrapping_mul" => format!("({receiver} * {})", arg(0)?),
+            "wrapping_neg" => format!("(-{receiver})"),
             // A Rust reference reads through itself in arithmetic: `kl::ref` converts likewise.
             "get_unchecked" | "get_unchecked_mut" => format!("kl::make_ref(&{receiver}[{}])", arg(0)?),
             "write" | "write_volatile" | "write_unaligned" => {
@@ -416,7 +423,7 @@ impl Context<'_> {
             "rem_euclid" | "dot" | "powf_fast" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
-            _ => return self.fail(m, format!("method `{method}` is not lowered")),
+            _ => return self.item_method(m, &receiver, &args, scope),
         })
     }
 }

@@ -12,10 +12,13 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
+mod items;
+mod macros;
 mod prelude;
 mod stmt;
 mod types;
 
+pub use items::Workspace;
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
@@ -111,19 +114,33 @@ impl LoweredKernel {
 
 type Lowered<T> = Result<T, (Span, String)>;
 
-/// Lowers the structs, constants, helper functions and the given kernels of a file.
+/// Lowers the structs, constants, helper functions and the given kernels of file `here` of
+/// the workspace, with the items of other modules and crates they need.
 pub fn lower_file(
-    file: &SourceFile,
+    workspace: &Workspace<'_>,
+    here: usize,
     syntax: &syn::File,
     layouts: ItemScope<'_>,
     kernels: &[Kernel],
     namespace: &str,
 ) -> LoweredFile {
+    let file = &workspace.files[here];
     let mut items = Vec::new();
     flatten(&syntax.items, &mut items);
+    let item_set = items::ItemSet::new(items.iter().filter_map(|i| match i {
+        Item::Struct(s) => Some(s.ident.to_string()),
+        Item::Const(c) => Some(c.ident.to_string()),
+        Item::Static(s) => Some(s.ident.to_string()),
+        Item::Fn(f) => Some(ident(&f.sig.ident.to_string())),
+        _ => None,
+    }));
     let mut cx = Context {
         file,
         layouts,
+        items: &item_set,
+        workspace,
+        here,
+        home: here,
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         structs: HashSet::new(),
@@ -136,7 +153,6 @@ pub fn lower_file(
             .collect(),
     };
     let mut code = String::new();
-    let _ = writeln!(code, "namespace {namespace} {{");
     for item in &items {
         if let Item::Struct(s) = item {
             match cx.lower_struct(s) {
@@ -152,7 +168,11 @@ pub fn lower_file(
     }
     for item in &items {
         if let Item::Const(c) = item {
-            if let (Some(v), Ok(ty)) = (layouts.const_value(&c.expr), cx.c_type(&c.ty)) {
+            if let (Some(v), Ok(ty), false) = (
+                layouts.const_value(&c.expr),
+                cx.c_type(&c.ty),
+                matches!(&*c.expr, Expr::Array(_)),
+            ) {
                 let _ = writeln!(code, "[[maybe_unused]] constexpr {ty} {} = {v}ll;", c.ident);
             }
         }
@@ -202,16 +222,23 @@ pub fn lower_file(
         if !new_failure {
             break (prototypes, definitions);
         }
+        cx.items.reset_late();
     };
-    code.push_str(&prototypes);
-    code.push_str(&definitions);
-    let common = code.clone();
     let mut lowered = Vec::new();
     let mut not_lowered = Vec::new();
+    let mut kernel_code = String::new();
     for kernel in kernels {
+        if is_optix_program(&kernel.name) {
+            not_lowered.push(NotLowered {
+                kernel: kernel.name.clone(),
+                span: kernel.span,
+                reason: "OptiX program: launched by OptiX, not by a kernel launch".to_string(),
+            });
+            continue;
+        }
         match cx.lower_kernel(&kernel.item) {
             Ok((text, params, statements)) => {
-                code.push_str(&text);
+                kernel_code.push_str(&text);
                 lowered.push(LoweredKernel {
                     name: kernel.name.clone(),
                     params,
@@ -226,8 +253,15 @@ pub fn lower_file(
             }),
         }
     }
+    // Other files' items first, then this file's types and constants, its methods (which
+    // those may use), its helpers (which may call the methods), then the kernels.
+    let (late_prototypes, late) = item_set.late();
+    let common = format!(
+        "namespace {namespace} {{\n{}{code}{late_prototypes}{prototypes}{late}{definitions}",
+        item_set.early()
+    );
     let close = format!("}} // namespace {namespace}\n");
-    code.push_str(&close);
+    let code = format!("{common}{kernel_code}{close}");
     LoweredFile {
         namespace: namespace.to_string(),
         code,
@@ -251,9 +285,17 @@ fn flatten<'a>(items: &'a [Item], out: &mut Vec<&'a Item>) {
     }
 }
 
+#[derive(Clone)]
 struct Context<'a> {
     file: &'a SourceFile,
     layouts: ItemScope<'a>,
+    /// Items of other modules lowered for the kernels of the file.
+    items: &'a items::ItemSet,
+    workspace: &'a Workspace<'a>,
+    /// The file the code being lowered is written in.
+    here: usize,
+    /// The file whose kernels are lowered: its pass defines its own items.
+    home: usize,
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
@@ -272,6 +314,8 @@ struct Scope {
     shared_counter: usize,
     names: Vec<HashMap<String, String>>,
     declared: HashMap<String, usize>,
+    /// Whether the call lowered last returns a reference (a pointer in C).
+    reference_call: bool,
 }
 
 impl Scope {
@@ -291,6 +335,11 @@ impl Scope {
             top.insert(rust.to_string(), c_name.clone());
         }
         c_name
+    }
+
+    /// Whether a Rust name is a binding of the function (a parameter or a local).
+    fn is_bound(&self, rust: &str) -> bool {
+        self.names.iter().any(|m| m.contains_key(rust))
     }
 
     /// The C name a Rust name refers to here.
@@ -422,6 +471,11 @@ impl<'a> Context<'a> {
                     other => self.expr(other, &mut Scope::default()),
                 };
                 match (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
+                    // A table is indexed by device code: it lives in device memory.
+                    (Ok(value), Ok(decl)) if matches!(&*c.expr, Expr::Array(_)) => {
+                        let _ = writeln!(code, "__device__ const {decl} = {value};");
+                        defined.insert(c.ident.to_string());
+                    }
                     (Ok(value), Ok(decl)) => {
                         let _ = writeln!(code, "[[maybe_unused]] constexpr {decl} = {value};");
                         defined.insert(c.ident.to_string());
@@ -454,6 +508,11 @@ impl<'a> Context<'a> {
     }
 
     fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {
+        self.lower_function(f, None)
+    }
+
+    /// A helper, or a method of `self_type` taking its receiver first (by C++ reference).
+    fn lower_function(&self, f: &syn::ItemFn, self_type: Option<&str>) -> Lowered<(String, String)> {
         let mut scope = Scope::default();
         let ret = match &f.sig.output {
             syn::ReturnType::Default => "void".to_string(),
@@ -461,8 +520,18 @@ impl<'a> Context<'a> {
         };
         let mut params = Vec::new();
         for input in &f.sig.inputs {
-            let syn::FnArg::Typed(typed) = input else {
-                return self.fail(input, "methods are not lowered");
+            let typed = match (input, self_type) {
+                (syn::FnArg::Typed(typed), _) => typed,
+                (syn::FnArg::Receiver(receiver), Some(ty)) => {
+                    let ty = self.c_type(&Type::Path(syn::TypePath {
+                        qself: None,
+                        path: quote::format_ident!("{}", ty).into(),
+                    }))?;
+                    params.push(items::receiver_param(receiver, &ty));
+                    scope.bind("self");
+                    continue;
+                }
+                (syn::FnArg::Receiver(_), None) => return self.fail(input, "methods are not lowered"),
             };
             let syn::Pat::Ident(name) = &*typed.pat else {
                 return self.fail(&typed.pat, "parameter pattern");
@@ -564,14 +633,20 @@ impl<'a> Context<'a> {
                         float: last.starts_with('f'),
                     });
                 }
-                let (_, fields) = self
+                let (fields_scope, fields) = self
                     .layouts
                     .struct_fields(&p.path)
                     .ok_or_else(|| (self.span(ty), format!("unknown type `{last}`")))?;
+                // Field types are written in the struct's module, maybe another file.
+                let within = self.within(fields_scope.module);
+                let cx = within.as_ref().unwrap_or(self);
                 let mut lowered = Vec::new();
                 for (field, field_ty) in fields {
                     let mut inner = Scope::default();
-                    lowered.push(self.kernel_param(&ident(&field), &field_ty, &mut inner)?);
+                    let param = cx
+                        .kernel_param(&ident(&field), &field_ty, &mut inner)
+                        .map_err(|(_, reason)| (self.span(ty), format!("field `{field}` of `{last}`: {reason}")))?;
+                    lowered.push(param);
                 }
                 if lowered.iter().any(|p| matches!(p, Param::Slice { .. })) {
                     return self.fail(ty, "slices inside a struct parameter are not lowered");
@@ -636,4 +711,19 @@ fn expression_names(e: &Expr) -> Vec<String> {
 /// `&mut T`.
 fn is_mut_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_some())
+}
+
+/// `__raygen__render`, `__closesthit__radiance` and the other OptiX entry points.
+fn is_optix_program(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "__raygen__",
+        "__closesthit__",
+        "__anyhit__",
+        "__miss__",
+        "__intersection__",
+        "__exception__",
+        "__direct_callable__",
+        "__continuation_callable__",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
 }

@@ -57,7 +57,10 @@ impl Context<'_> {
                 self.line_directive(&mut out, stmt, scope);
                 out.push_str(&self.expr_stmt(e, scope)?);
             }
-            Stmt::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            Stmt::Macro(m) => {
+                self.line_directive(&mut out, stmt, scope);
+                out.push_str(&self.macro_stmt(&m.mac, scope)?);
+            }
         }
         Ok(out)
     }
@@ -103,7 +106,10 @@ impl Context<'_> {
             return self.local_array(&rust_name, ty, &init.expr, scope);
         }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
+        scope.reference_call = false;
         let value = self.expr(&init.expr, scope)?;
+        let returns_reference =
+            std::mem::take(&mut scope.reference_call) && matches!(&*init.expr, Expr::Call(_) | Expr::MethodCall(_));
         let sub_slice = self.sub_slice_length(&init.expr, scope)?;
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
@@ -116,7 +122,7 @@ impl Context<'_> {
             return Ok(format!("auto {name} = {value};\nauto {name}_len = {length};\n"));
         }
         // `let p = &mut *ptr.add(i);` or `let p = &a[i];`: a pointer, read through with `->`.
-        if matches!(&*init.expr, Expr::Reference(_)) {
+        if is_reference(&init.expr) || returns_reference {
             scope.references.insert(name.clone());
         }
         match ty {
@@ -314,6 +320,7 @@ impl Context<'_> {
             },
             Expr::Break(_) => Ok("break;\n".to_string()),
             Expr::Continue(_) => Ok("continue;\n".to_string()),
+            Expr::Macro(m) => self.macro_stmt(&m.mac, scope),
             other => Ok(format!("{};\n", self.expr(other, scope)?)),
         }
     }
@@ -539,5 +546,16 @@ fn arm_block(body: &Expr) -> syn::Block {
             brace_token: Default::default(),
             stmts: vec![Stmt::Expr(other.clone(), Some(Default::default()))],
         },
+    }
+}
+
+/// `&x`, also inside `unsafe { .. }`, a block of one expression or parentheses.
+fn is_reference(e: &Expr) -> bool {
+    match e {
+        Expr::Reference(_) => true,
+        Expr::Paren(p) => is_reference(&p.expr),
+        Expr::Unsafe(u) => matches!(u.block.stmts.as_slice(), [Stmt::Expr(inner, None)] if is_reference(inner)),
+        Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(inner, None)] if is_reference(inner)),
+        _ => false,
     }
 }

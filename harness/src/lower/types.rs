@@ -14,6 +14,8 @@ impl Context<'_> {
             "i32" => "int",
             "u64" | "usize" => "unsigned long long",
             "i64" | "isize" => "long long",
+            "i128" => "__int128",
+            "u128" => "unsigned __int128",
             "f32" => "float",
             "f64" => "double",
             "bool" => "bool",
@@ -34,6 +36,7 @@ impl Context<'_> {
                     format!("const {inner}*")
                 })
             }
+            Type::Reference(r) if r.mutability.is_some() => Ok(format!("{}*", self.c_type(&r.elem)?)),
             Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
             Type::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
                 let elems = t.elems.iter().map(|e| self.c_type(e)).collect::<Lowered<Vec<_>>>()?;
@@ -61,6 +64,9 @@ impl Context<'_> {
                 }
                 if let Some(vector) = glam_vector(&name) {
                     return Ok(vector.to_string());
+                }
+                if let Some(c) = self.item_type(ty, &p.path)? {
+                    return Ok(c);
                 }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }

@@ -1,0 +1,537 @@
+//! The items a kernel needs from anywhere in the workspace: structs, type aliases, constants,
+//! statics, free functions and inherent methods of other modules and crates, resolved through
+//! the analyzer's item index and lowered once each, dependencies first.
+//!
+//! Items of other files go before the kernel file's own items; methods of the kernel file's
+//! own types go after its types and before its helpers, by prototype.
+
+use super::{ident, Context, Lowered, Scope};
+use kernel_lint_analyzer::model::items::{FunctionRef, Target};
+use kernel_lint_analyzer::model::layout::instantiate;
+use kernel_lint_analyzer::{ModulePath, SourceFile};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Type};
+
+/// Every parsed file of the run with the module it is.
+pub struct Workspace<'a> {
+    /// The files, in input order.
+    pub files: &'a [SourceFile],
+    /// Each file's syntax, when it parsed.
+    pub syntax: Vec<Option<&'a syn::File>>,
+    /// Each file's module path.
+    pub modules: &'a [ModulePath],
+}
+
+impl Workspace<'_> {
+    /// The file a module is written in: the file whose module is the longest prefix of it
+    /// (inline modules live in their parent's file).
+    pub(super) fn owner(&self, module: &ModulePath) -> Option<usize> {
+        self.modules
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| module.starts_with(m))
+            .max_by_key(|(i, m)| (m.len(), std::cmp::Reverse(*i)))
+            .map(|(i, _)| i)
+    }
+}
+
+/// An item as the set knows it: its kind, defining module, `impl` type and name.
+type Key = (&'static str, ModulePath, String);
+
+/// Where an item's code goes.
+#[derive(Clone, Copy, PartialEq)]
+enum Area {
+    /// Before the kernel file's own items: the item lives in another file.
+    Early,
+    /// After the kernel file's types, before its helpers: a method of the kernel file.
+    Late,
+}
+
+/// The items lowered for the kernels of one file, in dependency order.
+#[derive(Default)]
+pub(super) struct ItemSet {
+    state: RefCell<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The C name of each item lowered, or why it is not.
+    done: HashMap<Key, Result<String, String>>,
+    /// Items being lowered: a reference back to one is recursion.
+    pending: HashSet<Key>,
+    /// C names in use in the namespace.
+    taken: HashSet<String>,
+    /// Code of items of other files, dependencies first.
+    early: String,
+    /// Prototypes and definitions of the kernel file's methods.
+    late_prototypes: String,
+    late: String,
+    late_keys: Vec<Key>,
+}
+
+impl ItemSet {
+    /// A set whose names avoid those the kernel file defines itself.
+    pub(super) fn new(taken: impl IntoIterator<Item = String>) -> ItemSet {
+        let set = ItemSet::default();
+        set.state.borrow_mut().taken.extend(taken);
+        set
+    }
+
+    /// Code for before the kernel file's items.
+    pub(super) fn early(&self) -> String {
+        self.state.borrow().early.clone()
+    }
+
+    /// Prototypes and definitions for after the kernel file's types.
+    pub(super) fn late(&self) -> (String, String) {
+        let state = self.state.borrow();
+        (state.late_prototypes.clone(), state.late.clone())
+    }
+
+    /// Forgets the kernel file's methods: a helper of the file they may call no longer lowers.
+    pub(super) fn reset_late(&self) {
+        let mut state = self.state.borrow_mut();
+        for key in std::mem::take(&mut state.late_keys) {
+            state.done.remove(&key);
+        }
+        state.late_prototypes.clear();
+        state.late.clear();
+    }
+
+    fn name_for(&self, wanted: &str) -> String {
+        let mut state = self.state.borrow_mut();
+        let mut name = ident(wanted);
+        let mut n = 1;
+        while state.taken.contains(&name) {
+            n += 1;
+            name = format!("{}_{n}", ident(wanted));
+        }
+        state.taken.insert(name.clone());
+        name
+    }
+}
+
+/// Replaces `Self` in a method by the name of its type.
+struct SelfType<'a>(&'a str);
+
+impl VisitMut for SelfType<'_> {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if let Some(first) = path.segments.first_mut() {
+            if first.ident == "Self" {
+                first.ident = syn::Ident::new(self.0, first.ident.span());
+            }
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+}
+
+impl<'a> Context<'a> {
+    /// The context to lower code written in `module`: this one if the module is in this file,
+    /// else one for the file that holds it.
+    pub(super) fn within(&self, module: &'a ModulePath) -> Option<Context<'a>> {
+        let owner = self.workspace.owner(module)?;
+        if owner == self.here {
+            let mut inner = self.clone();
+            inner.layouts = self.layouts.at(module);
+            return Some(inner);
+        }
+        Some(Context {
+            file: &self.workspace.files[owner],
+            layouts: self.layouts.at(module),
+            helpers_failed: HashMap::new(),
+            helpers: HashSet::new(),
+            structs: HashSet::new(),
+            consts: HashSet::new(),
+            items: self.items,
+            workspace: self.workspace,
+            here: owner,
+            home: self.home,
+        })
+    }
+
+    /// Where an item of `module` goes, or `None` when the kernel file's own pass defines it.
+    fn area(&self, module: &ModulePath, kind: &str) -> Option<Area> {
+        let owner = self.workspace.owner(module)?;
+        match (owner == self.home, kind) {
+            (false, _) => Some(Area::Early),
+            (true, "method" | "function") if self.here == self.home => Some(Area::Late),
+            (true, _) => None,
+        }
+    }
+
+    /// Lowers an item once; `lower` returns its code given its C name.
+    fn require(
+        &self,
+        node: &impl quote::ToTokens,
+        key: Key,
+        area: Area,
+        lower: impl FnOnce(&str) -> Lowered<(String, String)>,
+    ) -> Lowered<String> {
+        let what = format!("{} `{}`", key.0, key.2);
+        if let Some(done) = self.items.state.borrow().done.get(&key) {
+            return done
+                .clone()
+                .map_err(|reason| (self.span(node), format!("{what} is not lowered: {reason}")));
+        }
+        if self.items.state.borrow().pending.contains(&key) {
+            return self.fail(node, format!("{what} is recursive: recursion is not lowered"));
+        }
+        let name = self.items.name_for(&key.2.replace("::", "_"));
+        self.items.state.borrow_mut().pending.insert(key.clone());
+        let outcome = lower(&name);
+        let mut state = self.items.state.borrow_mut();
+        state.pending.remove(&key);
+        let result = match outcome {
+            Ok((prototype, code)) => {
+                match area {
+                    Area::Early => {
+                        state.early.push_str(&prototype);
+                        state.early.push_str(&code);
+                    }
+                    Area::Late => {
+                        state.late_prototypes.push_str(&prototype);
+                        state.late.push_str(&code);
+                    }
+                }
+                Ok(name)
+            }
+            Err((_, reason)) => {
+                state.taken.remove(&name);
+                Err(reason)
+            }
+        };
+        if area == Area::Late {
+            state.late_keys.push(key.clone());
+        }
+        state.done.insert(key, result.clone());
+        result.map_err(|reason| (self.span(node), format!("{what} is not lowered: {reason}")))
+    }
+
+    /// The C type a path names when it is an alias anywhere or a struct of another file.
+    pub(super) fn item_type(&self, ty: &Type, path: &syn::Path) -> Lowered<Option<String>> {
+        let Some(target) = self.layouts.resolve(path) else {
+            return Ok(None);
+        };
+        let index = self.layouts.index;
+        if let Some((module, alias)) = index.alias(&target) {
+            let arguments = path.segments.last().map(|s| s.arguments.clone()).unwrap_or_default();
+            let aliased = instantiate(alias, &arguments);
+            let Some(inner) = self.within(module) else {
+                return Ok(None);
+            };
+            return inner.c_type(&aliased).map(Some).map_err(|(_, reason)| {
+                (
+                    self.span(ty),
+                    format!("alias `{}` is not lowered: {reason}", alias.ident),
+                )
+            });
+        }
+        let Some((module, def)) = index.struct_def(&target) else {
+            return Ok(None);
+        };
+        let Some(area) = self.area(module, "struct") else {
+            if self.here != self.home {
+                return self.fail(
+                    ty,
+                    format!("`{}` of the kernel's own file is used by another file", def.ident),
+                );
+            }
+            return Ok(None);
+        };
+        if !def.generics.params.is_empty() {
+            return self.fail(ty, format!("generic struct `{}` is not lowered", def.ident));
+        }
+        let key = ("struct", module.clone(), def.ident.to_string());
+        self.require(ty, key, area, |name| {
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(ty), "no file".to_string()))?;
+            let mut renamed = def.clone();
+            renamed.ident = syn::Ident::new(name, def.ident.span());
+            Ok((String::new(), inner.lower_struct(&renamed)?))
+        })
+        .map(Some)
+    }
+
+    /// A constant or static a path names, when it is one of another file (or an associated
+    /// integer constant, as its value); `None` leaves the path to the file's own items.
+    pub(super) fn item_value(&self, p: &syn::ExprPath, scope: &Scope) -> Lowered<Option<String>> {
+        if let Some(name) = p.path.get_ident() {
+            if scope.is_bound(&name.to_string()) {
+                return Ok(None);
+            }
+        }
+        let Some(target) = self.layouts.resolve(&p.path) else {
+            return Ok(None);
+        };
+        let index = self.layouts.index;
+        if let Target::Associated(..) = target {
+            return Ok(self.layouts.const_named(&p.path).map(|v| format!("{v}ll")));
+        }
+        let Target::Item(module, name) = &target else {
+            return Ok(None);
+        };
+        let is_const = index.const_expr(&target).is_some();
+        let static_item = index.static_item(&target);
+        if !is_const && static_item.is_none() {
+            return Ok(None);
+        }
+        let Some(area) = self.area(module, "const") else {
+            if self.here != self.home {
+                return self.fail(p, format!("`{name}` of the kernel's own file is used by another file"));
+            }
+            return Ok(None);
+        };
+        let key = (if is_const { "const" } else { "static" }, module.clone(), name.clone());
+        let item = self.const_item(module, name);
+        self.require(p, key, area, |c_name| {
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(p), "no file".to_string()))?;
+            match (item, static_item) {
+                (Some(c), _) => Ok((String::new(), inner.const_definition(c_name, &c.ty, &c.expr)?)),
+                (None, Some((_, s))) => Ok((String::new(), inner.static_definition(c_name, s)?)),
+                (None, None) => self.fail(p, "constant without a definition"),
+            }
+        })
+        .map(Some)
+    }
+
+    /// The `const` item itself (with its type), from the file that defines it.
+    fn const_item(&self, module: &ModulePath, name: &str) -> Option<syn::ItemConst> {
+        let owner = self.workspace.owner(module)?;
+        let syntax = self.workspace.syntax.get(owner).copied().flatten()?;
+        let inline = &module[self.workspace.modules[owner].len()..];
+        find_const(&syntax.items, inline, name)
+    }
+
+    /// `constexpr` for scalars, a `__device__` table for arrays: device code indexes it.
+    pub(super) fn const_definition(&self, name: &str, ty: &Type, value: &Expr) -> Lowered<String> {
+        let decl = self.declarator(ty, name)?;
+        if let Expr::Array(a) = value {
+            let elems = a
+                .elems
+                .iter()
+                .map(|e| self.expr(e, &mut Scope::default()))
+                .collect::<Lowered<Vec<_>>>()?;
+            return Ok(format!("__device__ const {decl} = {{{}}};\n", elems.join(", ")));
+        }
+        if let (Some(v), false) = (self.layouts.const_value(value), matches!(ty, Type::Array(_))) {
+            return Ok(format!("[[maybe_unused]] constexpr {decl} = {v}ll;\n"));
+        }
+        let value = self.expr(value, &mut Scope::default())?;
+        Ok(format!("[[maybe_unused]] constexpr {decl} = {value};\n"))
+    }
+
+    fn static_definition(&self, name: &str, s: &syn::ItemStatic) -> Lowered<String> {
+        let mut renamed = s.clone();
+        renamed.ident = syn::Ident::new(name, s.ident.span());
+        let decl = self.static_decl(&renamed)?;
+        let init = match &*s.expr {
+            Expr::Array(a) => Some(
+                a.elems
+                    .iter()
+                    .map(|e| self.expr(e, &mut Scope::default()))
+                    .collect::<Lowered<Vec<_>>>()?
+                    .join(", "),
+            )
+            .map(|v| format!("{{{v}}}")),
+            // Device memory starts zeroed; other initializers are left to the kernels.
+            _ => None,
+        };
+        let decl = decl.trim_end_matches(';');
+        Ok(match init {
+            Some(init) if matches!(s.mutability, syn::StaticMutability::None) => {
+                format!("{decl} = {init};\n").replacen("__device__ ", "__device__ const ", 1)
+            }
+            Some(init) => format!("{decl} = {init};\n"),
+            None => format!("{decl};\n"),
+        })
+    }
+
+    /// A call of a function, associated function or tuple struct of any module.
+    pub(super) fn item_call(
+        &self,
+        c: &syn::ExprCall,
+        path: &syn::Path,
+        args: &[String],
+        scope: &mut Scope,
+    ) -> Lowered<Option<String>> {
+        let Some(target) = self.layouts.resolve(path) else {
+            return Ok(None);
+        };
+        let index = self.layouts.index;
+        if index.is_tuple_struct(&target) {
+            let ty = Type::Path(syn::TypePath {
+                qself: None,
+                path: path.clone(),
+            });
+            return Ok(Some(format!("{}{{{}}}", self.c_type(&ty)?, args.join(", "))));
+        }
+        let Some(function) = index.function(&target) else {
+            return Ok(None);
+        };
+        let kind = if function.self_type.is_some() {
+            "method"
+        } else {
+            "function"
+        };
+        let Some(area) = self.area(function.module, kind) else {
+            if self.here != self.home {
+                return self.fail(
+                    c,
+                    format!("`{}` of the kernel's own file is used by another file", function.name),
+                );
+            }
+            return Ok(None);
+        };
+        if area == Area::Late && function.self_type.is_none() {
+            // A free function of the kernel's file: its own pass lowers it.
+            return Ok(None);
+        }
+        let name = self.function_item(c, &function, area)?;
+        scope.reference_call = returns_reference(function.sig);
+        let mut with_lengths = Vec::new();
+        for (arg, text) in c.args.iter().zip(args) {
+            let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
+            with_lengths.push(if slice {
+                format!("{text}, {text}_len")
+            } else {
+                text.clone()
+            });
+        }
+        Ok(Some(format!("{name}({})", with_lengths.join(", "))))
+    }
+
+    /// A method of a type of the workspace called on `receiver`, which it takes by reference.
+    pub(super) fn item_method(
+        &self,
+        m: &syn::ExprMethodCall,
+        receiver: &str,
+        args: &[String],
+        scope: &mut Scope,
+    ) -> Lowered<String> {
+        let method = m.method.to_string();
+        let candidates: Vec<FunctionRef<'_>> = self
+            .layouts
+            .index
+            .methods_named(&method, self.layouts.module)
+            .filter(|f| f.sig.receiver().is_some())
+            .collect();
+        let types: HashSet<(&ModulePath, Option<&str>)> = candidates.iter().map(|f| (f.module, f.self_type)).collect();
+        let [function] = candidates.as_slice() else {
+            return match types.len() {
+                0 => self.fail(m, format!("method `{method}` is not lowered")),
+                n => self.fail(
+                    m,
+                    format!("method `{method}` is defined for {n} types: the receiver's is not known"),
+                ),
+            };
+        };
+        let Some(area) = self.area(function.module, "method") else {
+            return self.fail(
+                m,
+                format!("`{method}` of the kernel's own file is used by another file"),
+            );
+        };
+        let name = self.function_item(m, function, area)?;
+        scope.reference_call = returns_reference(function.sig);
+        let through_pointer = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
+        let receiver = if through_pointer {
+            format!("(*{receiver})")
+        } else {
+            receiver.to_string()
+        };
+        let mut all = vec![receiver];
+        for (arg, text) in m.args.iter().zip(args) {
+            let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
+            all.push(if slice {
+                format!("{text}, {text}_len")
+            } else {
+                text.clone()
+            });
+        }
+        Ok(format!("{name}({})", all.join(", ")))
+    }
+
+    /// Lowers a free function or method once; its C name (`Type_method` for methods).
+    fn function_item(&self, node: &impl quote::ToTokens, function: &FunctionRef<'_>, area: Area) -> Lowered<String> {
+        let wanted = match function.self_type {
+            Some(ty) => format!("{ty}::{}", function.name),
+            None => function.name.clone(),
+        };
+        let key = (
+            if function.self_type.is_some() {
+                "method"
+            } else {
+                "function"
+            },
+            function.module.clone(),
+            wanted,
+        );
+        let module: &'a ModulePath = match self.layouts.index.module_key(function.module) {
+            Some(m) => m,
+            None => return self.fail(node, "function of an unknown module"),
+        };
+        let mut item = syn::ItemFn {
+            attrs: Vec::new(),
+            vis: syn::Visibility::Inherited,
+            sig: function.sig.clone(),
+            block: Box::new(function.block.clone()),
+        };
+        if let Some(ty) = function.self_type {
+            SelfType(ty).visit_item_fn_mut(&mut item);
+        }
+        let self_type = function.self_type.map(str::to_string);
+        self.require(node, key, area, |name| {
+            if !item.sig.generics.params.is_empty() {
+                return self.fail(&item.sig, "generic functions are not lowered");
+            }
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(node), "no file".to_string()))?;
+            item.sig.ident = syn::Ident::new(name, item.sig.ident.span());
+            let (prototype, code) = inner.lower_function(&item, self_type.as_deref())?;
+            Ok((format!("{prototype};\n"), code))
+        })
+    }
+}
+
+/// A `const` item of a module written inline at `inline` below the file's items.
+fn find_const(items: &[syn::Item], inline: &[String], name: &str) -> Option<syn::ItemConst> {
+    match inline.split_first() {
+        Some((first, rest)) => items.iter().find_map(|i| match i {
+            syn::Item::Mod(m) if m.ident == first.as_str() => find_const(&m.content.as_ref()?.1, rest, name),
+            _ => None,
+        }),
+        None => items.iter().find_map(|i| match i {
+            syn::Item::Const(c) if c.ident == name => Some(c.clone()),
+            _ => None,
+        }),
+    }
+}
+
+/// The receiver parameter of a method: by reference, as Rust passes it.
+pub(super) fn receiver_param(receiver: &syn::Receiver, self_type: &str) -> String {
+    let mut out = String::new();
+    match (&receiver.reference, &receiver.mutability) {
+        (Some(_), Some(_)) => {
+            let _ = write!(out, "{self_type}& self");
+        }
+        (Some(_), None) => {
+            let _ = write!(out, "const {self_type}& self");
+        }
+        (None, _) => {
+            let _ = write!(out, "{self_type} self");
+        }
+    }
+    out
+}
+
+/// `-> &T` or `-> &mut T`: the C function returns a pointer.
+fn returns_reference(sig: &syn::Signature) -> bool {
+    matches!(&sig.output, syn::ReturnType::Type(_, ty) if matches!(**ty, Type::Reference(_)))
+}
