@@ -58,13 +58,17 @@ const OCCUPANCY_METHODS: [&str; 3] = [
 ];
 
 /// Every launch in a file, in source order.
-pub fn scan(file: &SourceFile, syntax: &syn::File, scope: Option<Scope<'_>>) -> Vec<HostLaunch> {
+pub fn scan<'a>(file: &'a SourceFile, syntax: &'a syn::File, scope: Option<Scope<'a>>) -> Vec<HostLaunch> {
+    let mut helpers = Helpers::default();
+    helpers.visit_file(syntax);
     let mut walker = Walker {
         file,
         scope,
         for_num_elems: for_num_elems_block(syntax),
         env: vec![BTreeMap::new()],
         found: Vec::new(),
+        helpers: &helpers,
+        helper_depth: 0,
     };
     walker.visit_file(syntax);
     walker.found.sort_by_key(|l| l.site.span.start);
@@ -108,29 +112,36 @@ pub fn resolve(
         };
         let mut params = BTreeMap::new();
         let mut own_notes = Vec::new();
-        match &launch.args {
-            Some(args) if args.len() == kernel.item.sig.inputs.len() => {
-                for (input, arg) in kernel.item.sig.inputs.iter().zip(args) {
-                    let (Some(name), Some(value)) = (input_name(input), arg) else {
+        match launch
+            .args
+            .as_ref()
+            .and_then(|args| arguments_by_parameter(kernel, args))
+        {
+            Some(named) => {
+                for (name, value) in named {
+                    let (Some(name), Some(value)) = (name, value) else {
                         continue;
                     };
                     let kind = kernel.params.iter().find(|p| p.name == name).map(|p| p.kind);
                     let fits = match kind {
-                        Some(ParamKind::Unsigned) => *value >= 0,
+                        Some(ParamKind::Unsigned) => value >= 0,
                         Some(ParamKind::Signed) => true,
                         _ => false,
                     };
                     if fits {
-                        params.insert(name, *value);
+                        params.insert(name, value);
                     }
                 }
             }
-            Some(args) => own_notes.push(format!(
-                "the launch passes {} arguments for {} parameters: no argument value is used",
-                args.len(),
-                kernel.item.sig.inputs.len()
-            )),
-            None => {}
+            None => {
+                if let Some(args) = &launch.args {
+                    own_notes.push(format!(
+                        "the launch passes {} arguments for {} parameters: no argument value is used",
+                        args.len(),
+                        kernel.item.sig.inputs.len()
+                    ));
+                }
+            }
         }
         if let Some(spec) = spec {
             params.extend(spec.params.iter().map(|(k, v)| (k.clone(), *v)));
@@ -162,6 +173,33 @@ pub fn resolve(
         launch.notes.splice(0..0, notes.iter().cloned());
     }
     resolved
+}
+
+/// Each parameter's name with the argument a launch passes for it: one argument a parameter,
+/// or, for Rust-CUDA kernels launched with `launch!`, a pointer and a length for each slice.
+fn arguments_by_parameter(kernel: &Kernel, args: &[Option<i64>]) -> Option<Vec<(Option<String>, Option<i64>)>> {
+    let inputs = &kernel.item.sig.inputs;
+    if args.len() == inputs.len() {
+        return Some(inputs.iter().map(input_name).zip(args.iter().copied()).collect());
+    }
+    let is_slice = |input: &syn::FnArg| matches!(input, syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Slice(_))));
+    let expanded = inputs.len() + inputs.iter().filter(|i| is_slice(i)).count();
+    if args.len() != expanded {
+        return None;
+    }
+    let mut rest = args.iter().copied();
+    let mut named = Vec::new();
+    for input in inputs {
+        let value = rest.next()?;
+        if is_slice(input) {
+            // The pointer and the length: neither is a scalar parameter's value.
+            rest.next()?;
+            named.push((None, None));
+        } else {
+            named.push((input_name(input), value));
+        }
+    }
+    Some(named)
 }
 
 /// The name of a plain `name: T` parameter.
@@ -306,7 +344,36 @@ struct Walker<'a> {
     for_num_elems: Option<i64>,
     env: Vec<BTreeMap<String, Value>>,
     found: Vec<HostLaunch>,
+    helpers: &'a Helpers<'a>,
+    /// Helper calls followed to get here.
+    helper_depth: usize,
 }
+
+/// The functions and methods of a file that a launch may take its sizes from
+/// (`let (grid, block) = self.launch_dimensions();`, `&launch_config_2d(w, h)`), and the
+/// associated constants of its impls (`Self::THREADS`).
+#[derive(Default)]
+struct Helpers<'a> {
+    functions: BTreeMap<String, (&'a syn::Signature, &'a syn::Block)>,
+    constants: BTreeMap<String, &'a Expr>,
+}
+
+impl<'a> Visit<'a> for Helpers<'a> {
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        self.functions.insert(f.sig.ident.to_string(), (&f.sig, &f.block));
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        self.functions.insert(f.sig.ident.to_string(), (&f.sig, &f.block));
+    }
+
+    fn visit_impl_item_const(&mut self, c: &'a syn::ImplItemConst) {
+        self.constants.insert(c.ident.to_string(), &c.expr);
+    }
+}
+
+/// How many helper calls deep sizes are followed.
+const MAX_HELPER_DEPTH: usize = 4;
 
 /// How deep expressions are evaluated; deeper ones are unknown.
 const MAX_EVAL_DEPTH: usize = 64;
@@ -394,6 +461,14 @@ impl Walker<'_> {
     }
 
     fn constant(&self, path: &syn::Path) -> Value {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [first, name] = segments.as_slice() {
+            if first == "Self" {
+                if let Some(expr) = self.helpers.constants.get(name) {
+                    return self.eval_at(expr, MAX_EVAL_DEPTH - 8);
+                }
+            }
+        }
         self.scope
             .as_ref()
             .and_then(|scope| scope.const_named(path))
@@ -423,8 +498,14 @@ impl Walker<'_> {
         let segments: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let args: Vec<Value> = call.args.iter().map(|a| self.eval_at(a, depth + 1)).collect();
         let [.., ty, function] = segments.as_slice() else {
-            return Value::Unknown(None);
+            return match segments.as_slice() {
+                [function] => self.helper(function, args, depth),
+                _ => Value::Unknown(None),
+            };
         };
+        if ty == "Self" {
+            return self.helper(function, args, depth);
+        }
         match (ty.as_str(), function.as_str()) {
             ("LaunchConfig", "for_num_elems") => {
                 let root = segments.first().and_then(|r| crate_block(r));
@@ -452,6 +533,70 @@ impl Walker<'_> {
             ("BlockSize" | "GridSize" | "Block" | "Grid", "x" | "xy" | "xyz") => Value::Dims(args),
             _ => Value::Unknown(None),
         }
+    }
+
+    /// A function of the file called for its value: its body evaluated with the arguments
+    /// bound to its parameters (a `self` receiver is skipped), its `let`s and local constants
+    /// in order, and its tail expression or `return`.
+    fn helper(&self, name: &str, args: Vec<Value>, depth: usize) -> Value {
+        let Some((sig, block)) = self.helpers.functions.get(name) else {
+            return Value::Unknown(None);
+        };
+        if self.helper_depth >= MAX_HELPER_DEPTH {
+            return Value::Unknown(None);
+        }
+        let mut params = BTreeMap::new();
+        let typed = sig.inputs.iter().filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        });
+        let mut inner = Walker {
+            file: self.file,
+            scope: self.scope,
+            for_num_elems: self.for_num_elems,
+            env: Vec::new(),
+            found: Vec::new(),
+            helpers: self.helpers,
+            helper_depth: self.helper_depth + 1,
+        };
+        for (input, value) in typed.zip(args) {
+            if let Pat::Ident(ident) = &*input.pat {
+                params.insert(ident.ident.to_string(), value);
+            }
+        }
+        inner.env.push(params);
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    let value = match &local.init {
+                        Some(init) if init.diverge.is_none() => inner.eval_at(&init.expr, depth + 1),
+                        _ => Value::Unknown(None),
+                    };
+                    inner.bind_pat(&local.pat, value);
+                }
+                syn::Stmt::Item(syn::Item::Const(c)) => {
+                    let value = inner.eval_at(&c.expr, depth + 1);
+                    inner.bind(c.ident.to_string(), value);
+                }
+                syn::Stmt::Expr(Expr::Return(r), _) => {
+                    return r
+                        .expr
+                        .as_ref()
+                        .map_or(Value::Unknown(None), |e| inner.eval_at(e, depth + 1));
+                }
+                syn::Stmt::Expr(e, None) if i + 1 == block.stmts.len() => return inner.eval_at(e, depth + 1),
+                // A name assigned on some path no longer holds its value.
+                syn::Stmt::Expr(e, _) => {
+                    let mut assigned = Assigned::default();
+                    assigned.visit_expr(e);
+                    for name in assigned.names {
+                        inner.bind(name, Value::Unknown(None));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Value::Unknown(None)
     }
 
     fn method(&self, m: &syn::ExprMethodCall, depth: usize) -> Value {
@@ -491,6 +636,11 @@ impl Walker<'_> {
                 (Value::Int(a), Value::Int(b)) => Value::Int(if name == "min" { a.min(b) } else { a.max(b) }),
                 (a, b) => unknown_of(&a).or_unknown(&b),
             },
+            // `self.launch_dimensions()`: a method of the file.
+            _ if matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self")) => {
+                let args = m.args.iter().map(|a| self.eval_at(a, depth + 1)).collect();
+                self.helper(&name, args, depth)
+            }
             _ => Value::Unknown(None),
         }
     }
@@ -508,9 +658,17 @@ impl Walker<'_> {
                     self.record(kernel, grid, block, params, site);
                 }
             }
-            // cudarc: `function.launch(cfg, (args,))`.
+            // cudarc: `function.launch(cfg, (args,))`; a function kept in a field is named
+            // after its kernel (`self.blur.launch(..)`).
             ("launch", [cfg, params]) => {
-                if let Value::Function(kernel) = self.eval(&m.receiver) {
+                if let Value::Function(kernel) = self.function(&m.receiver) {
+                    let params = self.param_list(params);
+                    self.record_config(kernel, cfg, params, site);
+                }
+            }
+            // A driver wrapper's `function.launch(&cfg, stream, params)`.
+            ("launch", [cfg, _, params]) if matches!(self.eval(cfg), Value::Config(..)) => {
+                if let Value::Function(kernel) = self.function(&m.receiver) {
                     let params = self.param_list(params);
                     self.record_config(kernel, cfg, params, site);
                 }
@@ -542,6 +700,18 @@ impl Walker<'_> {
         }
     }
 
+    /// The kernel function a launch is called on; one kept in a field is named after its
+    /// kernel (`self.blur.launch(..)`).
+    fn function(&self, receiver: &Expr) -> Value {
+        match (receiver, self.eval(receiver)) {
+            (Expr::Field(f), Value::Unknown(_)) => match &f.member {
+                syn::Member::Named(member) => Value::Function(member.to_string()),
+                syn::Member::Unnamed(_) => Value::Unknown(None),
+            },
+            (_, value) => value,
+        }
+    }
+
     /// The values of an argument list written as a tuple or an array (`(a, n)`, `&[a, n]`).
     fn param_list(&self, expr: &Expr) -> Option<Vec<Option<i64>>> {
         match expr {
@@ -549,6 +719,14 @@ impl Walker<'_> {
             Expr::Paren(p) => Some(vec![self.eval(&p.expr).int()]),
             Expr::Tuple(t) => Some(t.elems.iter().map(|e| self.param(e)).collect()),
             Expr::Array(a) => Some(a.elems.iter().map(|e| self.param(e)).collect()),
+            // `kernel_params!(a, n)` and the like: the arguments as a list.
+            Expr::Macro(m) => {
+                let list = m
+                    .mac
+                    .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+                    .ok()?;
+                Some(list.iter().map(|e| self.param(e)).collect())
+            }
             _ => None,
         }
     }
@@ -651,6 +829,49 @@ fn is_vector(ty: &str) -> bool {
     )
 }
 
+/// Names assigned in an expression.
+#[derive(Default)]
+struct Assigned {
+    names: Vec<String>,
+}
+
+impl<'ast> Visit<'ast> for Assigned {
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        if let Expr::Path(p) = &*e.left {
+            if let Some(ident) = p.path.get_ident() {
+                self.names.push(ident.to_string());
+            }
+        }
+        syn::visit::visit_expr_assign(self, e);
+    }
+
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if let Expr::Path(p) = &*e.left {
+            if let (Some(ident), true) = (p.path.get_ident(), is_compound(&e.op)) {
+                self.names.push(ident.to_string());
+            }
+        }
+        syn::visit::visit_expr_binary(self, e);
+    }
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
 /// The value of a string literal argument (`"name"`, `c"name"`).
 fn string_arg(expr: Option<&Expr>) -> Option<String> {
     match expr? {
@@ -740,6 +961,12 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         self.bind_pat(&local.pat, value);
     }
 
+    /// `const THREADS: u32 = 96;` inside a function: in scope for what follows.
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        let value = self.eval(&c.expr);
+        self.bind(c.ident.to_string(), value);
+    }
+
     fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
         syn::visit::visit_expr_assign(self, assign);
         // A reassigned name no longer holds the value it was bound to.
@@ -811,6 +1038,52 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn sizes_from_helpers_local_constants_and_associated_constants() {
+        // Shapes of Rust-GPU/Rust-CUDA's path tracer, Gui-Yom/turbo-metrics and dimforge/sparkl.
+        let found = launches(
+            "struct Renderer;
+            impl Renderer {
+                const THREADS: u32 = 512;
+                fn launch_dimensions(&self) -> (UVec2, UVec2) {
+                    let threads = USizeVec2::splat(8);
+                    let blocks = self.bounds / threads;
+                    (blocks.into(), threads.into())
+                }
+                fn render(&self) {
+                    let (blocks, threads) = self.launch_dimensions();
+                    launch!(module.render<<<blocks, threads, 0, stream>>>(a.as_device_ptr(), 7))?;
+                    launch!(module.scan<<<4, Self::THREADS, 0, stream>>>(x))?;
+                }
+                fn metric(&self, w: u32, h: u32) {
+                    const WIDE: u32 = 3 * 32;
+                    unsafe {
+                        self.blur
+                            .launch(&LaunchConfig { grid_dim: (w / WIDE, 5, 1), block_dim: (WIDE, 1, 1), shared_mem_bytes: 0 }, stream, kernel_params!(src, 9usize))
+                            .unwrap();
+                        self.tile.launch(&config_2d(w, h), stream, kernel_params!(src)).unwrap();
+                    }
+                }
+            }
+            fn config_2d(width: u32, height: u32) -> LaunchConfig {
+                const SIDE: u32 = 16;
+                let blocks_w = (width + SIDE - 1) / SIDE;
+                LaunchConfig { grid_dim: (blocks_w, 4, 1), block_dim: (SIDE, SIDE, 1), shared_mem_bytes: 0 }
+            }",
+        );
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(found[0].0, "render");
+        assert_eq!(found[0].1, Ok([8, 8, 1]));
+        assert_eq!(found[0].3, Some(vec![None, Some(7)]));
+        assert_eq!(found[1].1, Ok([512, 1, 1]));
+        assert_eq!(found[2].0, "blur");
+        assert_eq!(found[2].1, Ok([96, 1, 1]));
+        assert_eq!(found[2].3, Some(vec![None, Some(9)]));
+        assert_eq!(found[3].0, "tile");
+        assert_eq!(found[3].1, Ok([16, 16, 1]));
+        assert_eq!(found[3].2, None);
     }
 
     #[test]

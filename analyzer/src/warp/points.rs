@@ -197,9 +197,7 @@ fn sample_dimension(extent: i64) -> Vec<(i64, f64)> {
 fn thin(blocks: Vec<([i64; 3], f64)>, keep: usize) -> Vec<([i64; 3], f64)> {
     let total: f64 = blocks.iter().map(|(_, w)| w).sum();
     let step = blocks.len() as f64 / keep as f64;
-    let kept: Vec<([i64; 3], f64)> = (0..keep)
-        .map(|i| blocks[((i as f64 + 0.5) * step) as usize])
-        .collect();
+    let kept: Vec<([i64; 3], f64)> = (0..keep).map(|i| blocks[((i as f64 + 0.5) * step) as usize]).collect();
     let kept_total: f64 = kept.iter().map(|(_, w)| w).sum();
     let scale = if kept_total > 0.0 { total / kept_total } else { 1.0 };
     kept.into_iter().map(|(b, w)| (b, w * scale)).collect()
