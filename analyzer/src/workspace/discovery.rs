@@ -121,7 +121,9 @@ impl Discovery {
                         id.pop();
                     }
                     if meta.is_dir() || !id.is_file() {
-                        if !self.select_in_trees(&id, &mut selected) {
+                        if self.select_in_trees(&id, &mut selected) {
+                            self.select_nested_packages(&id, 0, &mut selected);
+                        } else {
                             self.select_folder(&id, 0, &mut selected);
                         }
                     } else {
@@ -501,6 +503,25 @@ impl Discovery {
             }
         }
         selected.len() > before
+    }
+
+    /// Packages nested in a selected package's folder but outside its workspace, such as a
+    /// kernel crate that the host crate's build script compiles: each through its own tree.
+    fn select_nested_packages(&mut self, dir: &Path, depth: usize, selected: &mut Vec<usize>) {
+        if depth >= FOLDER_DEPTH {
+            return;
+        }
+        for (name, path, kind) in sorted_entries(dir) {
+            if name.starts_with('.') || name == "target" || !matches!(kind, EntryKind::Dir) {
+                continue;
+            }
+            let path = identity(&path, &self.base);
+            let reached = selected.iter().any(|&i| self.files[i].path.starts_with(&path));
+            if path.join("Cargo.toml").is_file() && !reached && self.select_in_trees(&path, selected) {
+                continue;
+            }
+            self.select_nested_packages(&path, depth + 1, selected);
+        }
     }
 
     /// A folder no module tree reaches into: its packages through their trees, its other `.rs`

@@ -591,6 +591,29 @@ fn a_folder_of_loose_files_inside_a_package_is_taken_file_by_file() {
 }
 
 #[test]
+fn a_kernel_crate_nested_in_the_host_package_is_found_from_the_host_folder() {
+    // The host builds `gpu_code` from its build script; the kernel crate is no member.
+    let dir = tree(&[
+        ("host/Cargo.toml", "[package]\nname = \"host\"\nversion = \"0.1.0\"\n"),
+        ("host/src/main.rs", "fn main() {}\n"),
+        (
+            "host/gpu_code/Cargo.toml",
+            "[package]\nname = \"gpu_code\"\nversion = \"0.1.0\"\n",
+        ),
+        ("host/gpu_code/src/lib.rs", "pub fn k() {}\n"),
+        ("host/target/debug/build/x.rs", "fn stale() {}\n"),
+    ]);
+    let ws = for_paths(&dir, &["host"]);
+    assert_eq!(
+        primaries(&ws),
+        pairs(&[
+            ("host/src/main.rs", "host:crate"),
+            ("host/gpu_code/src/lib.rs", "gpu_code:crate"),
+        ])
+    );
+}
+
+#[test]
 fn a_path_cycle_terminates_with_a_warning() {
     let dir = tree(&[
         ("Cargo.toml", PACKAGE),
