@@ -612,3 +612,134 @@ pub unsafe fn __raygen__render() {}
     );
     check_with_gxx(program);
 }
+
+// In the shape of the sample converters of Gui-Yom/turbo-metrics at
+// 1c6a196210cc85f00a9f3735d2c09adb80d00b08 (crates/vmaf-cuda-kernel/src/integer_motion.rs).
+#[test]
+fn const_generic_helpers_are_lowered_once_per_constant_with_their_associated_types() {
+    let kernels = r#"
+use nvptx_std::prelude::*;
+
+trait Pixel {
+    type Sample: Into<u32>;
+}
+
+struct Depth<const D: usize>;
+impl Pixel for Depth<8> {
+    type Sample = u8;
+}
+impl Pixel for Depth<16> {
+    type Sample = u16;
+}
+
+fn reflect(i: isize, n: usize) -> usize {
+    let i = i.unsigned_abs();
+    if i < n { i } else { n - 1 }
+}
+
+unsafe fn smooth<const D: usize>(src: *const <Depth<D> as Pixel>::Sample, out: *mut u32, n: usize)
+where
+    Depth<D>: Pixel,
+{
+    const TAPS: [u32; 3] = [1, 2, 1];
+    let (x, _y) = coords_2d();
+    if x >= n {
+        return;
+    }
+    let mut acc = 0u32;
+    for t in 0..TAPS.len() {
+        let v = src.add(reflect(x as isize + t as isize - 1, n)).read();
+        acc += TAPS[t] * v.into();
+    }
+    *out.add(x) = (acc + 2u32.pow(D as u32 - 1)) >> D as u32;
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn smooth_8(src: *const u8, out: *mut u32, n: usize) {
+    smooth::<8>(src, out, n)
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn smooth_16(src: *const u16, out: *mut u32, n: usize) {
+    smooth::<16>(src, out, n)
+}
+"#;
+    let program = lowered(kernels);
+    for expected in [
+        // The copies' names avoid the kernels'.
+        "__device__ inline void smooth_8_(const unsigned char* src, unsigned int* out, unsigned long long n)",
+        "__device__ inline void smooth_16_(const unsigned short* src, unsigned int* out, unsigned long long n)",
+        "smooth_8_(src, out, n);",
+        "smooth_16_(src, out, n);",
+        "static const unsigned int TAPS[3] = {1, 2, 1};",
+        "t < TAPS_len",
+        "kl::ipow(2u, (((unsigned int)(8)) - 1))",
+        ">> ((unsigned int)(16))",
+        "kl::unsigned_abs(i)",
+    ] {
+        assert!(program.contains(expected), "{expected} missing:\n{program}");
+    }
+    // The copy's statements keep the generic function's lines.
+    assert!(program.contains("#line 35 \"k.rs\"\n(*(out + x)) ="), "{program}");
+
+    // A constant no impl knows is refused with the reason.
+    let unknown = kernels.replace("smooth::<16>", "smooth::<12>");
+    let emitted = driver::emit(&[SourceFile::new("k.rs", &unknown)], &LaunchPlan::default());
+    let reasons: Vec<(&str, &str)> = emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .map(|n| (n.kernel.as_str(), n.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [(
+            "smooth_16",
+            "helper `smooth_12` is not lowered: associated type `<Depth<D> as Pixel>::Sample`: no impl of `Pixel` for `Depth<12>` is known"
+        )]
+    );
+    check_with_gxx(&emitted.program);
+}
+
+// In the shape of Rust-GPU/Rust-CUDA at ac2674f03208462709f538f07b10e3f8153c93b6
+// (examples/cuda/path_tracer/kernels/src/render_kernels.rs) and akofke/rust-cuda-test at
+// e062858265fdf0f6f66e2630cf32b6ef32f4175d (kernel/src/lib.rs).
+#[test]
+fn glam_vectors_of_any_element_fast_intrinsics_and_reference_operands_are_lowered() {
+    let program = lowered(
+        r#"
+use core::intrinsics::{fadd_fast, fmul_fast, unchecked_add};
+use cuda_std::prelude::*;
+use glam::{U8Vec3, USizeVec2, Vec3};
+
+#[repr(C)]
+pub struct Frame {
+    pub size: USizeVec2,
+}
+
+#[kernel]
+pub unsafe fn shade(src: *const Vec3, out: *mut U8Vec3, gain: f32, frame: Frame) {
+    let i = thread::index_1d() as usize;
+    if i >= frame.size.x * frame.size.y {
+        return;
+    }
+    let pixel = &*src.add(i);
+    let scaled = pixel * gain;
+    let level = fadd_fast(fmul_fast(scaled.x, 255.0), 0.5);
+    let step = unchecked_add(i, 1);
+    *out.add(i) = U8Vec3::new(level as u8, step as u8, 0);
+}
+"#,
+    );
+    for expected in [
+        "auto scaled = ((*pixel) * gain);",
+        "((scaled.x * 255.0f) + 0.5f)",
+        "(i + 1)",
+        "kl::U8Vec3{",
+    ] {
+        assert!(program.contains(expected), "{expected} missing:\n{program}");
+    }
+    // A glam vector inside a struct parameter is set lane by lane.
+    assert!(program.contains("kl::USizeVec2 frame_size{};"), "{program}");
+    assert!(program.contains("frame_size.y = (unsigned long long)"), "{program}");
+}

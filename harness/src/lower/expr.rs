@@ -39,7 +39,14 @@ impl Context<'_> {
             }
             Expr::Binary(b) => {
                 let op = binary_op(&b.op).ok_or_else(|| (self.span(b), "operator".to_string()))?;
-                format!("({} {op} {})", self.expr(&b.left, scope)?, self.expr(&b.right, scope)?)
+                // A reference operand reads its value, as Rust's operators on `&T` do.
+                let mut operand = |e: &Expr| -> Lowered<String> {
+                    let text = self.expr(e, scope)?;
+                    let reference = matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
+                    Ok(if reference { format!("(*{text})") } else { text })
+                };
+                let left = operand(&b.left)?;
+                format!("({left} {op} {})", operand(&b.right)?)
             }
             Expr::Assign(a) => format!("{} = {}", self.expr(&a.left, scope)?, self.expr(&a.right, scope)?),
             Expr::Unary(u) => {
@@ -303,6 +310,10 @@ impl Context<'_> {
             return self.fail(c, "call through an expression");
         };
         let name = last_segment(&p.path);
+        // `blur::<8>(..)` calls the copy of `blur` for 8.
+        let name = super::generics::instance_call(&p.path)
+            .and_then(|call| self.instances.get(&call).cloned())
+            .unwrap_or(name);
         let bare = name.strip_prefix('_').unwrap_or(&name);
         if c.args.is_empty() {
             if let Some(g) = geometry_call(bare) {
@@ -337,6 +348,11 @@ impl Context<'_> {
             "from_raw_parts" | "from_raw_parts_mut" if !args.is_empty() => return Ok(args[0].clone()),
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
             _ => {}
+        }
+        if let (Some(op), [a, b]) = (fast_math_op(&name), args.as_slice()) {
+            if !self.helpers.contains(&name) {
+                return Ok(format!("({a} {op} {b})"));
+            }
         }
         if !self.helpers.contains(&name) && NVPTX_STD_HELPERS.contains(&name.as_str()) {
             return Ok(format!("kl::{name}({})", args.join(", ")));
@@ -405,13 +421,16 @@ impl Context<'_> {
             "to_f32" => format!("((float)({receiver}))"),
             "to_f64" => format!("((double)({receiver}))"),
             "abs_diff" => format!("kl::abs_diff({receiver}, {})", arg(0)?),
+            "unsigned_abs" if args.is_empty() => format!("kl::unsigned_abs({receiver})"),
             "rsqrt" | "recip" | "signum" | "to_radians" | "to_degrees" if args.is_empty() => {
                 format!("kl::{method}({receiver})")
             }
             "sqrt" => format!("sqrtf({receiver})"),
             "abs" => format!("fabsf({receiver})"),
             "mul_add" => format!("fmaf({receiver}, {}, {})", arg(0)?, arg(1)?),
-            "pow" | "powi" => format!("powf({receiver}, {})", arg(0)?),
+            // Only integers have `pow`: it stays in the integer's type.
+            "pow" => format!("kl::ipow({receiver}, {})", arg(0)?),
+            "powi" => format!("powf({receiver}, {})", arg(0)?),
             "powf" => format!("kl::powf({receiver}, {})", arg(0)?),
             "clamp" => format!("kl::clamp({receiver}, {}, {})", arg(0)?, arg(1)?),
             "floor" | "ceil" | "round" | "trunc" | "exp" | "exp2" | "ln" | "log2" | "log10" | "sin" | "cos" | "tan"
@@ -516,6 +535,25 @@ fn glam_constant(path: &syn::Path) -> Option<String> {
         _ => return None,
     };
     Some(format!("{vector}{{{values}}}"))
+}
+
+/// `core::intrinsics::fadd_fast`, `unchecked_add` and friends: the plain operation (the
+/// overflow they exclude would be undefined).
+fn fast_math_op(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "fadd_fast" | "fadd_algebraic" => "+",
+        "fsub_fast" | "fsub_algebraic" => "-",
+        "fmul_fast" | "fmul_algebraic" => "*",
+        "fdiv_fast" | "fdiv_algebraic" => "/",
+        "unchecked_add" => "+",
+        "unchecked_sub" => "-",
+        "unchecked_mul" => "*",
+        "unchecked_div" | "exact_div" => "/",
+        "unchecked_rem" => "%",
+        "unchecked_shl" => "<<",
+        "unchecked_shr" => ">>",
+        _ => return None,
+    })
 }
 
 /// nvptx-std's warp and atomic helpers, defined in the prelude.

@@ -143,6 +143,7 @@ impl<'a> Context<'a> {
             layouts: self.layouts.at(module),
             helpers_failed: HashMap::new(),
             helpers: HashSet::new(),
+            instances: HashMap::new(),
             structs: HashSet::new(),
             consts: HashSet::new(),
             items: self.items,

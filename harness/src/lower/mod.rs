@@ -12,6 +12,7 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
+mod generics;
 mod items;
 mod macros;
 mod prelude;
@@ -143,6 +144,7 @@ pub fn lower_file(
         home: here,
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
+        instances: HashMap::new(),
         structs: HashSet::new(),
         consts: items
             .iter()
@@ -197,6 +199,13 @@ pub fn lower_file(
             _ => None,
         })
         .collect();
+    let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
+    let instances = generics::instances(&helpers, &kernel_items);
+    cx.instances = instances
+        .iter()
+        .map(|(call, f)| (call.clone(), f.sig.ident.to_string()))
+        .collect();
+    let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(instances.iter().map(|(_, f)| f)).collect();
     cx.helpers = helpers.iter().map(|h| h.sig.ident.to_string()).collect();
     // A helper that calls one that fails fails too: lower until no new helper fails.
     let (prototypes, definitions) = loop {
@@ -299,6 +308,8 @@ struct Context<'a> {
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
+    /// The C names of the copies of const-generic helpers, by the call (`blur::<8>`).
+    instances: HashMap<String, String>,
     structs: HashSet<String>,
     /// Names of the file's constants, in any module: `consts::RADIUS` names `RADIUS`.
     consts: HashSet<String>,
@@ -631,6 +642,21 @@ impl<'a> Context<'a> {
                         name: name.to_string(),
                         c_type: c.to_string(),
                         float: last.starts_with('f'),
+                    });
+                }
+                if let Some((c_type, elem, float, lanes)) = types::glam_lanes(&last) {
+                    let fields = ["x", "y", "z", "w"][..lanes]
+                        .iter()
+                        .map(|lane| Param::Scalar {
+                            name: lane.to_string(),
+                            c_type: elem.to_string(),
+                            float,
+                        })
+                        .collect();
+                    return Ok(Param::Struct {
+                        name: name.to_string(),
+                        c_type: c_type.to_string(),
+                        fields,
                     });
                 }
                 let (fields_scope, fields) = self

@@ -30,6 +30,48 @@ struct __align__(16) UVec4 { unsigned int x, y, z, w; };
 struct __align__(8) IVec2 { int x, y; };
 struct IVec3 { int x, y, z; };
 struct __align__(16) IVec4 { int x, y, z, w; };
+// The rest of glam's vector family; with its `cuda` feature 2- and 4-lane vectors of 4- and
+// 8-byte elements are aligned to 8 and 16 bytes, the others keep their elements' alignment.
+#define KL_GLAM(P, T, A2, A4) \
+  struct __align__(A2) P##Vec2 { T x, y; }; \
+  struct P##Vec3 { T x, y, z; }; \
+  struct __align__(A4) P##Vec4 { T x, y, z, w; };
+KL_GLAM(D, double, 16, 16)
+KL_GLAM(I8, signed char, 1, 1)
+KL_GLAM(U8, unsigned char, 1, 1)
+KL_GLAM(I16, short, 2, 2)
+KL_GLAM(U16, unsigned short, 2, 2)
+KL_GLAM(I64, long long, 16, 16)
+KL_GLAM(U64, unsigned long long, 16, 16)
+KL_GLAM(USize, unsigned long long, 16, 16)
+#undef KL_GLAM
+// glam's arithmetic on float vectors, lane by lane.
+#define KL_LANES2(e) e(x) e(y)
+#define KL_LANES3(e) e(x) e(y) e(z)
+#define KL_LANES4(e) e(x) e(y) e(z) e(w)
+#define KL_VEC_OPS(V, T, LANES) \
+  __device__ inline V operator+(V a, V b) { V r; LANES(KL_OP_ADD) return r; } \
+  __device__ inline V operator-(V a, V b) { V r; LANES(KL_OP_SUB) return r; } \
+  __device__ inline V operator*(V a, V b) { V r; LANES(KL_OP_MUL) return r; } \
+  __device__ inline V operator/(V a, V b) { V r; LANES(KL_OP_DIV) return r; } \
+  __device__ inline V operator*(V a, T s) { V r; LANES(KL_OP_MULS) return r; } \
+  __device__ inline V operator*(T s, V a) { V r; LANES(KL_OP_MULS) return r; } \
+  __device__ inline V operator/(V a, T s) { V r; LANES(KL_OP_DIVS) return r; } \
+  __device__ inline V operator-(V a) { V r; LANES(KL_OP_NEG) return r; }
+#define KL_OP_ADD(l) r.l = a.l + b.l;
+#define KL_OP_SUB(l) r.l = a.l - b.l;
+#define KL_OP_MUL(l) r.l = a.l * b.l;
+#define KL_OP_DIV(l) r.l = a.l / b.l;
+#define KL_OP_MULS(l) r.l = a.l * s;
+#define KL_OP_DIVS(l) r.l = a.l / s;
+#define KL_OP_NEG(l) r.l = -a.l;
+KL_VEC_OPS(Vec2, float, KL_LANES2)
+KL_VEC_OPS(Vec3, float, KL_LANES3)
+KL_VEC_OPS(Vec3A, float, KL_LANES3)
+KL_VEC_OPS(Vec4, float, KL_LANES4)
+KL_VEC_OPS(DVec2, double, KL_LANES2)
+KL_VEC_OPS(DVec3, double, KL_LANES3)
+KL_VEC_OPS(DVec4, double, KL_LANES4)
 #define KL_MATH1(name, f32, f64) \
   __device__ inline float name(float x) { return ::f32(x); } \
   __device__ inline double name(double x) { return ::f64(x); }
@@ -52,6 +94,12 @@ KL_MATH1(fabs, fabsf, fabs)
 #undef KL_MATH1
 __device__ inline float powf(float x, float y) { return ::powf(x, y); }
 __device__ inline double powf(double x, double y) { return ::pow(x, y); }
+// `pow` of an integer: exact, in the receiver's type, wrapping as release builds do.
+template <typename T, typename U> __device__ T ipow(T base, U exp) {
+  T out = 1;
+  for (U i = 0; i < exp; ++i) out = out * base;
+  return out;
+}
 __device__ inline float powi(float x, int n) { return ::powf(x, (float)n); }
 __device__ inline double powi(double x, int n) { return ::pow(x, (double)n); }
 __device__ inline float mul_add(float a, float b, float c) { return ::fmaf(a, b, c); }
@@ -75,6 +123,10 @@ template <typename T, typename U> __device__ T rem_euclid(T a, U b) {
 }
 __device__ inline float rem_euclid(float a, float b) { float r = ::fmodf(a, b); return r < 0 ? r + ::fabsf(b) : r; }
 __device__ inline double rem_euclid(double a, double b) { double r = ::fmod(a, b); return r < 0 ? r + ::fabs(b) : r; }
+template <typename T> __device__ std::make_unsigned_t<T> unsigned_abs(T x) {
+  using U = std::make_unsigned_t<T>;
+  return x < 0 ? U(0) - U(x) : U(x);
+}
 template <typename T, typename U> __device__ T abs_diff(T a, U b) { return a < (T)b ? (T)b - a : a - (T)b; }
 __device__ inline float rsqrt(float x) { return 1.0f / ::sqrtf(x); }
 __device__ inline double rsqrt(double x) { return 1.0 / ::sqrt(x); }

@@ -41,6 +41,25 @@ impl Context<'_> {
                 self.line_directive(&mut out, stmt, scope);
                 let _ = writeln!(out, "{}", self.static_decl(s)?);
             }
+            // A table indexed at run time is read from memory, as Rust's promoted constant is;
+            // `NAME.len()` reads its length.
+            Stmt::Item(Item::Const(c)) if matches!(&*c.expr, Expr::Array(_)) => {
+                if let Expr::Array(a) = &*c.expr {
+                    let elems = a
+                        .elems
+                        .iter()
+                        .map(|e| self.expr(e, scope))
+                        .collect::<Lowered<Vec<_>>>()?;
+                    let name = ident(&c.ident.to_string());
+                    let _ = writeln!(
+                        out,
+                        "static const {} = {{{}}};\n[[maybe_unused]] constexpr unsigned long long {name}_len = {};",
+                        self.declarator(&c.ty, &name)?,
+                        elems.join(", "),
+                        a.elems.len()
+                    );
+                }
+            }
             Stmt::Item(Item::Const(c)) => {
                 let value = match self.layouts.const_value(&c.expr) {
                     Some(v) => format!("{v}ll"),

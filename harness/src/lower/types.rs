@@ -42,6 +42,10 @@ impl Context<'_> {
                 let elems = t.elems.iter().map(|e| self.c_type(e)).collect::<Lowered<Vec<_>>>()?;
                 Ok(format!("kl::tuple{}<{}>", elems.len(), elems.join(", ")))
             }
+            Type::Path(syn::TypePath {
+                qself: Some(qself),
+                path,
+            }) => self.associated_type(ty, qself, path),
             Type::Path(p) => {
                 let segment = p
                     .path
@@ -117,8 +121,81 @@ pub(super) fn glam_vector(name: &str) -> Option<&'static str> {
         "IVec2" => "kl::IVec2",
         "IVec3" => "kl::IVec3",
         "IVec4" => "kl::IVec4",
-        _ => return None,
+        _ => return glam_family(name),
     })
+}
+
+/// A glam vector's C type, element C type, whether that is a float, and lane count.
+pub(super) fn glam_lanes(name: &str) -> Option<(&'static str, &'static str, bool, usize)> {
+    let c_type = glam_vector(name)?;
+    let (prefix, lanes) = name.split_once("Vec")?;
+    let lanes = if lanes == "3A" { 3 } else { lanes.parse().ok()? };
+    let rust = match prefix {
+        "" => "f32",
+        "D" => "f64",
+        "I" => "i32",
+        "U" => "u32",
+        "USize" => "usize",
+        other => return Context::primitive(&other.to_ascii_lowercase()).map(|elem| (c_type, elem, false, lanes)),
+    };
+    Context::primitive(rust).map(|elem| (c_type, elem, rust.starts_with('f'), lanes))
+}
+
+/// glam's vectors of other elements: `DVec3`, `U8Vec4`, `USizeVec2` and the like.
+fn glam_family(name: &str) -> Option<&'static str> {
+    const NAMES: &[&str] = &[
+        "DVec2",
+        "DVec3",
+        "DVec4",
+        "I8Vec2",
+        "I8Vec3",
+        "I8Vec4",
+        "U8Vec2",
+        "U8Vec3",
+        "U8Vec4",
+        "I16Vec2",
+        "I16Vec3",
+        "I16Vec4",
+        "U16Vec2",
+        "U16Vec3",
+        "U16Vec4",
+        "I64Vec2",
+        "I64Vec3",
+        "I64Vec4",
+        "U64Vec2",
+        "U64Vec3",
+        "U64Vec4",
+        "USizeVec2",
+        "USizeVec3",
+        "USizeVec4",
+    ];
+    const C_NAMES: &[&str] = &[
+        "kl::DVec2",
+        "kl::DVec3",
+        "kl::DVec4",
+        "kl::I8Vec2",
+        "kl::I8Vec3",
+        "kl::I8Vec4",
+        "kl::U8Vec2",
+        "kl::U8Vec3",
+        "kl::U8Vec4",
+        "kl::I16Vec2",
+        "kl::I16Vec3",
+        "kl::I16Vec4",
+        "kl::U16Vec2",
+        "kl::U16Vec3",
+        "kl::U16Vec4",
+        "kl::I64Vec2",
+        "kl::I64Vec3",
+        "kl::I64Vec4",
+        "kl::U64Vec2",
+        "kl::U64Vec3",
+        "kl::U64Vec4",
+        "kl::USizeVec2",
+        "kl::USizeVec3",
+        "kl::USizeVec4",
+    ];
+    NAMES.iter().position(|n| *n == name).map(|i| C_NAMES[i])
 }
 
 /// Whether `e` is built only of literals, named constants (upper-case paths), arithmetic and
