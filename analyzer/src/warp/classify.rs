@@ -2,7 +2,7 @@
 
 use super::outcome::Outcome;
 use super::verdict::AccessClass;
-use crate::algebra::{Atom, Axis, Poly};
+use crate::algebra::{Atom, Axis, OpKind, Poly};
 use crate::interpret::Access;
 
 pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly) -> AccessClass {
@@ -44,6 +44,9 @@ fn mentions_x(address: &Poly) -> bool {
 /// walks the row with unit stride.
 pub(super) fn is_transposed(address: &Poly, width: u64) -> bool {
     let x_coefficient = address.coefficient_of(&Atom::ThreadIdx(Axis::X));
+    if chooses(&x_coefficient) {
+        return false;
+    }
     let row = match x_coefficient.as_constant() {
         Some(c) => c.unsigned_abs() >= 32 * width,
         None => true,
@@ -65,6 +68,9 @@ pub(super) fn row_length(address: &Poly, width: u64) -> Option<String> {
     if let Some(c) = x_coefficient.as_constant() {
         return Some((c / width).to_string());
     }
+    if chooses(&x_coefficient) {
+        return None;
+    }
     let mut per_element = Poly::default();
     for (m, c) in x_coefficient.terms().filter(|(m, _)| !m.is_empty()) {
         if c % width != 0 {
@@ -76,4 +82,14 @@ pub(super) fn row_length(address: &Poly, width: u64) -> Option<String> {
         per_element = per_element.add(&term);
     }
     Some(per_element.to_string())
+}
+
+/// Whether a coefficient holds a condition's value (`if c { tx } else { 0 }`): the lanes then
+/// follow no single row length.
+fn chooses(coefficient: &Poly) -> bool {
+    let mut found = false;
+    coefficient.visit_atoms(&mut |a| {
+        found |= matches!(a, Atom::Op(node) if matches!(node.kind, OpKind::Lt | OpKind::Le | OpKind::Eq | OpKind::Ne));
+    });
+    found
 }
