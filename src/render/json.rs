@@ -86,6 +86,9 @@ struct AccessJson<'a> {
     efficiency: Option<f64>,
     cases: &'a [Case],
     assumptions: &'a [String],
+    /// The figure is an upper bound: lanes are masked by data.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    upper_bound: bool,
     /// The file the access is written in, when it is a helper's in another file.
     #[serde(skip_serializing_if = "Option::is_none")]
     access_file: Option<&'a str>,
@@ -282,6 +285,7 @@ fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<
         efficiency: prediction.and_then(|p| p.efficiency),
         cases: prediction.map_or(&[], |p| p.cases.as_slice()),
         assumptions: prediction.map_or(&[], |p| p.assumptions.as_slice()),
+        upper_bound: prediction.is_some_and(|p| p.upper_bound),
         access_file: access.file.as_deref(),
         via: access
             .via
