@@ -299,6 +299,9 @@ impl Context<'_> {
         let Expr::Path(p) = &*c.func else {
             return self.fail(c, "call through an expression");
         };
+        if let Some(oxide) = self.oxide_call(c, scope)? {
+            return Ok(oxide);
+        }
         let name = last_segment(&p.path);
         let bare = name.strip_prefix('_').unwrap_or(&name);
         if c.args.is_empty() {
@@ -364,6 +367,9 @@ impl Context<'_> {
     }
 
     pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
+        if let Some(oxide) = self.oxide_method(m, scope)? {
+            return Ok(oxide);
+        }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
         let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;

@@ -12,6 +12,7 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
+mod oxide;
 mod prelude;
 mod stmt;
 mod types;
@@ -124,6 +125,7 @@ pub fn lower_file(
     let mut cx = Context {
         file,
         layouts,
+        oxide: oxide::uses_oxide(syntax),
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         structs: HashSet::new(),
@@ -254,6 +256,8 @@ fn flatten<'a>(items: &'a [Item], out: &mut Vec<&'a Item>) {
 struct Context<'a> {
     file: &'a SourceFile,
     layouts: ItemScope<'a>,
+    /// Whether the file is written against cuda-oxide's `cuda_device`.
+    oxide: bool,
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
@@ -272,6 +276,7 @@ struct Scope {
     shared_counter: usize,
     names: Vec<HashMap<String, String>>,
     declared: HashMap<String, usize>,
+    oxide: oxide::OxideScope,
 }
 
 impl Scope {
@@ -506,7 +511,8 @@ impl<'a> Context<'a> {
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => {
-                    let constness = if is_mut_ref(&typed.ty) { "" } else { "const " };
+                    let mutable = is_mut_ref(&typed.ty) || oxide::is_disjoint_slice(&typed.ty);
+                    let constness = if mutable { "" } else { "const " };
                     format!("{constness}{elem}* {name}, unsigned long long {name}_len")
                 }
                 Param::Pointer { name, .. } => format!("{} {name}", self.c_type(&typed.ty)?),
@@ -531,6 +537,9 @@ impl<'a> Context<'a> {
     }
 
     fn kernel_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Lowered<Param> {
+        if let Some(param) = self.oxide_param(name, ty, scope)? {
+            return Ok(param);
+        }
         match ty {
             Type::Reference(r) => match &*r.elem {
                 Type::Slice(s) => {
@@ -561,7 +570,7 @@ impl<'a> Context<'a> {
                     return Ok(Param::Scalar {
                         name: name.to_string(),
                         c_type: c.to_string(),
-                        float: last.starts_with('f'),
+                        float: last.starts_with('f') || last == "bf16",
                     });
                 }
                 let (_, fields) = self

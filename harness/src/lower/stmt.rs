@@ -58,6 +58,9 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.oxide_let_else(local, scope)? {
+            return Ok(out);
+        }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
@@ -114,6 +117,7 @@ impl Context<'_> {
         if matches!(&*init.expr, Expr::Reference(_)) {
             scope.references.insert(name.clone());
         }
+        self.oxide_bound(&name, &init.expr, scope);
         match ty {
             Some(ty) if !matches!(ty, Type::Infer(_) | Type::Reference(_)) => {
                 Ok(format!("{} = {value};\n", self.declarator(ty, &name)?))
@@ -350,6 +354,7 @@ impl Context<'_> {
         if let Some(binding) = binding {
             let name = scope.bind(&binding);
             scope.references.insert(name.clone());
+            self.oxide_bound(&name, &l.expr, scope);
             let _ = writeln!(then, "auto {name} = {element};");
         }
         let body = self.block(&i.then_branch, scope);
@@ -365,7 +370,10 @@ impl Context<'_> {
     }
 
     /// `s.get(i)` / `s.get_mut(i)` of a slice: the bounds check and a reference to the element.
-    fn option_of_element(&self, e: &Expr, scope: &mut Scope) -> Lowered<(String, String)> {
+    pub(super) fn option_of_element(&self, e: &Expr, scope: &mut Scope) -> Lowered<(String, String)> {
+        if let Some(index) = self.oxide_option(e, scope)? {
+            return Ok(index);
+        }
         let Expr::MethodCall(m) = e else {
             return self.fail(e, "`if let` is lowered only on `get(i)` of a slice");
         };

@@ -16,6 +16,8 @@ impl Context<'_> {
             "i64" | "isize" => "long long",
             "f32" => "float",
             "f64" => "double",
+            "f16" => "__half",
+            "bf16" => "__nv_bfloat16",
             "bool" => "bool",
             _ => return None,
         })
@@ -70,6 +72,9 @@ impl Context<'_> {
 
     /// `float TILE[32][33]` for `TILE: [[f32; 33]; 32]`.
     pub(super) fn declarator(&self, ty: &Type, name: &str) -> Lowered<String> {
+        if let Some(shared) = self.oxide_declarator(ty, name)? {
+            return Ok(shared);
+        }
         match ty {
             Type::Array(a) => {
                 let len = match self.layouts.const_value(&a.len) {

@@ -1,0 +1,375 @@
+//! cuda-oxide (`cuda_device`) kernels: `DisjointSlice` parameters as a pointer and a length,
+//! `ThreadIndex` values as a 64-bit index (all ones when the witness is invalid), shared
+//! arrays with their alignment, warp intrinsics as the CUDA builtins.
+
+use super::{Context, Lowered, Param, Scope};
+use kernel_lint_analyzer::parse::last_segment;
+use std::collections::HashSet;
+use std::fmt::Write;
+use syn::{Expr, Type};
+
+/// Per-function state of cuda-oxide lowering.
+#[derive(Default)]
+pub(super) struct OxideScope {
+    /// C names holding a `ThreadIndex`.
+    indices: HashSet<String>,
+}
+
+/// Whether a file is written against `cuda_device`, whose `thread::index_1d()` yields a
+/// `ThreadIndex` (cuda_std's yields a `u32`).
+pub(super) fn uses_oxide(syntax: &syn::File) -> bool {
+    fn in_tree(tree: &syn::UseTree) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => p.ident == "cuda_device" || in_tree(&p.tree),
+            syn::UseTree::Name(n) => n.ident == "cuda_device",
+            syn::UseTree::Rename(r) => r.ident == "cuda_device",
+            syn::UseTree::Group(g) => g.items.iter().any(in_tree),
+            syn::UseTree::Glob(_) => false,
+        }
+    }
+    fn in_items(items: &[syn::Item]) -> bool {
+        items.iter().any(|item| match item {
+            syn::Item::Use(u) => in_tree(&u.tree),
+            syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, inner)| in_items(inner)),
+            _ => false,
+        })
+    }
+    in_items(&syntax.items)
+}
+
+/// The generic arguments of a path's last segment.
+fn generic_args(path: &syn::Path) -> Vec<&syn::GenericArgument> {
+    match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => a.args.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `DisjointSlice<T>` or `DisjointSlice<T, Space>`: the element type and the index space.
+fn disjoint_slice(ty: &Type) -> Option<(&Type, Option<&Type>)> {
+    let Type::Path(p) = ty else { return None };
+    if last_segment(&p.path) != "DisjointSlice" {
+        return None;
+    }
+    let types: Vec<&Type> = generic_args(&p.path)
+        .into_iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    Some((types.first()?, types.get(1).copied()))
+}
+
+/// Whether `ty` is a `DisjointSlice`: a mutable buffer.
+pub(super) fn is_disjoint_slice(ty: &Type) -> bool {
+    disjoint_slice(ty).is_some()
+}
+
+/// The name a call's function path ends in, and the path.
+fn callee(e: &Expr) -> Option<(String, &syn::Path)> {
+    match e {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => Some((last_segment(&p.path), &p.path)),
+            _ => None,
+        },
+        Expr::Paren(p) => callee(&p.expr),
+        _ => None,
+    }
+}
+
+/// The CUDA C++ type of a `usize` index.
+const INDEX: &str = "unsigned long long";
+
+impl Context<'_> {
+    /// A `DisjointSlice` parameter: the pointer and length the driver passes for a slice.
+    pub(super) fn oxide_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Lowered<Option<Param>> {
+        let Some((elem, space)) = disjoint_slice(ty) else {
+            return Ok(None);
+        };
+        if let Some(Type::Path(space)) = space {
+            let space_name = last_segment(&space.path);
+            // These spaces resolve an index against the slice alone; the others carry a row
+            // width or tile geometry the twin does not model.
+            if !matches!(space_name.as_str(), "Index1D" | "Index2D" | "WarpIndex") {
+                return self.fail(
+                    ty,
+                    format!("`DisjointSlice` over the index space `{space_name}` is not lowered"),
+                );
+            }
+        }
+        scope.slices.insert(name.to_string());
+        Ok(Some(Param::Slice {
+            name: name.to_string(),
+            elem: self.c_type(elem)?,
+            elem_bytes: self.size_of(elem),
+        }))
+    }
+
+    /// `SharedArray<T, N[, ALIGN]>`: `T name[N]`, aligned when asked.
+    pub(super) fn oxide_declarator(&self, ty: &Type, name: &str) -> Lowered<Option<String>> {
+        let Type::Path(p) = ty else { return Ok(None) };
+        let last = last_segment(&p.path);
+        if last == "DynamicSharedArray" {
+            return self.fail(
+                ty,
+                "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass",
+            );
+        }
+        if last != "SharedArray" || !self.oxide {
+            return Ok(None);
+        }
+        let args = generic_args(&p.path);
+        let (Some(syn::GenericArgument::Type(elem)), Some(len)) = (args.first(), args.get(1)) else {
+            return self.fail(ty, "`SharedArray` without an element type and a length");
+        };
+        let value = |a: &syn::GenericArgument| -> Lowered<String> {
+            let e = match a {
+                syn::GenericArgument::Const(e) => e.clone(),
+                syn::GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: t.path.clone(),
+                }),
+                other => return self.fail(other, "`SharedArray` argument is not a constant"),
+            };
+            match self.layouts.const_value(&e) {
+                Some(v) => Ok(v.to_string()),
+                None if super::types::is_constant_expression(&e) => self.expr(&e, &mut Scope::default()),
+                None => self.fail(a, "`SharedArray` argument is not a constant"),
+            }
+        };
+        let len = value(len)?;
+        let align = match args.get(2) {
+            Some(a) => match value(a)?.as_str() {
+                "0" => String::new(),
+                align => format!("__align__({align}) "),
+            },
+            None => String::new(),
+        };
+        Ok(Some(format!(
+            "{align}{}",
+            self.declarator(elem, &format!("{name}[{len}]"))?
+        )))
+    }
+
+    /// `thread::index_1d()` and friends: thread indices, registers, warp intrinsics.
+    pub(super) fn oxide_call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        if !self.oxide {
+            return Ok(None);
+        }
+        let Expr::Path(p) = &*c.func else { return Ok(None) };
+        let name = last_segment(&p.path);
+        let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
+        let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
+        if let Some(register) = special_register(&name) {
+            if args.is_empty() {
+                return Ok(Some(register));
+            }
+        }
+        Ok(Some(match (name.as_str(), args.as_slice()) {
+            ("index_1d", []) => "kl::oxide_index_1d()".to_string(),
+            ("index_2d", []) => {
+                let width = match generic_args(&p.path).first() {
+                    Some(syn::GenericArgument::Const(e)) => self.expr(e, scope)?,
+                    Some(syn::GenericArgument::Type(Type::Path(t))) => self.expr(
+                        &Expr::Path(syn::ExprPath {
+                            attrs: Vec::new(),
+                            qself: None,
+                            path: t.path.clone(),
+                        }),
+                        scope,
+                    )?,
+                    _ => return self.fail(c, "`index_2d` without its row width"),
+                };
+                format!("kl::oxide_index_2d({width})")
+            }
+            ("warp_index", []) => "kl::oxide_warp_index()".to_string(),
+            ("index_2d_row", []) => "((unsigned long long)blockIdx.y * blockDim.y + threadIdx.y)".to_string(),
+            ("index_2d_col", []) => "((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x)".to_string(),
+            ("lane_id", []) if owner.as_deref() == Some("warp") => "kl::lane()".to_string(),
+            ("warp_id", []) if owner.as_deref() == Some("warp") => "(threadIdx.x / 32u)".to_string(),
+            _ => match warp_intrinsic(&name, &args) {
+                Some(text) if owner.as_deref() == Some("warp") => text,
+                _ => return Ok(None),
+            },
+        }))
+    }
+
+    /// Methods of `ThreadIndex` values.
+    pub(super) fn oxide_method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        if !self.oxide || !self.is_thread_index(&m.receiver, scope) {
+            return Ok(None);
+        }
+        let receiver = self.expr(&m.receiver, scope)?;
+        let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
+        Ok(Some(match (m.method.to_string().as_str(), args.as_slice()) {
+            ("get", []) => receiver,
+            ("is_valid", []) => format!("({receiver} != ~0ull)"),
+            ("in_bounds", [len]) => format!("({receiver} < (unsigned long long)({len}))"),
+            (other, _) => return self.fail(m, format!("`ThreadIndex` method `{other}` is not lowered")),
+        }))
+    }
+
+    /// Whether `e` is a `ThreadIndex`: a name bound to one or a call that makes one.
+    pub(super) fn is_thread_index(&self, e: &Expr, scope: &Scope) -> bool {
+        match e {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| scope.oxide.indices.contains(&scope.lookup(&i.to_string()))),
+            Expr::Paren(p) => self.is_thread_index(&p.expr, scope),
+            other => callee(other).is_some_and(|(name, _)| name == "index_1d"),
+        }
+    }
+
+    /// `thread::index_2d::<W>()` and `thread::warp_index()`, options of a `ThreadIndex`: the
+    /// condition and the index.
+    pub(super) fn oxide_option(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<(String, String)>> {
+        if !self.oxide || !is_index_option(e) {
+            return Ok(None);
+        }
+        let index = self.expr(e, scope)?;
+        Ok(Some((format!("({index} != ~0ull)"), index)))
+    }
+
+    /// Records that the C name `name` was bound from `value`, when that is a `ThreadIndex`.
+    pub(super) fn oxide_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
+        let index = match value {
+            Expr::Call(_) => is_index_option(value) || self.is_thread_index(value, scope),
+            Expr::Path(_) => self.is_thread_index(value, scope),
+            _ => false,
+        };
+        if self.oxide && index {
+            scope.references.remove(name);
+            scope.oxide.indices.insert(name.to_string());
+        }
+    }
+
+    /// `let Some(x) = option else { return; };`: the check, the diverging block, then `x`.
+    pub(super) fn oxide_let_else(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Some(init) = &local.init else { return Ok(None) };
+        let Some((_, diverge)) = &init.diverge else {
+            return Ok(None);
+        };
+        let syn::Pat::TupleStruct(t) = &local.pat else {
+            return self.fail(&local.pat, "only `let Some(name) = .. else` is lowered");
+        };
+        let binding = match t.elems.iter().collect::<Vec<_>>()[..] {
+            [syn::Pat::Ident(b)] if t.path.is_ident("Some") && b.subpat.is_none() => Some(b.ident.to_string()),
+            [syn::Pat::Wild(_)] if t.path.is_ident("Some") => None,
+            _ => return self.fail(&local.pat, "only `let Some(name) = .. else` is lowered"),
+        };
+        let (condition, element) = self.option_of_element(&init.expr, scope)?;
+        let otherwise = self.expr_stmt(diverge, scope)?;
+        let mut out = format!("if (!({condition})) {otherwise}");
+        if let Some(binding) = binding {
+            let name = scope.bind(&binding);
+            scope.references.insert(name.clone());
+            self.oxide_bound(&name, &init.expr, scope);
+            let _ = writeln!(out, "auto {name} = {element};");
+        }
+        Ok(Some(out))
+    }
+}
+
+/// `thread::index_2d::<W>()` and `thread::warp_index()`.
+fn is_index_option(e: &Expr) -> bool {
+    callee(e).is_some_and(|(name, path)| match name.as_str() {
+        "index_2d" => !generic_args(path).is_empty(),
+        "warp_index" => true,
+        _ => false,
+    }) && matches!(e, Expr::Call(c) if c.args.is_empty())
+}
+
+/// `thread::threadIdx_x()` and the other special registers.
+fn special_register(name: &str) -> Option<String> {
+    let (stem, axis) = name.rsplit_once('_')?;
+    if !matches!(axis, "x" | "y" | "z") {
+        return None;
+    }
+    matches!(stem, "threadIdx" | "blockIdx" | "blockDim" | "gridDim").then(|| format!("{stem}.{axis}"))
+}
+
+/// `warp::shuffle_xor_f32(v, 1)` and friends: the CUDA `__shfl*_sync` builtin, with the full
+/// mask where the Rust function takes none.
+fn warp_intrinsic(name: &str, args: &[String]) -> Option<String> {
+    let (name, synced) = match name.strip_suffix("_sync") {
+        Some(stem) => (stem, true),
+        None => (name, false),
+    };
+    let (mask, rest) = if synced {
+        let (mask, rest) = args.split_first()?;
+        (mask.clone(), rest)
+    } else {
+        ("0xffffffffu".to_string(), args)
+    };
+    let shuffle = |builtin: &str, ty: &str| -> Option<String> {
+        let [value, lane] = rest else { return None };
+        Some(format!("{builtin}({mask}, ({ty})({value}), {lane})"))
+    };
+    let (stem, ty) = match name.rsplit_once('_') {
+        Some((stem, "f32")) => (stem, "float"),
+        Some((stem, "f64")) => (stem, "double"),
+        Some((stem, "u64")) => (stem, INDEX),
+        _ => (name, "unsigned int"),
+    };
+    match (stem, rest) {
+        ("shuffle", _) => shuffle("__shfl_sync", ty),
+        ("shuffle_xor", _) => shuffle("__shfl_xor_sync", ty),
+        ("shuffle_down", _) => shuffle("__shfl_down_sync", ty),
+        ("shuffle_up", _) => shuffle("__shfl_up_sync", ty),
+        ("ballot", [p]) => Some(format!("__ballot_sync({mask}, {p})")),
+        ("all", [p]) => Some(format!("__all_sync({mask}, {p})")),
+        ("any", [p]) => Some(format!("__any_sync({mask}, {p})")),
+        ("popc", [p]) if !synced => Some(format!("((unsigned int)__popc(__ballot_sync({mask}, {p})))")),
+        ("active_mask", []) if !synced => Some("__activemask()".to_string()),
+        _ => None,
+    }
+}
+
+/// C++ the cuda-oxide lowering relies on, appended to the prelude: half-precision headers and
+/// the thread-index witnesses.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! oxide_prelude {
+    () => {
+        r#"#ifdef __CUDACC__
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#else
+// Without nvcc (a syntax check) the half types and warp builtins stand in as declarations.
+struct __half { unsigned short x; __half() = default; __half(float); __half(double); operator float() const; };
+struct __nv_bfloat16 { unsigned short x; __nv_bfloat16() = default; __nv_bfloat16(float); __nv_bfloat16(double); operator float() const; };
+template <typename T> T __shfl_sync(unsigned int, T, int, int = 32);
+template <typename T> T __shfl_xor_sync(unsigned int, T, int, int = 32);
+template <typename T> T __shfl_down_sync(unsigned int, T, unsigned int, int = 32);
+template <typename T> T __shfl_up_sync(unsigned int, T, unsigned int, int = 32);
+unsigned int __ballot_sync(unsigned int, int);
+int __all_sync(unsigned int, int);
+int __any_sync(unsigned int, int);
+unsigned int __activemask();
+int __popc(unsigned int);
+#endif
+namespace kl {
+// cuda-oxide's `ThreadIndex`: the index, or all ones where the launch shape makes it invalid.
+__device__ inline unsigned long long oxide_index_1d() {
+  if (blockDim.y != 1 || gridDim.y != 1 || blockDim.z != 1 || gridDim.z != 1) return ~0ull;
+  return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ inline unsigned long long oxide_index_2d(unsigned long long width) {
+  if (blockDim.z != 1 || gridDim.z != 1) return ~0ull;
+  unsigned long long row = (unsigned long long)blockIdx.y * blockDim.y + threadIdx.y;
+  unsigned long long col = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (col >= width) return ~0ull;
+  return row * width + col;
+}
+__device__ inline unsigned long long oxide_warp_index() {
+  if (blockDim.y != 1 || gridDim.y != 1 || blockDim.z != 1 || gridDim.z != 1) return ~0ull;
+  if ((threadIdx.x & 31u) != 0) return ~0ull;
+  return (unsigned long long)blockIdx.x * ((blockDim.x + 31u) / 32u) + threadIdx.x / 32u;
+}
+}
+"#
+    };
+}
