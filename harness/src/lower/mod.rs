@@ -450,12 +450,13 @@ impl<'a> Context<'a> {
         let shared = s
             .attrs
             .iter()
-            .any(|a| a.to_token_stream().to_string().contains("shared"));
+            .any(|a| a.to_token_stream().to_string().contains("shared"))
+            || oxide::is_shared_array(&s.ty);
         let qualifier = if shared { "__shared__" } else { "__device__" };
-        Ok(format!(
-            "{qualifier} {};",
-            self.declarator(&s.ty, &ident(&s.ident.to_string()))?
-        ))
+        let decl = self.declarator(&s.ty, &ident(&s.ident.to_string()))?;
+        // The alignment leads the declaration: C++ does not take it after the qualifier.
+        let (align, decl) = oxide::split_alignment(&decl);
+        Ok(format!("{align}{qualifier} {decl};"))
     }
 
     fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {

@@ -66,6 +66,19 @@ pub(super) fn is_disjoint_slice(ty: &Type) -> bool {
     disjoint_slice(ty).is_some()
 }
 
+/// Whether `ty` is cuda-oxide's `SharedArray`, a static in shared memory.
+pub(super) fn is_shared_array(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if last_segment(&p.path) == "SharedArray")
+}
+
+/// `__align__(16) float X[8]` as `("__align__(16) ", "float X[8]")`.
+pub(super) fn split_alignment(decl: &str) -> (&str, &str) {
+    match decl.strip_prefix("__align__(").and_then(|rest| rest.find(") ")) {
+        Some(end) => decl.split_at("__align__(".len() + end + 2),
+        None => ("", decl),
+    }
+}
+
 /// The name a call's function path ends in, and the path.
 fn callee(e: &Expr) -> Option<(String, &syn::Path)> {
     match e {
@@ -161,6 +174,12 @@ impl Context<'_> {
         let Expr::Path(p) = &*c.func else { return Ok(None) };
         let name = last_segment(&p.path);
         let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
+        if owner.as_deref() == Some("DynamicSharedArray") {
+            return self.fail(
+                c,
+                "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass",
+            );
+        }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some(register) = special_register(&name) {
             if args.is_empty() {

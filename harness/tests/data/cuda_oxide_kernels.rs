@@ -1,0 +1,75 @@
+// Kernels in the shape of NVlabs/cuda-oxide @ a105afd522b73a6712a802e30bd900cd04cc8019
+// (crates/cuda-device/src/{thread,disjoint,shared,warp}.rs and the examples under
+// crates/rustc-codegen-cuda/examples), written for the lowering tests.
+
+use cuda_device::{kernel, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
+
+const ROW: usize = 64;
+
+#[cuda_module]
+mod kernels {
+    use super::*;
+
+    #[kernel]
+    pub fn scale(k: f32, src: &[f32], mut dst: DisjointSlice<f32>) {
+        let i = thread::index_1d();
+        let at = i.get();
+        if let Some(d) = dst.get_mut(i) {
+            *d = k * src[at];
+        }
+    }
+
+    #[kernel]
+    pub fn rows(src: &[u32], mut dst: DisjointSlice<u32, thread::Index2D<ROW>>) {
+        let Some(idx) = thread::index_2d::<ROW>() else {
+            return;
+        };
+        let flat = idx.get();
+        if let Some(d) = dst.get_mut(idx) {
+            *d = src[flat] + 1;
+        }
+    }
+
+    #[kernel]
+    pub fn staged(src: &[f32], mut dst: DisjointSlice<f32>) {
+        static mut STAGE: SharedArray<f32, 256, 16> = SharedArray::UNINIT;
+        let t = thread::threadIdx_x() as usize;
+        let g = thread::index_1d().get();
+        unsafe {
+            STAGE[t] = src[g];
+        }
+        thread::sync_threads();
+        let v: f32 = unsafe { STAGE[255 - t] };
+        let total = warp::shuffle_xor_f32(v, 1) + v;
+        unsafe {
+            *dst.get_unchecked_mut(g) = total;
+        }
+    }
+
+    #[kernel]
+    pub fn halves(src: &[f16], mut dst: DisjointSlice<f32>) {
+        let i = thread::index_1d();
+        let n = i.get();
+        if let Some(d) = dst.get_mut(i) {
+            *d = src[n] as f32;
+        }
+    }
+
+    #[kernel]
+    pub fn dynamic(mut dst: DisjointSlice<f32>) {
+        let smem = DynamicSharedArray::<f32>::get();
+        let i = thread::index_1d();
+        if let Some(d) = dst.get_mut(i) {
+            *d = unsafe { *smem };
+        }
+    }
+
+    #[kernel]
+    pub fn runtime_rows(mut dst: DisjointSlice<f32, thread::Runtime2DIndex>) {
+        if let Some(idx) = thread::index_2d_runtime(&dst) {
+            if let Some(d) = dst.get_mut(idx) {
+                *d = 1.0;
+            }
+        }
+    }
+}

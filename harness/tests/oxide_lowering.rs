@@ -1,0 +1,145 @@
+//! cuda-oxide kernels are lowered: `DisjointSlice` parameters as a pointer and a length with a
+//! bounds-checked store, thread indices as the CUDA builtins, aligned shared arrays; what
+//! cannot be lowered is listed with its reason.
+
+use kernel_lint_analyzer::{LaunchPlan, SourceFile};
+use kernel_lint_harness::driver;
+use std::path::Path;
+use std::process::Command;
+
+const KERNELS: &str = include_str!("data/cuda_oxide_kernels.rs");
+
+fn emitted() -> driver::Emitted {
+    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+}
+
+/// The definition of one kernel in the program, up to the next kernel.
+fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
+    let start = program
+        .find(&format!("__global__ void {name}("))
+        .unwrap_or_else(|| panic!("`{name}` is defined:\n{program}"));
+    let rest = &program[start..];
+    let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+/// The kernels that were not lowered, with their reasons.
+fn not_lowered(emitted: &driver::Emitted) -> Vec<(String, String)> {
+    emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .map(|n| (n.kernel.clone(), n.reason.clone()))
+        .collect()
+}
+
+#[test]
+fn disjoint_slices_are_pointers_with_lengths_and_stores_are_bounds_checked() {
+    let emitted = emitted();
+    let scale = kernel(&emitted.program, "scale");
+    assert!(
+        scale.starts_with(
+            "__global__ void scale(float k, const float* src, unsigned long long src_len, float* dst, unsigned long long dst_len)"
+        ),
+        "{scale}"
+    );
+    assert!(scale.contains("auto i = kl::oxide_index_1d();"), "{scale}");
+    assert!(scale.contains("auto at = i;"), "{scale}");
+    assert!(
+        scale.contains("if ((unsigned long long)(i) < dst_len) {\nauto d = kl::make_ref(&dst[i]);"),
+        "{scale}"
+    );
+    assert!(scale.contains("(*d) = (k * src[at]);"), "{scale}");
+    // The driver passes the buffer and its length in elements, as for a slice.
+    assert!(
+        emitted.program.contains(
+            "scale<<<dim3(4096u, 1u, 1u), dim3(256u, 1u, 1u)>>>((float)1.0, src, 1048576ull, dst, 1048576ull)"
+        ),
+        "{}",
+        emitted.program
+    );
+}
+
+#[test]
+fn two_dimensional_indices_let_else_shared_arrays_and_shuffles_are_lowered() {
+    let emitted = emitted();
+    let rows = kernel(&emitted.program, "rows");
+    assert!(
+        rows.contains("if (!((kl::oxide_index_2d(ROW) != ~0ull))) {\n#line 25 \"k.rs\"\nreturn;\n}\nauto idx = kl::oxide_index_2d(ROW);"),
+        "{rows}"
+    );
+    assert!(rows.contains("auto flat = idx;"), "{rows}");
+    assert!(rows.contains("if ((unsigned long long)(idx) < dst_len)"), "{rows}");
+    let staged = kernel(&emitted.program, "staged");
+    assert!(
+        staged.contains("__align__(16) __shared__ float STAGE[256];"),
+        "{staged}"
+    );
+    assert!(
+        staged.contains("auto t = ((unsigned long long)(threadIdx.x));"),
+        "{staged}"
+    );
+    assert!(staged.contains("auto g = kl::oxide_index_1d();"), "{staged}");
+    assert!(staged.contains("float v = STAGE[(255 - t)];"), "{staged}");
+    assert!(
+        staged.contains("__shfl_xor_sync(0xffffffffu, (float)(v), 1)"),
+        "{staged}"
+    );
+    assert!(staged.contains("(*kl::make_ref(&dst[g])) = total;"), "{staged}");
+    let halves = kernel(&emitted.program, "halves");
+    assert!(
+        halves.contains("const __half* src, unsigned long long src_len"),
+        "{halves}"
+    );
+    assert!(emitted.program.contains("#include <cuda_fp16.h>"));
+    assert!(emitted.program.contains("#include <cuda_bf16.h>"));
+}
+
+#[test]
+fn what_cannot_be_lowered_is_listed_with_its_reason() {
+    let emitted = emitted();
+    let listed = not_lowered(&emitted);
+    assert_eq!(
+        listed,
+        vec![
+            (
+                "dynamic".to_string(),
+                "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass".to_string()
+            ),
+            (
+                "runtime_rows".to_string(),
+                "`DisjointSlice` over the index space `Runtime2DIndex` is not lowered".to_string()
+            ),
+        ]
+    );
+    assert!(!emitted.program.contains("void dynamic("));
+}
+
+#[test]
+fn the_lowered_program_compiles() {
+    let program = emitted().program;
+    let mut host = String::new();
+    let mut rest = program.as_str();
+    while let Some(start) = rest.find("<<<") {
+        host.push_str(&rest[..start]);
+        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
+        rest = &rest[end..];
+    }
+    host.push_str(rest);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oxide-lowering");
+    std::fs::create_dir_all(&dir).expect("directory");
+    let file = dir.join("program.cpp");
+    std::fs::write(&file, host).expect("written");
+    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support");
+    let output = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(support)
+        .arg(&file)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        output.status.success(),
+        "g++ rejects the program:\n{}\n{program}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
