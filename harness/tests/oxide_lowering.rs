@@ -96,6 +96,27 @@ fn two_dimensional_indices_let_else_shared_arrays_and_shuffles_are_lowered() {
 }
 
 #[test]
+fn let_chains_minted_indices_and_unnamed_loop_counters_are_lowered() {
+    let emitted = emitted();
+    let chained = kernel(&emitted.program, "chained");
+    assert!(
+        chained.contains(
+            "if ((at < ((unsigned long long)(n)))) {\nif ((unsigned long long)(i) < dst_len) {\nauto d = kl::make_ref(&dst[i]);"
+        ),
+        "{chained}"
+    );
+    assert!(chained.contains("for (auto kl_unused = "), "{chained}");
+    let indexed = kernel(&emitted.program, "indexed");
+    assert!(
+        indexed.contains(
+            "if ((unsigned long long)(kl::oxide_index_1d()) < dst_len) {\nauto slot = kl::make_ref(&dst[kl::oxide_index_1d()]);\nauto idx = kl::oxide_index_1d();"
+        ),
+        "{indexed}"
+    );
+    assert!(indexed.contains("(*slot) = src[idx];"), "{indexed}");
+}
+
+#[test]
 fn what_cannot_be_lowered_is_listed_with_its_reason() {
     let emitted = emitted();
     let listed = not_lowered(&emitted);

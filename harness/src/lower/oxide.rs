@@ -4,7 +4,7 @@
 
 use super::{Context, Lowered, Param, Scope};
 use kernel_lint_analyzer::parse::last_segment;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Type};
 
@@ -13,6 +13,8 @@ use syn::{Expr, Type};
 pub(super) struct OxideScope {
     /// C names holding a `ThreadIndex`.
     indices: HashSet<String>,
+    /// The index a `DisjointSlice` parameter's `get_mut_indexed()` mints, by C name.
+    minted: HashMap<String, String>,
 }
 
 /// Whether a file is written against `cuda_device`, whose `thread::index_1d()` yields a
@@ -100,6 +102,7 @@ impl Context<'_> {
         let Some((elem, space)) = disjoint_slice(ty) else {
             return Ok(None);
         };
+        let mut minted = "kl::oxide_index_1d()".to_string();
         if let Some(Type::Path(space)) = space {
             let space_name = last_segment(&space.path);
             // These spaces resolve an index against the slice alone; the others carry a row
@@ -110,7 +113,16 @@ impl Context<'_> {
                     format!("`DisjointSlice` over the index space `{space_name}` is not lowered"),
                 );
             }
+            minted = match space_name.as_str() {
+                "Index2D" => match generic_args(&space.path).first() {
+                    Some(width) => format!("kl::oxide_index_2d({})", self.generic_value(width)?),
+                    None => return self.fail(ty, "`Index2D` without its row width"),
+                },
+                "WarpIndex" => "kl::oxide_warp_index()".to_string(),
+                _ => minted,
+            };
         }
+        scope.oxide.minted.insert(name.to_string(), minted);
         scope.slices.insert(name.to_string());
         Ok(Some(Param::Slice {
             name: name.to_string(),
@@ -136,25 +148,9 @@ impl Context<'_> {
         let (Some(syn::GenericArgument::Type(elem)), Some(len)) = (args.first(), args.get(1)) else {
             return self.fail(ty, "`SharedArray` without an element type and a length");
         };
-        let value = |a: &syn::GenericArgument| -> Lowered<String> {
-            let e = match a {
-                syn::GenericArgument::Const(e) => e.clone(),
-                syn::GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => Expr::Path(syn::ExprPath {
-                    attrs: Vec::new(),
-                    qself: None,
-                    path: t.path.clone(),
-                }),
-                other => return self.fail(other, "`SharedArray` argument is not a constant"),
-            };
-            match self.layouts.const_value(&e) {
-                Some(v) => Ok(v.to_string()),
-                None if super::types::is_constant_expression(&e) => self.expr(&e, &mut Scope::default()),
-                None => self.fail(a, "`SharedArray` argument is not a constant"),
-            }
-        };
-        let len = value(len)?;
+        let len = self.generic_value(len)?;
         let align = match args.get(2) {
-            Some(a) => match value(a)?.as_str() {
+            Some(a) => match self.generic_value(a)?.as_str() {
                 "0" => String::new(),
                 align => format!("__align__({align}) "),
             },
@@ -164,6 +160,126 @@ impl Context<'_> {
             "{align}{}",
             self.declarator(elem, &format!("{name}[{len}]"))?
         )))
+    }
+
+    /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
+    fn generic_value(&self, a: &syn::GenericArgument) -> Lowered<String> {
+        let e = match a {
+            syn::GenericArgument::Const(e) => e.clone(),
+            syn::GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: t.path.clone(),
+            }),
+            other => return self.fail(other, "generic argument is not a constant"),
+        };
+        let e = match e {
+            Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => inner.clone(),
+                _ => return self.fail(a, "generic argument is not a constant"),
+            },
+            other => other,
+        };
+        match self.layouts.const_value(&e) {
+            Some(v) => Ok(v.to_string()),
+            None if super::types::is_constant_expression(&e) => self.expr(&e, &mut Scope::default()),
+            None => self.fail(a, "generic argument is not a constant"),
+        }
+    }
+
+    /// `if a && let Some(x) = s.get_mut(i) { .. }` (a chain of conditions and `let`s) and
+    /// `if let Some((slot, idx)) = s.get_mut_indexed() { .. }`: nested checks, each binding
+    /// what the next reads.
+    pub(super) fn oxide_if(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<Option<String>> {
+        let mut conjuncts = Vec::new();
+        conditions(&i.cond, &mut conjuncts);
+        let chain = conjuncts.len() > 1 && conjuncts.iter().any(|c| matches!(c, Expr::Let(_)));
+        let indexed = matches!(conjuncts[..], [Expr::Let(l)] if self.minting_slice(&l.expr, scope).is_some());
+        if !chain && !indexed {
+            return Ok(None);
+        }
+        if chain && i.else_branch.is_some() {
+            return self.fail(i, "a chain of `let` conditions with an `else` is not lowered");
+        }
+        scope.names.push(HashMap::new());
+        let lowered = self.nested_if(&conjuncts, i, scope);
+        scope.names.pop();
+        lowered.map(Some)
+    }
+
+    fn nested_if(&self, conjuncts: &[&Expr], i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
+        let mut out = String::new();
+        for conjunct in conjuncts {
+            match conjunct {
+                Expr::Let(l) => out.push_str(&self.let_condition(l, scope)?),
+                other => {
+                    let _ = writeln!(out, "if ({}) {{", self.expr(other, scope)?);
+                }
+            }
+        }
+        out.push_str(&self.block(&i.then_branch, scope)?);
+        out.push_str(&"}\n".repeat(conjuncts.len()));
+        if let Some((_, else_branch)) = &i.else_branch {
+            out.push_str("else ");
+            out.push_str(&self.expr_stmt(else_branch, scope)?);
+        }
+        Ok(out)
+    }
+
+    /// The slice `s` of `s.get_mut_indexed()`, and the index it mints.
+    fn minting_slice(&self, e: &Expr, scope: &Scope) -> Option<(String, String)> {
+        let Expr::MethodCall(m) = e else { return None };
+        if m.method != "get_mut_indexed" || !m.args.is_empty() {
+            return None;
+        }
+        let Expr::Path(p) = &*m.receiver else { return None };
+        let name = scope.lookup(&p.path.get_ident()?.to_string());
+        let minted = scope.oxide.minted.get(&name)?.clone();
+        Some((name, minted))
+    }
+
+    /// `if (check) {` and the bindings of one `let` of a condition.
+    fn let_condition(&self, l: &syn::ExprLet, scope: &mut Scope) -> Lowered<String> {
+        let syn::Pat::TupleStruct(t) = &*l.pat else {
+            return self.fail(&l.pat, "only `Some(..)` is lowered in `if let`");
+        };
+        if !t.path.is_ident("Some") || t.elems.len() != 1 {
+            return self.fail(&l.pat, "only `Some(..)` is lowered in `if let`");
+        }
+        let name_of = |p: &syn::Pat| match p {
+            syn::Pat::Ident(b) if b.subpat.is_none() => Ok(Some(b.ident.to_string())),
+            syn::Pat::Wild(_) => Ok(None),
+            other => self.fail(other, "only names are bound in `if let`"),
+        };
+        if let Some((slice, index)) = self.minting_slice(&l.expr, scope) {
+            let syn::Pat::Tuple(pair) = &t.elems[0] else {
+                return self.fail(&t.elems[0], "`get_mut_indexed` yields a pair");
+            };
+            let [element, witness] = pair.elems.iter().collect::<Vec<_>>()[..] else {
+                return self.fail(pair, "`get_mut_indexed` yields a pair");
+            };
+            let mut out = format!("if ((unsigned long long)({index}) < {slice}_len) {{\n");
+            if let Some(element) = name_of(element)? {
+                let name = scope.bind(&element);
+                scope.references.insert(name.clone());
+                let _ = writeln!(out, "auto {name} = kl::make_ref(&{slice}[{index}]);");
+            }
+            if let Some(witness) = name_of(witness)? {
+                let name = scope.bind(&witness);
+                scope.oxide.indices.insert(name.clone());
+                let _ = writeln!(out, "auto {name} = {index};");
+            }
+            return Ok(out);
+        }
+        let (condition, element) = self.option_of_element(&l.expr, scope)?;
+        let mut out = format!("if ({condition}) {{\n");
+        if let Some(binding) = name_of(&t.elems[0])? {
+            let name = scope.bind(&binding);
+            scope.references.insert(name.clone());
+            self.oxide_bound(&name, &l.expr, scope);
+            let _ = writeln!(out, "auto {name} = {element};");
+        }
+        Ok(out)
     }
 
     /// `thread::index_1d()` and friends: thread indices, registers, warp intrinsics.
@@ -289,6 +405,17 @@ impl Context<'_> {
             let _ = writeln!(out, "auto {name} = {element};");
         }
         Ok(Some(out))
+    }
+}
+
+/// The conditions of `a && b && let .. = c`, in order.
+fn conditions<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            conditions(&b.left, out);
+            conditions(&b.right, out);
+        }
+        other => out.push(other),
     }
 }
 

@@ -56,6 +56,28 @@ mod kernels {
     }
 
     #[kernel]
+    pub fn chained(n: u32, src: &[u32], mut dst: DisjointSlice<u32>) {
+        let i = thread::index_1d();
+        let at = i.get();
+        if at < n as usize
+            && let Some(d) = dst.get_mut(i)
+        {
+            let mut acc = 0u32;
+            for _ in 0..4 {
+                acc += src[at];
+            }
+            *d = acc;
+        }
+    }
+
+    #[kernel]
+    pub fn indexed(src: &[u64], mut dst: DisjointSlice<u64>) {
+        if let Some((slot, idx)) = dst.get_mut_indexed() {
+            *slot = src[idx.get()];
+        }
+    }
+
+    #[kernel]
     pub fn dynamic(mut dst: DisjointSlice<f32>) {
         let smem = DynamicSharedArray::<f32>::get();
         let i = thread::index_1d();
