@@ -65,7 +65,7 @@ fn two_dimensional_indices_let_else_shared_arrays_and_shuffles_are_lowered() {
     let emitted = emitted();
     let rows = kernel(&emitted.program, "rows");
     assert!(
-        rows.contains("if (!((kl::oxide_index_2d(ROW) != ~0ull))) {\n#line 25 \"k.rs\"\nreturn;\n}\nauto idx = kl::oxide_index_2d(ROW);"),
+        rows.contains("if (!((kl::oxide_index_2d(ROW) != ~0ull))) {\n#line 26 \"k.rs\"\nreturn;\n}\nauto idx = kl::oxide_index_2d(ROW);"),
         "{rows}"
     );
     assert!(rows.contains("auto flat = idx;"), "{rows}");
@@ -117,12 +117,54 @@ fn let_chains_minted_indices_and_unnamed_loop_counters_are_lowered() {
 }
 
 #[test]
+fn relaxed_atomics_are_the_cuda_builtins_of_their_scope() {
+    let emitted = emitted();
+    let histogram = kernel(&emitted.program, "histogram");
+    assert!(
+        histogram.contains("auto cell = (&(*(((const kl::oxide_atomic<float, 1>*)((bins + key))))));"),
+        "{histogram}"
+    );
+    assert!(
+        histogram.contains("auto before = kl::oxide_atomic_add(cell, 1.0f);"),
+        "{histogram}"
+    );
+    let counters = kernel(&emitted.program, "counters");
+    assert!(
+        counters.starts_with("__global__ void counters(const kl::oxide_atomic<unsigned long long, 0>* table, unsigned long long table_len,"),
+        "{counters}"
+    );
+    assert!(
+        counters.contains("auto spent = kl::oxide_atomic_add(table[0], ((unsigned long long)0 - (unsigned long long)(((unsigned long long)(hits[i])))));"),
+        "{counters}"
+    );
+    assert!(
+        counters.contains("kl::oxide_atomic_store(table[1], spent);"),
+        "{counters}"
+    );
+    // The driver sizes the cells as their values: 8 bytes each.
+    assert!(emitted
+        .program
+        .contains("kl::oxide_atomic<unsigned long long, 0>* table = nullptr;"));
+    assert!(emitted
+        .program
+        .contains("if constexpr (C::scope == 0) return builtin##_block(&cell->v, (T)value);"));
+}
+
+#[test]
 fn what_cannot_be_lowered_is_listed_with_its_reason() {
     let emitted = emitted();
     let listed = not_lowered(&emitted);
     assert_eq!(
         listed,
         vec![
+            (
+                "acquire".to_string(),
+                "atomic `load` with `Acquire` ordering is not lowered".to_string()
+            ),
+            (
+                "half_minimum".to_string(),
+                "atomic `fetch_add` of `f16` has no CUDA builtin at this scope".to_string()
+            ),
             (
                 "dynamic".to_string(),
                 "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass".to_string()

@@ -534,6 +534,9 @@ impl<'a> Context<'a> {
     }
 
     fn size_of(&self, ty: &Type) -> u64 {
+        if let Some(bytes) = oxide::size_of(ty) {
+            return bytes;
+        }
         self.layouts.layout(ty).map_or(4, |l| l.size.max(1))
     }
 

@@ -15,6 +15,8 @@ pub(super) struct OxideScope {
     indices: HashSet<String>,
     /// The index a `DisjointSlice` parameter's `get_mut_indexed()` mints, by C name.
     minted: HashMap<String, String>,
+    /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
+    atomics: HashMap<String, (&'static str, u8)>,
 }
 
 /// Whether a file is written against `cuda_device`, whose `thread::index_1d()` yields a
@@ -93,12 +95,90 @@ fn callee(e: &Expr) -> Option<(String, &syn::Path)> {
     }
 }
 
+/// `DeviceAtomicU32`, `BlockAtomicF32`, `core::sync::atomic::AtomicU64`: the value type (Rust),
+/// and the scope as `kl::oxide_atomic` numbers it (0 block, 1 device, 2 system).
+fn atomic_type(name: &str) -> Option<(&'static str, u8)> {
+    let (scope, value) = if let Some(v) = name.strip_prefix("DeviceAtomic") {
+        (1, v)
+    } else if let Some(v) = name.strip_prefix("BlockAtomic") {
+        (0, v)
+    } else if let Some(v) = name.strip_prefix("SystemAtomic") {
+        (2, v)
+    } else {
+        (1, name.strip_prefix("Atomic")?)
+    };
+    let value = match value {
+        "U32" => "u32",
+        "I32" => "i32",
+        "U64" => "u64",
+        "I64" => "i64",
+        "Usize" => "usize",
+        "Isize" => "isize",
+        "F16" => "f16",
+        "F32" => "f32",
+        "F64" => "f64",
+        _ => return None,
+    };
+    Some((value, scope))
+}
+
+/// The atomic cell type `ty` names.
+fn atomic_of(ty: &Type) -> Option<(&'static str, u8)> {
+    match ty {
+        Type::Path(p) => atomic_type(&last_segment(&p.path)),
+        _ => None,
+    }
+}
+
+/// The atomic cell an expression makes: `&*(p as *const DeviceAtomicU32)` or
+/// `DeviceAtomicU64::from_ptr(p)`.
+fn atomic_cell(e: &Expr) -> Option<(&'static str, u8)> {
+    match e {
+        Expr::Cast(c) => match &*c.ty {
+            Type::Ptr(p) => atomic_of(&p.elem),
+            _ => None,
+        },
+        Expr::Reference(r) => atomic_cell(&r.expr),
+        Expr::Unary(u) => atomic_cell(&u.expr),
+        Expr::Paren(p) => atomic_cell(&p.expr),
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => atomic_cell(inner),
+            _ => None,
+        },
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if last_segment(&p.path) == "from_ptr" => {
+                atomic_type(&p.path.segments.iter().rev().nth(1)?.ident.to_string())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The bytes of a cuda-oxide type the layouts do not know: an atomic is its value.
+pub(super) fn size_of(ty: &Type) -> Option<u64> {
+    let Type::Path(p) = ty else { return None };
+    let (value, _) = atomic_type(&last_segment(&p.path))?;
+    Some(match value {
+        "f16" => 2,
+        "u32" | "i32" | "f32" => 4,
+        _ => 8,
+    })
+}
+
 /// The CUDA C++ type of a `usize` index.
 const INDEX: &str = "unsigned long long";
 
 impl Context<'_> {
     /// A `DisjointSlice` parameter: the pointer and length the driver passes for a slice.
     pub(super) fn oxide_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Lowered<Option<Param>> {
+        if let Type::Reference(r) = ty {
+            if let Type::Slice(s) = &*r.elem {
+                if let Some(atomic) = atomic_of(&s.elem) {
+                    scope.oxide.atomics.insert(name.to_string(), atomic);
+                }
+            }
+        }
         let Some((elem, space)) = disjoint_slice(ty) else {
             return Ok(None);
         };
@@ -160,6 +240,92 @@ impl Context<'_> {
             "{align}{}",
             self.declarator(elem, &format!("{name}[{len}]"))?
         )))
+    }
+
+    /// An atomic cell type as `kl::oxide_atomic<T, scope>`, a wrapper of its value.
+    pub(super) fn oxide_type(&self, name: &str) -> Option<String> {
+        let (value, scope) = atomic_type(name)?;
+        Some(format!("kl::oxide_atomic<{}, {scope}>", Self::primitive(value)?))
+    }
+
+    /// `cell.fetch_add(v, AtomicOrdering::Relaxed)` and the other relaxed read-modify-writes,
+    /// loads and stores of an atomic cell; other orderings are not lowered.
+    fn oxide_atomic(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        let method = m.method.to_string();
+        let operation = match method.as_str() {
+            "fetch_add" | "fetch_sub" | "fetch_and" | "fetch_or" | "fetch_xor" | "fetch_min" | "fetch_max" | "swap"
+            | "store"
+                if m.args.len() == 2 =>
+            {
+                method.strip_prefix("fetch_").unwrap_or(&method).to_string()
+            }
+            "load" if m.args.len() == 1 => method.clone(),
+            _ => return Ok(None),
+        };
+        let Some(Expr::Path(order)) = m.args.last() else {
+            return Ok(None);
+        };
+        let order_name = last_segment(&order.path);
+        let owner = order.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
+        if !matches!(owner.as_deref(), Some("AtomicOrdering" | "Ordering")) {
+            return Ok(None);
+        }
+        if order_name != "Relaxed" {
+            return self.fail(
+                m,
+                format!("atomic `{method}` with `{order_name}` ordering is not lowered"),
+            );
+        }
+        let cell = match &*m.receiver {
+            Expr::Path(p) => p.path.get_ident().map(|i| scope.lookup(&i.to_string())),
+            Expr::Index(i) => match &*i.expr {
+                Expr::Path(p) => p.path.get_ident().map(|i| scope.lookup(&i.to_string())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(&(value, cell_scope)) = cell.as_ref().and_then(|c| scope.oxide.atomics.get(c)) else {
+            return self.fail(m, format!("atomic `{method}` on a cell whose type is not known here"));
+        };
+        let c_value = Self::primitive(value).unwrap_or("unsigned int");
+        let receiver = self.expr(&m.receiver, scope)?;
+        let operand = match m.args.len() {
+            2 => Some(self.expr(&m.args[0], scope)?),
+            _ => None,
+        };
+        // The builtins CUDA has, by operation, value type and scope.
+        let integer32 = matches!(value, "u32" | "i32");
+        let supported = match operation.as_str() {
+            // A volatile `__half` has no copy: half cells are not read or written plainly.
+            "load" | "store" => value != "f16",
+            "add" => {
+                matches!(value, "u32" | "i32" | "u64" | "usize" | "f32" | "f64") || (value == "f16" && cell_scope == 1)
+            }
+            "sub" => {
+                integer32 || matches!(value, "u64" | "usize" | "f32" | "f64") || (value == "f16" && cell_scope == 1)
+            }
+            "and" | "or" | "xor" => integer32 || matches!(value, "u64" | "usize"),
+            "min" | "max" => integer32 || matches!(value, "u64" | "usize" | "i64" | "isize"),
+            "swap" => integer32 || matches!(value, "u64" | "usize" | "f32"),
+            _ => false,
+        };
+        if !supported {
+            return self.fail(
+                m,
+                format!("atomic `{method}` of `{value}` has no CUDA builtin at this scope"),
+            );
+        }
+        Ok(Some(match (operation.as_str(), operand) {
+            // Subtraction without a builtin: the addition of the negated value, one access too.
+            ("sub", Some(v)) if value.starts_with('f') => {
+                format!("kl::oxide_atomic_add({receiver}, (-({c_value})({v})))")
+            }
+            ("sub", Some(v)) if !integer32 => {
+                format!("kl::oxide_atomic_add({receiver}, (({c_value})0 - ({c_value})({v})))")
+            }
+            (operation, Some(v)) => format!("kl::oxide_atomic_{operation}({receiver}, {v})"),
+            (operation, None) => format!("kl::oxide_atomic_{operation}({receiver})"),
+        }))
     }
 
     /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
@@ -302,6 +468,13 @@ impl Context<'_> {
                 return Ok(Some(register));
             }
         }
+        if let (Some(atomic), "from_ptr", [pointer]) = (
+            owner.as_deref().and_then(|o| self.oxide_type(o)),
+            name.as_str(),
+            args.as_slice(),
+        ) {
+            return Ok(Some(format!("(({atomic}*)({pointer}))")));
+        }
         Ok(Some(match (name.as_str(), args.as_slice()) {
             ("index_1d", []) => "kl::oxide_index_1d()".to_string(),
             ("index_2d", []) => {
@@ -333,7 +506,13 @@ impl Context<'_> {
 
     /// Methods of `ThreadIndex` values.
     pub(super) fn oxide_method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
-        if !self.oxide || !self.is_thread_index(&m.receiver, scope) {
+        if !self.oxide {
+            return Ok(None);
+        }
+        if let Some(atomic) = self.oxide_atomic(m, scope)? {
+            return Ok(Some(atomic));
+        }
+        if !self.is_thread_index(&m.receiver, scope) {
             return Ok(None);
         }
         let receiver = self.expr(&m.receiver, scope)?;
@@ -370,6 +549,9 @@ impl Context<'_> {
 
     /// Records that the C name `name` was bound from `value`, when that is a `ThreadIndex`.
     pub(super) fn oxide_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
+        if let Some(atomic) = atomic_cell(value) {
+            scope.oxide.atomics.insert(name.to_string(), atomic);
+        }
         let index = match value {
             Expr::Call(_) => is_index_option(value) || self.is_thread_index(value, scope),
             Expr::Path(_) => self.is_thread_index(value, scope),
@@ -498,6 +680,53 @@ unsigned int __activemask();
 int __popc(unsigned int);
 #endif
 namespace kl {
+// cuda-oxide's atomic cells: the value, and the scope (0 block, 1 device, 2 system) that picks
+// the builtin. Relaxed ordering only, as the builtins are.
+template <typename T, int S> struct oxide_atomic { T v; };
+template <typename T> struct oxide_cell;
+template <typename T, int S> struct oxide_cell<oxide_atomic<T, S>*> { using type = T; static constexpr int scope = S; };
+template <typename T, int S> struct oxide_cell<const oxide_atomic<T, S>*> { using type = T; static constexpr int scope = S; };
+template <typename A> __device__ auto oxide_cell_ptr(A* a) { return const_cast<std::remove_const_t<A>*>(a); }
+template <typename A> __device__ auto oxide_cell_ptr(A& a) { return const_cast<std::remove_const_t<A>*>(&a); }
+template <typename A> __device__ auto oxide_cell_ptr(ref<A> a) { return const_cast<std::remove_const_t<A>*>(a.p); }
+#ifdef __CUDACC__
+#define KL_OXIDE_RMW(op, builtin) \
+  template <typename A, typename U> __device__ auto oxide_atomic_##op(A&& a, U value) { \
+    auto* cell = oxide_cell_ptr(a); \
+    using C = oxide_cell<decltype(cell)>; \
+    using T = typename C::type; \
+    if constexpr (C::scope == 0) return builtin##_block(&cell->v, (T)value); \
+    else if constexpr (C::scope == 2) return builtin##_system(&cell->v, (T)value); \
+    else return builtin(&cell->v, (T)value); \
+  }
+#else
+#define KL_OXIDE_RMW(op, builtin) \
+  template <typename A, typename U> __device__ auto oxide_atomic_##op(A&& a, U value) { \
+    auto* cell = oxide_cell_ptr(a); \
+    using T = typename oxide_cell<decltype(cell)>::type; \
+    T old = cell->v; (void)value; return old; \
+  }
+#endif
+// Only the value types and scopes CUDA has builtins for are lowered to these.
+KL_OXIDE_RMW(add, atomicAdd)
+KL_OXIDE_RMW(sub, atomicSub)
+KL_OXIDE_RMW(and, atomicAnd)
+KL_OXIDE_RMW(or, atomicOr)
+KL_OXIDE_RMW(xor, atomicXor)
+KL_OXIDE_RMW(min, atomicMin)
+KL_OXIDE_RMW(max, atomicMax)
+KL_OXIDE_RMW(swap, atomicExch)
+#undef KL_OXIDE_RMW
+// A relaxed load or store is one access of the cell, as a volatile one is.
+template <typename A> __device__ auto oxide_atomic_load(A&& a) {
+  auto* cell = oxide_cell_ptr(a);
+  return *static_cast<volatile decltype(cell->v)*>(&cell->v);
+}
+template <typename A, typename U> __device__ void oxide_atomic_store(A&& a, U value) {
+  auto* cell = oxide_cell_ptr(a);
+  using T = decltype(cell->v);
+  *static_cast<volatile T*>(&cell->v) = (T)value;
+}
 // cuda-oxide's `ThreadIndex`: the index, or all ones where the launch shape makes it invalid.
 __device__ inline unsigned long long oxide_index_1d() {
   if (blockDim.y != 1 || gridDim.y != 1 || blockDim.z != 1 || gridDim.z != 1) return ~0ull;

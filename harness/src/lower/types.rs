@@ -51,6 +51,9 @@ impl Context<'_> {
                 if let Some(c) = Self::primitive(&name) {
                     return Ok(c.to_string());
                 }
+                if let Some(c) = self.oxide_type(&name) {
+                    return Ok(c);
+                }
                 if name == "MaybeUninit" {
                     if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
                         if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {

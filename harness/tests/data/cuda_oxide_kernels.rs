@@ -2,6 +2,7 @@
 // (crates/cuda-device/src/{thread,disjoint,shared,warp}.rs and the examples under
 // crates/rustc-codegen-cuda/examples), written for the lowering tests.
 
+use cuda_device::atomic::{AtomicOrdering, BlockAtomicF16, BlockAtomicU64, DeviceAtomicF32, DeviceAtomicU32};
 use cuda_device::{kernel, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
 const ROW: usize = 64;
@@ -75,6 +76,39 @@ mod kernels {
         if let Some((slot, idx)) = dst.get_mut_indexed() {
             *slot = src[idx.get()];
         }
+    }
+
+    #[kernel]
+    pub fn histogram(bins: &[f32], keys: &[u32], mut old: DisjointSlice<f32>) {
+        let i = thread::index_1d();
+        let key = keys[i.get()] as usize;
+        let cell = unsafe { &*(bins.as_ptr().add(key) as *const DeviceAtomicF32) };
+        let before = cell.fetch_add(1.0, AtomicOrdering::Relaxed);
+        if let Some(o) = old.get_mut(i) {
+            *o = before;
+        }
+    }
+
+    #[kernel]
+    pub fn counters(table: &[BlockAtomicU64], hits: &[u32]) {
+        let i = thread::index_1d().get();
+        let spent = table[0].fetch_sub(hits[i] as u64, AtomicOrdering::Relaxed);
+        table[1].store(spent, AtomicOrdering::Relaxed);
+    }
+
+    #[kernel]
+    pub fn acquire(flags: &[u32], mut out: DisjointSlice<u32>) {
+        let flag = unsafe { DeviceAtomicU32::from_ptr(flags.as_ptr() as *mut u32) };
+        let seen = flag.load(AtomicOrdering::Acquire);
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = seen;
+        }
+    }
+
+    #[kernel]
+    pub fn half_minimum(cells: &[f16]) {
+        let cell = unsafe { &*(cells.as_ptr() as *const BlockAtomicF16) };
+        cell.fetch_add(1.0f16, AtomicOrdering::Relaxed);
     }
 
     #[kernel]
