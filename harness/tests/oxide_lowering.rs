@@ -151,6 +151,28 @@ fn relaxed_atomics_are_the_cuda_builtins_of_their_scope() {
 }
 
 #[test]
+fn constant_memory_and_raw_addresses_of_shared_arrays_are_lowered() {
+    let emitted = emitted();
+    assert!(
+        emitted.program.contains("__constant__ float TAPS[4];"),
+        "{}",
+        emitted.program
+    );
+    let filter = kernel(&emitted.program, "filter");
+    assert!(filter.contains("__shared__ unsigned int WORDS[64];"), "{filter}");
+    assert!(filter.contains("auto taps = kl::oxide_value(TAPS);"), "{filter}");
+    assert!(
+        filter.contains("auto first = (*(((const unsigned int*)((&WORDS)))));"),
+        "{filter}"
+    );
+    assert!(filter.contains("auto base = ((unsigned int*)((&WORDS)));"), "{filter}");
+    assert!(
+        filter.contains("(((taps[0] * src[i]) + TAPS[1]) + ((float)(first)))"),
+        "{filter}"
+    );
+}
+
+#[test]
 fn what_cannot_be_lowered_is_listed_with_its_reason() {
     let emitted = emitted();
     let listed = not_lowered(&emitted);

@@ -126,6 +126,12 @@ impl Context<'_> {
             }
             Expr::Struct(s) => self.struct_literal(s, scope)?,
             Expr::Match(m) => self.match_value(m, scope)?,
+            Expr::RawAddr(_) | Expr::Macro(_) if super::oxide::raw_address(e).is_some() => {
+                match super::oxide::raw_address(e) {
+                    Some(place) => format!("(&{})", self.expr(&place, scope)?),
+                    None => return self.fail(e, "address"),
+                }
+            }
             Expr::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
             other => return self.fail(other, format!("`{}` is not lowered", self.text(other))),
         })

@@ -125,7 +125,7 @@ pub fn lower_file(
     let mut cx = Context {
         file,
         layouts,
-        oxide: oxide::uses_oxide(syntax),
+        oxide: oxide::OxideFile::new(syntax),
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         structs: HashSet::new(),
@@ -256,8 +256,8 @@ fn flatten<'a>(items: &'a [Item], out: &mut Vec<&'a Item>) {
 struct Context<'a> {
     file: &'a SourceFile,
     layouts: ItemScope<'a>,
-    /// Whether the file is written against cuda-oxide's `cuda_device`.
-    oxide: bool,
+    /// What cuda-oxide lowering knows of the file.
+    oxide: oxide::OxideFile,
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
@@ -450,9 +450,9 @@ impl<'a> Context<'a> {
         let shared = s
             .attrs
             .iter()
-            .any(|a| a.to_token_stream().to_string().contains("shared"))
-            || oxide::is_shared_array(&s.ty);
+            .any(|a| a.to_token_stream().to_string().contains("shared"));
         let qualifier = if shared { "__shared__" } else { "__device__" };
+        let qualifier = oxide::static_qualifier(&s.ty).unwrap_or(qualifier);
         let decl = self.declarator(&s.ty, &ident(&s.ident.to_string()))?;
         // The alignment leads the declaration: C++ does not take it after the qualifier.
         let (align, decl) = oxide::split_alignment(&decl);

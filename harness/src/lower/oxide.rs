@@ -19,6 +19,64 @@ pub(super) struct OxideScope {
     atomics: HashMap<String, (&'static str, u8)>,
 }
 
+/// What cuda-oxide lowering knows of a file.
+#[derive(Default)]
+pub(super) struct OxideFile {
+    /// Whether the file is written against `cuda_device`.
+    pub(super) enabled: bool,
+    /// `ConstantMemory` statics, by name: whether each holds an array.
+    constants: HashMap<String, bool>,
+}
+
+impl OxideFile {
+    pub(super) fn new(syntax: &syn::File) -> OxideFile {
+        fn collect(items: &[syn::Item], out: &mut HashMap<String, bool>) {
+            for item in items {
+                match item {
+                    syn::Item::Static(s) => {
+                        if let Some(value) = constant_memory(&s.ty) {
+                            out.insert(s.ident.to_string(), matches!(value, Type::Array(_)));
+                        }
+                    }
+                    syn::Item::Mod(m) => {
+                        if let Some((_, inner)) = &m.content {
+                            collect(inner, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut constants = HashMap::new();
+        collect(&syntax.items, &mut constants);
+        OxideFile {
+            enabled: uses_oxide(syntax),
+            constants,
+        }
+    }
+}
+
+/// The value type of `ConstantMemory<T>`.
+fn constant_memory(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if last_segment(&p.path) != "ConstantMemory" {
+        return None;
+    }
+    match generic_args(&p.path).first() {
+        Some(syn::GenericArgument::Type(t)) => Some(t),
+        _ => None,
+    }
+}
+
+/// The qualifier of a static of cuda-oxide's memory types.
+pub(super) fn static_qualifier(ty: &Type) -> Option<&'static str> {
+    if is_shared_array(ty) {
+        Some("__shared__")
+    } else {
+        constant_memory(ty).map(|_| "__constant__")
+    }
+}
+
 /// Whether a file is written against `cuda_device`, whose `thread::index_1d()` yields a
 /// `ThreadIndex` (cuda_std's yields a `u32`).
 pub(super) fn uses_oxide(syntax: &syn::File) -> bool {
@@ -221,7 +279,13 @@ impl Context<'_> {
                 "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass",
             );
         }
-        if last != "SharedArray" || !self.oxide {
+        if let Some(value) = constant_memory(ty) {
+            if matches!(value, Type::Array(a) if matches!(&*a.elem, Type::Array(_))) {
+                return self.fail(ty, "`ConstantMemory` of a nested array is not lowered");
+            }
+            return self.declarator(value, name).map(Some);
+        }
+        if last != "SharedArray" || !self.oxide.enabled {
             return Ok(None);
         }
         let args = generic_args(&p.path);
@@ -450,7 +514,7 @@ impl Context<'_> {
 
     /// `thread::index_1d()` and friends: thread indices, registers, warp intrinsics.
     pub(super) fn oxide_call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
-        if !self.oxide {
+        if !self.oxide.enabled {
             return Ok(None);
         }
         let Expr::Path(p) = &*c.func else { return Ok(None) };
@@ -506,11 +570,28 @@ impl Context<'_> {
 
     /// Methods of `ThreadIndex` values.
     pub(super) fn oxide_method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
-        if !self.oxide {
+        if !self.oxide.enabled {
             return Ok(None);
         }
         if let Some(atomic) = self.oxide_atomic(m, scope)? {
             return Ok(Some(atomic));
+        }
+        // `ConstantMemory::get` copies the value out; `get_ref` refers to it.
+        let constant = match &*m.receiver {
+            Expr::Path(p) if m.args.is_empty() => p
+                .path
+                .get_ident()
+                .and_then(|i| self.oxide.constants.get(&i.to_string())),
+            _ => None,
+        };
+        if let Some(&array) = constant {
+            let name = self.expr(&m.receiver, scope)?;
+            match (m.method.to_string().as_str(), array) {
+                ("get", _) => return Ok(Some(format!("kl::oxide_value({name})"))),
+                ("get_ref", true) => return Ok(Some(name)),
+                ("get_ref", false) => return Ok(Some(format!("kl::make_ref(&{name})"))),
+                _ => {}
+            }
         }
         if !self.is_thread_index(&m.receiver, scope) {
             return Ok(None);
@@ -540,7 +621,7 @@ impl Context<'_> {
     /// `thread::index_2d::<W>()` and `thread::warp_index()`, options of a `ThreadIndex`: the
     /// condition and the index.
     pub(super) fn oxide_option(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<(String, String)>> {
-        if !self.oxide || !is_index_option(e) {
+        if !self.oxide.enabled || !is_index_option(e) {
             return Ok(None);
         }
         let index = self.expr(e, scope)?;
@@ -557,7 +638,7 @@ impl Context<'_> {
             Expr::Path(_) => self.is_thread_index(value, scope),
             _ => false,
         };
-        if self.oxide && index {
+        if self.oxide.enabled && index {
             scope.references.remove(name);
             scope.oxide.indices.insert(name.to_string());
         }
@@ -598,6 +679,17 @@ fn conditions<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             conditions(&b.right, out);
         }
         other => out.push(other),
+    }
+}
+
+/// `&raw const X`, `&raw mut X`, `addr_of!(X)` and `addr_of_mut!(X)`: the place's address.
+pub(super) fn raw_address(e: &Expr) -> Option<Expr> {
+    match e {
+        Expr::RawAddr(r) => Some((*r.expr).clone()),
+        Expr::Macro(m) if matches!(last_segment(&m.mac.path).as_str(), "addr_of" | "addr_of_mut") => {
+            m.mac.parse_body::<Expr>().ok()
+        }
+        _ => None,
     }
 }
 
@@ -667,6 +759,9 @@ macro_rules! oxide_prelude {
 #include <cuda_bf16.h>
 #else
 // Without nvcc (a syntax check) the half types and warp builtins stand in as declarations.
+#ifndef __constant__
+#define __constant__
+#endif
 struct __half { unsigned short x; __half() = default; __half(float); __half(double); operator float() const; };
 struct __nv_bfloat16 { unsigned short x; __nv_bfloat16() = default; __nv_bfloat16(float); __nv_bfloat16(double); operator float() const; };
 template <typename T> T __shfl_sync(unsigned int, T, int, int = 32);
@@ -726,6 +821,13 @@ template <typename A, typename U> __device__ void oxide_atomic_store(A&& a, U va
   auto* cell = oxide_cell_ptr(a);
   using T = decltype(cell->v);
   *static_cast<volatile T*>(&cell->v) = (T)value;
+}
+// `ConstantMemory::get`: a copy of the value.
+template <typename T> __device__ T oxide_value(const T& v) { return v; }
+template <typename T, int N> __device__ array<T, N> oxide_value(const T (&v)[N]) {
+  array<T, N> out;
+  for (int i = 0; i < N; ++i) out.v[i] = v[i];
+  return out;
 }
 // cuda-oxide's `ThreadIndex`: the index, or all ones where the launch shape makes it invalid.
 __device__ inline unsigned long long oxide_index_1d() {

@@ -3,7 +3,7 @@
 // crates/rustc-codegen-cuda/examples), written for the lowering tests.
 
 use cuda_device::atomic::{AtomicOrdering, BlockAtomicF16, BlockAtomicU64, DeviceAtomicF32, DeviceAtomicU32};
-use cuda_device::{kernel, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
+use cuda_device::{kernel, ConstantMemory, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
 const ROW: usize = 64;
 
@@ -109,6 +109,24 @@ mod kernels {
     pub fn half_minimum(cells: &[f16]) {
         let cell = unsafe { &*(cells.as_ptr() as *const BlockAtomicF16) };
         cell.fetch_add(1.0f16, AtomicOrdering::Relaxed);
+    }
+
+    #[constant]
+    static TAPS: ConstantMemory<[f32; 4]> = ConstantMemory::UNINIT;
+
+    #[kernel]
+    pub fn filter(src: &[f32], mut dst: DisjointSlice<f32>) {
+        static mut WORDS: SharedArray<u32, 64> = SharedArray::UNINIT;
+        let taps = TAPS.get();
+        let i = thread::index_1d();
+        let first = unsafe { *(&raw const WORDS as *const u32) };
+        let base = core::ptr::addr_of_mut!(WORDS) as *mut u32;
+        if let Some(d) = dst.get_mut(i) {
+            *d = taps[0] * src[i.get()] + TAPS.get_ref()[1] + first as f32;
+        }
+        unsafe {
+            *base = 0;
+        }
     }
 
     #[kernel]
