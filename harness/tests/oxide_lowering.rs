@@ -188,6 +188,10 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
                 "atomic `fetch_add` of `f16` has no CUDA builtin at this scope".to_string()
             ),
             (
+                "generic".to_string(),
+                "generic kernel over `T: Copy` is not lowered: its instantiation is the launch's".to_string()
+            ),
+            (
                 "dynamic".to_string(),
                 "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass".to_string()
             ),

@@ -498,6 +498,7 @@ impl<'a> Context<'a> {
     }
 
     fn lower_kernel(&self, f: &syn::ItemFn) -> Lowered<(String, Vec<Param>, Vec<Span>)> {
+        self.generic_kernel(f)?;
         let mut scope = Scope::default();
         let mut params = Vec::new();
         let mut c_params = Vec::new();

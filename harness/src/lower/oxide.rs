@@ -392,6 +392,27 @@ impl Context<'_> {
         }))
     }
 
+    /// A kernel generic over types or constants has no one instantiation to lower: the launch
+    /// picks it.
+    pub(super) fn generic_kernel(&self, f: &syn::ItemFn) -> Lowered<()> {
+        match f
+            .sig
+            .generics
+            .params
+            .iter()
+            .find(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        {
+            Some(p) => self.fail(
+                p,
+                format!(
+                    "generic kernel over `{}` is not lowered: its instantiation is the launch's",
+                    self.text(p)
+                ),
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
     fn generic_value(&self, a: &syn::GenericArgument) -> Lowered<String> {
         let e = match a {

@@ -130,6 +130,14 @@ mod kernels {
     }
 
     #[kernel]
+    pub fn generic<T: Copy>(src: &[T], mut dst: DisjointSlice<T>) {
+        let i = thread::index_1d();
+        if let Some(d) = dst.get_mut(i) {
+            *d = src[0];
+        }
+    }
+
+    #[kernel]
     pub fn dynamic(mut dst: DisjointSlice<f32>) {
         let smem = DynamicSharedArray::<f32>::get();
         let i = thread::index_1d();
