@@ -395,6 +395,9 @@ impl Context<'_> {
     /// A kernel generic over types or constants has no one instantiation to lower: the launch
     /// picks it.
     pub(super) fn generic_kernel(&self, f: &syn::ItemFn) -> Lowered<()> {
+        if !self.oxide.enabled {
+            return Ok(());
+        }
         match f
             .sig
             .generics
