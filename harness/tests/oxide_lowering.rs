@@ -173,6 +173,20 @@ fn constant_memory_and_raw_addresses_of_shared_arrays_are_lowered() {
 }
 
 #[test]
+fn single_element_copies_and_sign_casts_are_lowered() {
+    let emitted = emitted();
+    let copy_one = kernel(&emitted.program, "copy_one");
+    assert!(
+        copy_one.contains("auto bits = kl::oxide_cast_unsigned(src[idx]);"),
+        "{copy_one}"
+    );
+    assert!(
+        copy_one.contains("(*(((unsigned int*)(kl::oxide_ptr(slot)))) = *((&bits)));"),
+        "{copy_one}"
+    );
+}
+
+#[test]
 fn what_cannot_be_lowered_is_listed_with_its_reason() {
     let emitted = emitted();
     let listed = not_lowered(&emitted);

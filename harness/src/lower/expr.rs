@@ -50,7 +50,7 @@ impl Context<'_> {
                 }
             }
             Expr::Cast(c) => match &*c.ty {
-                Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.expr(&c.expr, scope)?),
+                Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.pointer_operand(&c.expr, scope)?),
                 ty => format!("(({})({}))", self.c_type(ty)?, self.expr(&c.expr, scope)?),
             },
             Expr::Index(i) => match &*i.index {

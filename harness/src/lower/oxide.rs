@@ -416,6 +416,18 @@ impl Context<'_> {
         }
     }
 
+    /// The operand of a cast to a pointer: a reference bound by `if let Some(r) = s.get_mut(i)`
+    /// is a `kl::ref`, which C++ does not cast; its pointer is taken.
+    pub(super) fn pointer_operand(&self, e: &Expr, scope: &mut Scope) -> Lowered<String> {
+        let reference = matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
+        let value = self.expr(e, scope)?;
+        Ok(if reference && self.oxide.enabled {
+            format!("kl::oxide_ptr({value})")
+        } else {
+            value
+        })
+    }
+
     /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
     fn generic_value(&self, a: &syn::GenericArgument) -> Lowered<String> {
         let e = match a {
@@ -564,6 +576,8 @@ impl Context<'_> {
             return Ok(Some(format!("(({atomic}*)({pointer}))")));
         }
         Ok(Some(match (name.as_str(), args.as_slice()) {
+            // One element: one typed load and one store. More may become a wide block copy.
+            ("copy_nonoverlapping" | "copy", [src, dst, count]) if count == "1" => format!("(*({dst}) = *({src}))"),
             ("index_1d", []) => "kl::oxide_index_1d()".to_string(),
             ("index_2d", []) => {
                 let width = match generic_args(&p.path).first() {
@@ -616,6 +630,10 @@ impl Context<'_> {
                 ("get_ref", false) => return Ok(Some(format!("kl::make_ref(&{name})"))),
                 _ => {}
             }
+        }
+        if m.args.is_empty() && matches!(m.method.to_string().as_str(), "cast_unsigned" | "cast_signed") {
+            let receiver = self.expr(&m.receiver, scope)?;
+            return Ok(Some(format!("kl::oxide_{}({receiver})", m.method)));
         }
         if !self.is_thread_index(&m.receiver, scope) {
             return Ok(None);
@@ -846,6 +864,11 @@ template <typename A, typename U> __device__ void oxide_atomic_store(A&& a, U va
   using T = decltype(cell->v);
   *static_cast<volatile T*>(&cell->v) = (T)value;
 }
+// `cast_unsigned`, `cast_signed`: the same bits in the other signedness.
+template <typename T> __device__ std::make_unsigned_t<T> oxide_cast_unsigned(T v) { return (std::make_unsigned_t<T>)v; }
+template <typename T> __device__ std::make_signed_t<T> oxide_cast_signed(T v) { return (std::make_signed_t<T>)v; }
+template <typename T> __device__ T* oxide_ptr(ref<T> r) { return r.p; }
+template <typename T> __device__ T* oxide_ptr(T* p) { return p; }
 // `ConstantMemory::get`: a copy of the value.
 template <typename T> __device__ T oxide_value(const T& v) { return v; }
 template <typename T, int N> __device__ array<T, N> oxide_value(const T (&v)[N]) {

@@ -138,6 +138,16 @@ mod kernels {
     }
 
     #[kernel]
+    pub fn copy_one(src: &[i32], mut dst: DisjointSlice<u32>) {
+        if let Some((slot, idx)) = dst.get_mut_indexed() {
+            let bits = src[idx.get()].cast_unsigned();
+            unsafe {
+                core::ptr::copy_nonoverlapping(&bits, slot as *mut u32, 1);
+            }
+        }
+    }
+
+    #[kernel]
     pub fn dynamic(mut dst: DisjointSlice<f32>) {
         let smem = DynamicSharedArray::<f32>::get();
         let i = thread::index_1d();
