@@ -30,6 +30,11 @@ impl Context<'_> {
                 }
                 if p.path.segments.len() > 1 {
                     ident(&name)
+                } else if self.undefined.contains(&name) && !scope.is_bound(&name) {
+                    return self.fail(p, format!("`{name}` is not lowered: its definition is not"));
+                } else if self.structs.contains(&name) && !scope.is_bound(&name) {
+                    // A unit struct as a value.
+                    format!("{name}{{}}")
                 } else {
                     scope.lookup(&name)
                 }

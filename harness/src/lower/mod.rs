@@ -129,6 +129,7 @@ pub fn lower_file(
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         structs: HashSet::new(),
+        undefined: HashSet::new(),
         consts: items
             .iter()
             .filter_map(|i| match i {
@@ -163,12 +164,18 @@ pub fn lower_file(
     // constant is defined once those it names are.
     for failed in cx.lower_other_consts(&items, &mut code) {
         cx.consts.remove(&failed);
+        cx.undefined.insert(failed);
     }
     // Shared and device statics at file level.
     for item in &items {
         if let Item::Static(s) = item {
-            if let Ok(decl) = cx.static_decl(s) {
-                let _ = writeln!(code, "{decl}");
+            match cx.static_decl(s) {
+                Ok(decl) => {
+                    let _ = writeln!(code, "{decl}");
+                }
+                Err(_) => {
+                    cx.undefined.insert(s.ident.to_string());
+                }
             }
         }
     }
@@ -262,6 +269,9 @@ struct Context<'a> {
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
     structs: HashSet<String>,
+    /// File-level constants and statics that could not be defined: a kernel naming one is not
+    /// lowered.
+    undefined: HashSet<String>,
     /// Names of the file's constants, in any module: `consts::RADIUS` names `RADIUS`.
     consts: HashSet<String>,
 }
@@ -296,6 +306,16 @@ impl Scope {
             top.insert(rust.to_string(), c_name.clone());
         }
         c_name
+    }
+
+    /// Keeps the C name `{slice}_len` of a slice's length from a Rust binding of that name.
+    fn reserve_length(&mut self, slice: &str) {
+        self.declared.entry(format!("{slice}_len")).or_insert(1);
+    }
+
+    /// Whether a Rust name is bound in the function.
+    fn is_bound(&self, rust: &str) -> bool {
+        self.names.iter().any(|m| m.contains_key(rust))
     }
 
     /// The C name a Rust name refers to here.
@@ -477,6 +497,7 @@ impl<'a> Context<'a> {
             if let Type::Reference(r) = &*typed.ty {
                 if let Type::Slice(s) = &*r.elem {
                     scope.slices.insert(name.clone());
+                    scope.reserve_length(&name);
                     params.push(format!(
                         "{}{}* {name}, unsigned long long {name}_len",
                         if r.mutability.is_some() { "" } else { "const " },
@@ -549,6 +570,7 @@ impl<'a> Context<'a> {
             Type::Reference(r) => match &*r.elem {
                 Type::Slice(s) => {
                     scope.slices.insert(name.to_string());
+                    scope.reserve_length(name);
                     Ok(Param::Slice {
                         name: name.to_string(),
                         elem: self.c_type(&s.elem)?,

@@ -262,6 +262,7 @@ impl Context<'_> {
         }
         scope.oxide.minted.insert(name.to_string(), minted);
         scope.slices.insert(name.to_string());
+        scope.reserve_length(name);
         Ok(Some(Param::Slice {
             name: name.to_string(),
             elem: self.c_type(elem)?,
@@ -804,8 +805,16 @@ macro_rules! oxide_prelude {
 #ifndef __constant__
 #define __constant__
 #endif
-struct __half { unsigned short x; __half() = default; __half(float); __half(double); operator float() const; };
-struct __nv_bfloat16 { unsigned short x; __nv_bfloat16() = default; __nv_bfloat16(float); __nv_bfloat16(double); operator float() const; };
+#define KL_HALF_STANDIN(H) \
+  struct H { \
+    unsigned short x; \
+    H() = default; \
+    H(float); H(double); H(short); H(unsigned short); H(int); H(unsigned int); H(long long); H(unsigned long long); \
+    operator float() const; \
+  };
+KL_HALF_STANDIN(__half)
+KL_HALF_STANDIN(__nv_bfloat16)
+#undef KL_HALF_STANDIN
 template <typename T> T __shfl_sync(unsigned int, T, int, int = 32);
 template <typename T> T __shfl_xor_sync(unsigned int, T, int, int = 32);
 template <typename T> T __shfl_down_sync(unsigned int, T, unsigned int, int = 32);

@@ -7,6 +7,10 @@ use cuda_device::{kernel, ConstantMemory, thread, warp, DisjointSlice, DynamicSh
 
 const ROW: usize = 64;
 
+struct Unit;
+
+static FLAGS: Option<u32> = None;
+
 #[cuda_module]
 mod kernels {
     use super::*;
@@ -144,6 +148,22 @@ mod kernels {
             unsafe {
                 core::ptr::copy_nonoverlapping(&bits, slot as *mut u32, 1);
             }
+        }
+    }
+
+    #[kernel]
+    pub fn lengths(data: &[u32], mut out: DisjointSlice<u32>) {
+        let data_len = data.len() as u32;
+        let _unit = Unit;
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = data_len;
+        }
+    }
+
+    #[kernel]
+    pub fn reads_missing(mut out: DisjointSlice<u32>) {
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = FLAGS.unwrap_or(0);
         }
     }
 
