@@ -236,6 +236,46 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
 }
 
 #[test]
+fn operators_a_file_overloads_are_not_lowered() {
+    // Learned from the shape of NVlabs/cuda-oxide @ a105afd522b73a6712a802e30bd900cd04cc8019
+    // (examples/complex_mul): a struct with `impl Mul`, multiplied in a kernel.
+    let text = r#"
+use cuda_device::{kernel, thread, DisjointSlice};
+
+#[derive(Clone, Copy)]
+struct Pair {
+    a: f32,
+    b: f32,
+}
+
+impl core::ops::Mul for Pair {
+    type Output = Pair;
+    fn mul(self, o: Pair) -> Pair {
+        Pair { a: self.a * o.a, b: self.b * o.b }
+    }
+}
+
+#[kernel]
+pub fn squares(mut out: DisjointSlice<f32>) {
+    let p = Pair { a: 1.0, b: 2.0 };
+    let q = p * p;
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = q.a + q.b;
+    }
+}
+"#;
+    let emitted = driver::emit(&[SourceFile::new("pairs.rs", text)], &LaunchPlan::default());
+    assert_eq!(
+        not_lowered(&emitted),
+        vec![(
+            "squares".to_string(),
+            "operator of `impl Mul` in this file: the operands may be its type, whose operator is not lowered"
+                .to_string()
+        )]
+    );
+}
+
+#[test]
 fn the_lowered_program_compiles() {
     let program = emitted().program;
     let mut host = String::new();

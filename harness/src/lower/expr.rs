@@ -41,6 +41,7 @@ impl Context<'_> {
             }
             Expr::Binary(b) => {
                 let op = binary_op(&b.op).ok_or_else(|| (self.span(b), "operator".to_string()))?;
+                self.overloaded_operator(b)?;
                 format!("({} {op} {})", self.expr(&b.left, scope)?, self.expr(&b.right, scope)?)
             }
             Expr::Assign(a) => format!("{} = {}", self.expr(&a.left, scope)?, self.expr(&a.right, scope)?),

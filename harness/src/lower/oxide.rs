@@ -26,13 +26,24 @@ pub(super) struct OxideFile {
     pub(super) enabled: bool,
     /// `ConstantMemory` statics, by name: whether each holds an array.
     constants: HashMap<String, bool>,
+    /// Operator traits the file implements (`Mul`, `AddAssign`): C++ has no such operators
+    /// for the lowered structs.
+    operators: HashSet<String>,
 }
 
 impl OxideFile {
     pub(super) fn new(syntax: &syn::File) -> OxideFile {
-        fn collect(items: &[syn::Item], out: &mut HashMap<String, bool>) {
+        fn collect(items: &[syn::Item], out: &mut HashMap<String, bool>, operators: &mut HashSet<String>) {
             for item in items {
                 match item {
+                    syn::Item::Impl(i) => {
+                        if let Some((_, path, _)) = &i.trait_ {
+                            let name = last_segment(path);
+                            if operator_trait(&name) {
+                                operators.insert(name.trim_end_matches("Assign").to_string());
+                            }
+                        }
+                    }
                     syn::Item::Static(s) => {
                         if let Some(value) = constant_memory(&s.ty) {
                             out.insert(s.ident.to_string(), matches!(value, Type::Array(_)));
@@ -40,7 +51,7 @@ impl OxideFile {
                     }
                     syn::Item::Mod(m) => {
                         if let Some((_, inner)) = &m.content {
-                            collect(inner, out);
+                            collect(inner, out, operators);
                         }
                     }
                     _ => {}
@@ -48,12 +59,40 @@ impl OxideFile {
             }
         }
         let mut constants = HashMap::new();
-        collect(&syntax.items, &mut constants);
+        let mut operators = HashSet::new();
+        collect(&syntax.items, &mut constants, &mut operators);
         OxideFile {
             enabled: uses_oxide(syntax),
             constants,
+            operators,
         }
     }
+}
+
+/// `Add`, `MulAssign` and the other overloadable binary operators.
+fn operator_trait(name: &str) -> bool {
+    matches!(
+        name.trim_end_matches("Assign"),
+        "Add" | "Sub" | "Mul" | "Div" | "Rem" | "BitAnd" | "BitOr" | "BitXor" | "Shl" | "Shr"
+    )
+}
+
+/// The operator trait of a binary operator, without `Assign`.
+fn operator_of(op: &syn::BinOp) -> Option<&'static str> {
+    use syn::BinOp::*;
+    Some(match op {
+        Add(_) | AddAssign(_) => "Add",
+        Sub(_) | SubAssign(_) => "Sub",
+        Mul(_) | MulAssign(_) => "Mul",
+        Div(_) | DivAssign(_) => "Div",
+        Rem(_) | RemAssign(_) => "Rem",
+        BitAnd(_) | BitAndAssign(_) => "BitAnd",
+        BitOr(_) | BitOrAssign(_) => "BitOr",
+        BitXor(_) | BitXorAssign(_) => "BitXor",
+        Shl(_) | ShlAssign(_) => "Shl",
+        Shr(_) | ShrAssign(_) => "Shr",
+        _ => return None,
+    })
 }
 
 /// The value type of `ConstantMemory<T>`.
@@ -427,6 +466,20 @@ impl Context<'_> {
         } else {
             value
         })
+    }
+
+    /// A binary operator the file overloads for its own types: without the operand types it may
+    /// be the overload, which the twin does not have.
+    pub(super) fn overloaded_operator(&self, b: &syn::ExprBinary) -> Lowered<()> {
+        match operator_of(&b.op) {
+            Some(op) if self.oxide.enabled && self.oxide.operators.contains(op) => self.fail(
+                b,
+                format!(
+                    "operator of `impl {op}` in this file: the operands may be its type, whose operator is not lowered"
+                ),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
