@@ -200,6 +200,15 @@ fn locals_named_like_lengths_and_unit_structs_are_lowered() {
 }
 
 #[test]
+fn writes_through_pointer_locals_store_to_the_element() {
+    let emitted = emitted();
+    let bump = kernel(&emitted.program, "bump");
+    assert!(bump.contains("auto element = (values + index);"), "{bump}");
+    assert!(bump.contains("auto value = (*element);"), "{bump}");
+    assert!(bump.contains("(*element = (value + 1));"), "{bump}");
+}
+
+#[test]
 fn what_cannot_be_lowered_is_listed_with_its_reason() {
     let emitted = emitted();
     let listed = not_lowered(&emitted);

@@ -444,6 +444,8 @@ impl<'a> Context<'a> {
                         .map(|e| self.expr(e, &mut Scope::default()))
                         .collect::<Lowered<Vec<_>>>()
                         .map(|v| format!("{{{}}}", v.join(", "))),
+                    // C++ does not initialise an array from another.
+                    _ if matches!(&c.ty.as_ref(), Type::Array(_)) => Err((self.span(c), String::new())),
                     other => self.expr(other, &mut Scope::default()),
                 };
                 match (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {

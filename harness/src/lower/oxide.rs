@@ -15,6 +15,8 @@ pub(super) struct OxideScope {
     indices: HashSet<String>,
     /// The index a `DisjointSlice` parameter's `get_mut_indexed()` mints, by C name.
     minted: HashMap<String, String>,
+    /// Names bound to `p.add(i)` and the like: pointers, written through with `write`.
+    pointers: HashSet<String>,
     /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
     atomics: HashMap<String, (&'static str, u8)>,
 }
@@ -685,6 +687,11 @@ impl Context<'_> {
                 _ => {}
             }
         }
+        let pointer = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.oxide.pointers.contains(&scope.lookup(&i.to_string()))));
+        if pointer && m.args.len() == 1 && matches!(m.method.to_string().as_str(), "write" | "write_volatile") {
+            let receiver = self.expr(&m.receiver, scope)?;
+            return Ok(Some(format!("(*{receiver} = {})", self.expr(&m.args[0], scope)?)));
+        }
         if m.args.is_empty() && matches!(m.method.to_string().as_str(), "cast_unsigned" | "cast_signed") {
             let receiver = self.expr(&m.receiver, scope)?;
             return Ok(Some(format!("kl::oxide_{}({receiver})", m.method)));
@@ -728,6 +735,9 @@ impl Context<'_> {
     pub(super) fn oxide_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
         if let Some(atomic) = atomic_cell(value) {
             scope.oxide.atomics.insert(name.to_string(), atomic);
+        }
+        if self.oxide.enabled && super::expr::receiver_is_pointer(value) {
+            scope.oxide.pointers.insert(name.to_string());
         }
         let index = match value {
             Expr::Call(_) => is_index_option(value) || self.is_thread_index(value, scope),

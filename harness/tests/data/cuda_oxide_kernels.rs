@@ -168,6 +168,16 @@ mod kernels {
     }
 
     #[kernel]
+    pub unsafe fn bump(values: *mut u32, n: u32) {
+        let index = thread::index_1d().get();
+        if index < n as usize {
+            let element = values.add(index);
+            let value = element.read();
+            element.write(value + 1);
+        }
+    }
+
+    #[kernel]
     pub fn dynamic(mut dst: DisjointSlice<f32>) {
         let smem = DynamicSharedArray::<f32>::get();
         let i = thread::index_1d();
