@@ -209,6 +209,19 @@ fn writes_through_pointer_locals_store_to_the_element() {
 }
 
 #[test]
+fn arrays_taken_as_slices_keep_their_length() {
+    let emitted = emitted();
+    let table = kernel(&emitted.program, "table");
+    assert!(
+        table.contains(
+            "auto view = &(weights)[0];\nauto view_len = (unsigned long long)(sizeof(weights) / sizeof((weights)[0]));"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("(*o) = view[(i % view_len)];"), "{table}");
+}
+
+#[test]
 fn what_cannot_be_lowered_is_listed_with_its_reason() {
     let emitted = emitted();
     let listed = not_lowered(&emitted);

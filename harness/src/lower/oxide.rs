@@ -484,6 +484,31 @@ impl Context<'_> {
         }
     }
 
+    /// `let s: &[f32] = &arr;`: only an array coerces so, its first element and its length.
+    pub(super) fn oxide_array_slice(
+        &self,
+        rust_name: &str,
+        ty: Option<&Type>,
+        init: &Expr,
+        scope: &mut Scope,
+    ) -> Lowered<Option<String>> {
+        let slice_type = matches!(ty, Some(Type::Reference(r)) if matches!(&*r.elem, Type::Slice(_)));
+        let Expr::Reference(r) = init else { return Ok(None) };
+        let Expr::Path(p) = &*r.expr else { return Ok(None) };
+        if !self.oxide.enabled || !slice_type || p.path.get_ident().is_none() {
+            return Ok(None);
+        }
+        let array = self.expr(&r.expr, scope)?;
+        if scope.slices.contains(&array) {
+            return Ok(None);
+        }
+        let name = scope.bind(rust_name);
+        scope.slices.insert(name.clone());
+        Ok(Some(format!(
+            "auto {name} = &({array})[0];\nauto {name}_len = (unsigned long long)(sizeof({array}) / sizeof(({array})[0]));\n"
+        )))
+    }
+
     /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
     fn generic_value(&self, a: &syn::GenericArgument) -> Lowered<String> {
         let e = match a {

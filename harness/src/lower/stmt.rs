@@ -100,6 +100,9 @@ impl Context<'_> {
         if let Expr::Repeat(_) | Expr::Array(_) = &*init.expr {
             return self.local_array(&rust_name, ty, &init.expr, scope);
         }
+        if let Some(out) = self.oxide_array_slice(&rust_name, ty, &init.expr, scope)? {
+            return Ok(out);
+        }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
         let value = self.expr(&init.expr, scope)?;
         let sub_slice = self.sub_slice_length(&init.expr, scope)?;

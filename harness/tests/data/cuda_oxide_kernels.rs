@@ -178,6 +178,16 @@ mod kernels {
     }
 
     #[kernel]
+    pub fn table(mut out: DisjointSlice<f32>) {
+        let i = thread::index_1d();
+        let weights: [f32; 4] = [1.0, 2.0, 3.0, 4.0];
+        let view: &[f32] = &weights;
+        if let Some(o) = out.get_mut(i) {
+            *o = view[i.get() % view.len()];
+        }
+    }
+
+    #[kernel]
     pub fn dynamic(mut dst: DisjointSlice<f32>) {
         let smem = DynamicSharedArray::<f32>::get();
         let i = thread::index_1d();
