@@ -761,7 +761,8 @@ impl Context<'_> {
         if let Some(atomic) = atomic_cell(value) {
             scope.oxide.atomics.insert(name.to_string(), atomic);
         }
-        if self.oxide.enabled && super::expr::receiver_is_pointer(value) {
+        let offset = matches!(value, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"));
+        if self.oxide.enabled && offset {
             scope.oxide.pointers.insert(name.to_string());
         }
         let index = match value {
