@@ -242,7 +242,7 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
             ),
             (
                 "reads_missing".to_string(),
-                "`FLAGS` is not lowered: its definition is not".to_string()
+                "`FLAGS` names a constant or static whose definition is not lowered".to_string()
             ),
             (
                 "dynamic".to_string(),

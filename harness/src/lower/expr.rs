@@ -31,7 +31,10 @@ impl Context<'_> {
                 if p.path.segments.len() > 1 {
                     ident(&name)
                 } else if self.undefined.contains(&name) && !scope.is_bound(&name) {
-                    return self.fail(p, format!("`{name}` is not lowered: its definition is not"));
+                    return self.fail(
+                        p,
+                        format!("`{name}` names a constant or static whose definition is not lowered"),
+                    );
                 } else if self.structs.contains(&name) && !scope.is_bound(&name) {
                     // A unit struct as a value.
                     format!("{name}{{}}")
