@@ -33,12 +33,21 @@ impl Context<'_> {
                 }
                 if p.path.segments.len() > 1 {
                     ident(&name)
+                } else if self.undefined.contains(&name) && !scope.is_bound(&name) {
+                    return self.fail(
+                        p,
+                        format!("`{name}` names a constant or static whose definition is not lowered"),
+                    );
+                } else if self.structs.contains(&name) && !scope.is_bound(&name) {
+                    // A unit struct as a value.
+                    format!("{name}{{}}")
                 } else {
                     scope.lookup(&name)
                 }
             }
             Expr::Binary(b) => {
                 let op = binary_op(&b.op).ok_or_else(|| (self.span(b), "operator".to_string()))?;
+                self.overloaded_operator(b)?;
                 // A reference operand reads its value, as Rust's operators on `&T` do.
                 let mut operand = |e: &Expr| -> Lowered<String> {
                     let text = self.expr(e, scope)?;
@@ -60,7 +69,7 @@ impl Context<'_> {
                 }
             }
             Expr::Cast(c) => match &*c.ty {
-                Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.expr(&c.expr, scope)?),
+                Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.pointer_operand(&c.expr, scope)?),
                 ty => format!("(({})({}))", self.c_type(ty)?, self.expr(&c.expr, scope)?),
             },
             Expr::Index(i) => match &*i.index {
@@ -136,6 +145,12 @@ impl Context<'_> {
             }
             Expr::Struct(s) => self.struct_literal(s, scope)?,
             Expr::Match(m) => self.match_value(m, scope)?,
+            Expr::RawAddr(_) | Expr::Macro(_) if super::oxide::raw_address(e).is_some() => {
+                match super::oxide::raw_address(e) {
+                    Some(place) => format!("(&{})", self.expr(&place, scope)?),
+                    None => return self.fail(e, "address"),
+                }
+            }
             Expr::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
             other => return self.fail(other, format!("`{}` is not lowered", self.text(other))),
         })
@@ -309,6 +324,9 @@ impl Context<'_> {
         let Expr::Path(p) = &*c.func else {
             return self.fail(c, "call through an expression");
         };
+        if let Some(oxide) = self.oxide_call(c, scope)? {
+            return Ok(oxide);
+        }
         let name = last_segment(&p.path);
         // `blur::<8>(..)` calls the copy of `blur` for 8.
         let name = super::generics::instance_call(&p.path)
@@ -386,6 +404,9 @@ impl Context<'_> {
     }
 
     pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
+        if let Some(oxide) = self.oxide_method(m, scope)? {
+            return Ok(oxide);
+        }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
         let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;

@@ -5,7 +5,7 @@
 //! Items of other files go before the kernel file's own items; methods of the kernel file's
 //! own types go after its types and before its helpers, by prototype.
 
-use super::{ident, Context, Lowered, Scope};
+use super::{ident, oxide, Context, Lowered, Scope};
 use kernel_lint_analyzer::model::items::{FunctionRef, Target};
 use kernel_lint_analyzer::model::layout::instantiate;
 use kernel_lint_analyzer::{ModulePath, SourceFile};
@@ -146,6 +146,14 @@ impl<'a> Context<'a> {
             instances: HashMap::new(),
             structs: HashSet::new(),
             consts: HashSet::new(),
+            undefined: HashSet::new(),
+            oxide: self
+                .workspace
+                .syntax
+                .get(owner)
+                .copied()
+                .flatten()
+                .map_or_else(oxide::OxideFile::default, oxide::OxideFile::new),
             items: self.items,
             workspace: self.workspace,
             here: owner,

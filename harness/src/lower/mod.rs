@@ -15,6 +15,7 @@ mod expr;
 mod generics;
 mod items;
 mod macros;
+mod oxide;
 mod prelude;
 mod stmt;
 mod types;
@@ -142,10 +143,12 @@ pub fn lower_file(
         workspace,
         here,
         home: here,
+        oxide: oxide::OxideFile::new(syntax),
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         instances: HashMap::new(),
         structs: HashSet::new(),
+        undefined: HashSet::new(),
         consts: items
             .iter()
             .filter_map(|i| match i {
@@ -183,12 +186,18 @@ pub fn lower_file(
     // constant is defined once those it names are.
     for failed in cx.lower_other_consts(&items, &mut code) {
         cx.consts.remove(&failed);
+        cx.undefined.insert(failed);
     }
     // Shared and device statics at file level.
     for item in &items {
         if let Item::Static(s) = item {
-            if let Ok(decl) = cx.static_decl(s) {
-                let _ = writeln!(code, "{decl}");
+            match cx.static_decl(s) {
+                Ok(decl) => {
+                    let _ = writeln!(code, "{decl}");
+                }
+                Err(_) => {
+                    cx.undefined.insert(s.ident.to_string());
+                }
             }
         }
     }
@@ -305,12 +314,17 @@ struct Context<'a> {
     here: usize,
     /// The file whose kernels are lowered: its pass defines its own items.
     home: usize,
+    /// What cuda-oxide lowering knows of the file.
+    oxide: oxide::OxideFile,
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
     /// The C names of the copies of const-generic helpers, by the call (`blur::<8>`).
     instances: HashMap<String, String>,
     structs: HashSet<String>,
+    /// File-level constants and statics that could not be defined: a kernel naming one is not
+    /// lowered.
+    undefined: HashSet<String>,
     /// Names of the file's constants, in any module: `consts::RADIUS` names `RADIUS`.
     consts: HashSet<String>,
 }
@@ -327,6 +341,7 @@ struct Scope {
     declared: HashMap<String, usize>,
     /// Whether the call lowered last returns a reference (a pointer in C).
     reference_call: bool,
+    oxide: oxide::OxideScope,
 }
 
 impl Scope {
@@ -348,7 +363,12 @@ impl Scope {
         c_name
     }
 
-    /// Whether a Rust name is a binding of the function (a parameter or a local).
+    /// Keeps the C name `{slice}_len` of a slice's length from a Rust binding of that name.
+    fn reserve_length(&mut self, slice: &str) {
+        self.declared.entry(format!("{slice}_len")).or_insert(1);
+    }
+
+    /// Whether a Rust name is bound in the function.
     fn is_bound(&self, rust: &str) -> bool {
         self.names.iter().any(|m| m.contains_key(rust))
     }
@@ -479,6 +499,8 @@ impl<'a> Context<'a> {
                         .map(|e| self.expr(e, &mut Scope::default()))
                         .collect::<Lowered<Vec<_>>>()
                         .map(|v| format!("{{{}}}", v.join(", "))),
+                    // C++ does not initialise an array from another.
+                    _ if matches!(&c.ty.as_ref(), Type::Array(_)) => Err((self.span(c), String::new())),
                     other => self.expr(other, &mut Scope::default()),
                 };
                 match (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
@@ -512,10 +534,11 @@ impl<'a> Context<'a> {
             .iter()
             .any(|a| a.to_token_stream().to_string().contains("shared"));
         let qualifier = if shared { "__shared__" } else { "__device__" };
-        Ok(format!(
-            "{qualifier} {};",
-            self.declarator(&s.ty, &ident(&s.ident.to_string()))?
-        ))
+        let qualifier = oxide::static_qualifier(&s.ty).unwrap_or(qualifier);
+        let decl = self.declarator(&s.ty, &ident(&s.ident.to_string()))?;
+        // The alignment leads the declaration: C++ does not take it after the qualifier.
+        let (align, decl) = oxide::split_alignment(&decl);
+        Ok(format!("{align}{qualifier} {decl};"))
     }
 
     fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {
@@ -551,6 +574,7 @@ impl<'a> Context<'a> {
             if let Type::Reference(r) = &*typed.ty {
                 if let Type::Slice(s) = &*r.elem {
                     scope.slices.insert(name.clone());
+                    scope.reserve_length(&name);
                     params.push(format!(
                         "{}{}* {name}, unsigned long long {name}_len",
                         if r.mutability.is_some() { "" } else { "const " },
@@ -572,6 +596,7 @@ impl<'a> Context<'a> {
     }
 
     fn lower_kernel(&self, f: &syn::ItemFn) -> Lowered<(String, Vec<Param>, Vec<Span>)> {
+        self.generic_kernel(f)?;
         let mut scope = Scope::default();
         let mut params = Vec::new();
         let mut c_params = Vec::new();
@@ -586,7 +611,8 @@ impl<'a> Context<'a> {
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => {
-                    let constness = if is_mut_ref(&typed.ty) { "" } else { "const " };
+                    let mutable = is_mut_ref(&typed.ty) || oxide::is_disjoint_slice(&typed.ty);
+                    let constness = if mutable { "" } else { "const " };
                     format!("{constness}{elem}* {name}, unsigned long long {name}_len")
                 }
                 Param::Pointer { name, .. } => format!("{} {name}", self.c_type(&typed.ty)?),
@@ -607,14 +633,21 @@ impl<'a> Context<'a> {
     }
 
     fn size_of(&self, ty: &Type) -> u64 {
+        if let Some(bytes) = oxide::size_of(ty) {
+            return bytes;
+        }
         self.layouts.layout(ty).map_or(4, |l| l.size.max(1))
     }
 
     fn kernel_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Lowered<Param> {
+        if let Some(param) = self.oxide_param(name, ty, scope)? {
+            return Ok(param);
+        }
         match ty {
             Type::Reference(r) => match &*r.elem {
                 Type::Slice(s) => {
                     scope.slices.insert(name.to_string());
+                    scope.reserve_length(name);
                     Ok(Param::Slice {
                         name: name.to_string(),
                         elem: self.c_type(&s.elem)?,
@@ -641,7 +674,7 @@ impl<'a> Context<'a> {
                     return Ok(Param::Scalar {
                         name: name.to_string(),
                         c_type: c.to_string(),
-                        float: last.starts_with('f'),
+                        float: last.starts_with('f') || last == "bf16",
                     });
                 }
                 if let Some((c_type, elem, float, lanes)) = types::glam_lanes(&last) {

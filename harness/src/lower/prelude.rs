@@ -1,7 +1,8 @@
 //! The C++ every generated program starts with.
 
 /// Definitions every generated file starts with.
-pub const PRELUDE: &str = r#"#include <cstdio>
+pub const PRELUDE: &str = concat!(
+    r#"#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -226,4 +227,6 @@ __device__ inline array<float, 2> to_array(Vec2 a) { return {{a.x, a.y}}; }
 __device__ inline array<float, 3> to_array(Vec3 a) { return {{a.x, a.y, a.z}}; }
 __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w}}; }
 }
-"#;
+"#,
+    crate::oxide_prelude!()
+);

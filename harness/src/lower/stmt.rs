@@ -85,6 +85,9 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.oxide_let_else(local, scope)? {
+            return Ok(out);
+        }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
@@ -124,6 +127,9 @@ impl Context<'_> {
         if let Expr::Repeat(_) | Expr::Array(_) = &*init.expr {
             return self.local_array(&rust_name, ty, &init.expr, scope);
         }
+        if let Some(out) = self.oxide_array_slice(&rust_name, ty, &init.expr, scope)? {
+            return Ok(out);
+        }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
         scope.reference_call = false;
         let value = self.expr(&init.expr, scope)?;
@@ -144,6 +150,7 @@ impl Context<'_> {
         if is_reference(&init.expr) || returns_reference {
             scope.references.insert(name.clone());
         }
+        self.oxide_bound(&name, &init.expr, scope);
         match ty {
             Some(ty) if !matches!(ty, Type::Infer(_) | Type::Reference(_)) => {
                 Ok(format!("{} = {value};\n", self.declarator(ty, &name)?))
@@ -345,6 +352,9 @@ impl Context<'_> {
     }
 
     pub(super) fn if_stmt(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.oxide_if(i, scope)? {
+            return Ok(out);
+        }
         if let Expr::Let(l) = &*i.cond {
             return self.if_let(l, i, scope);
         }
@@ -381,6 +391,7 @@ impl Context<'_> {
         if let Some(binding) = binding {
             let name = scope.bind(&binding);
             scope.references.insert(name.clone());
+            self.oxide_bound(&name, &l.expr, scope);
             let _ = writeln!(then, "auto {name} = {element};");
         }
         let body = self.block(&i.then_branch, scope);
@@ -396,7 +407,10 @@ impl Context<'_> {
     }
 
     /// `s.get(i)` / `s.get_mut(i)` of a slice: the bounds check and a reference to the element.
-    fn option_of_element(&self, e: &Expr, scope: &mut Scope) -> Lowered<(String, String)> {
+    pub(super) fn option_of_element(&self, e: &Expr, scope: &mut Scope) -> Lowered<(String, String)> {
+        if let Some(index) = self.oxide_option(e, scope)? {
+            return Ok(index);
+        }
         let Expr::MethodCall(m) = e else {
             return self.fail(e, "`if let` is lowered only on `get(i)` of a slice");
         };
@@ -491,10 +505,12 @@ impl Context<'_> {
     }
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
-        let syn::Pat::Ident(var) = &*f.pat else {
-            return self.fail(&f.pat, "loop pattern is not a name");
+        let mut rust_var = match &*f.pat {
+            syn::Pat::Ident(var) => var.ident.to_string(),
+            // `for _ in 0..n`: a counter no statement reads.
+            syn::Pat::Wild(_) => "kl_unused".to_string(),
+            other => return self.fail(other, "loop pattern is not a name"),
         };
-        let mut rust_var = var.ident.to_string();
         // `for x in (a..b).map(|i| f(i))`: the loop runs over `i`, and `x` is `f(i)` first thing.
         let mut mapped = None;
         let mut iterated = &*f.expr;

@@ -18,6 +18,8 @@ impl Context<'_> {
             "u128" => "unsigned __int128",
             "f32" => "float",
             "f64" => "double",
+            "f16" => "__half",
+            "bf16" => "__nv_bfloat16",
             "bool" => "bool",
             _ => return None,
         })
@@ -56,6 +58,9 @@ impl Context<'_> {
                 if let Some(c) = Self::primitive(&name) {
                     return Ok(c.to_string());
                 }
+                if let Some(c) = self.oxide_type(&name) {
+                    return Ok(c);
+                }
                 if name == "MaybeUninit" {
                     if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
                         if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
@@ -80,6 +85,9 @@ impl Context<'_> {
 
     /// `float TILE[32][33]` for `TILE: [[f32; 33]; 32]`.
     pub(super) fn declarator(&self, ty: &Type, name: &str) -> Lowered<String> {
+        if let Some(shared) = self.oxide_declarator(ty, name)? {
+            return Ok(shared);
+        }
         match ty {
             Type::Array(a) => {
                 let len = match self.layouts.const_value(&a.len) {
