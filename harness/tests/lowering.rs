@@ -743,3 +743,34 @@ pub unsafe fn shade(src: *const Vec3, out: *mut U8Vec3, gain: f32, frame: Frame)
     assert!(program.contains("kl::USizeVec2 frame_size{};"), "{program}");
     assert!(program.contains("frame_size.y = (unsigned long long)"), "{program}");
 }
+
+/// In the shape of cuda_min (print/ and iterated_random_access/, commit named in the corpus
+/// index): `vprintf` with a string literal and a tuple of arguments that reads global memory,
+/// `vprintf` with no arguments, and a loop whose counter is `_`.
+#[test]
+fn vprintf_keeps_its_argument_reads_and_wildcard_loops_count() {
+    let program = lowered(
+        r#"
+use core::arch::nvptx::*;
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn show(inout: *mut i32, steps: *mut usize) {
+    let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    vprintf("at %d: %d \"q\"?\n\0tail".as_ptr(), (&(i, *inout.wrapping_add(i as usize))) as *const _ as _);
+    vprintf("none\0".as_ptr(), core::ptr::null());
+    let mut a = i;
+    for _ in 0..8 {
+        a = *steps.wrapping_add(a as usize) as i32;
+    }
+    *inout.wrapping_add(i as usize) = a;
+}
+"#,
+    );
+    assert!(
+        program.contains(r#"printf("at %d: %d \"q\"\?\012\000tail", i, (*(inout + "#),
+        "{program}"
+    );
+    assert!(program.contains("(*(inout + ((unsigned long long)(i))))"), "{program}");
+    assert!(program.contains(r#"printf("none\000");"#), "{program}");
+    assert!(program.contains("< 8; _unused"), "{program}");
+}

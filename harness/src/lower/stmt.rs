@@ -491,10 +491,12 @@ impl Context<'_> {
     }
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
-        let syn::Pat::Ident(var) = &*f.pat else {
-            return self.fail(&f.pat, "loop pattern is not a name");
+        let mut rust_var = match &*f.pat {
+            syn::Pat::Ident(var) => var.ident.to_string(),
+            // `for _ in ..`: the counter still needs a name.
+            syn::Pat::Wild(_) => "_unused".to_string(),
+            other => return self.fail(other, "loop pattern is not a name"),
         };
-        let mut rust_var = var.ident.to_string();
         // `for x in (a..b).map(|i| f(i))`: the loop runs over `i`, and `x` is `f(i)` first thing.
         let mut mapped = None;
         let mut iterated = &*f.expr;
