@@ -744,8 +744,8 @@ pub unsafe fn shade(src: *const Vec3, out: *mut U8Vec3, gain: f32, frame: Frame)
     assert!(program.contains("frame_size.y = (unsigned long long)"), "{program}");
 }
 
-/// In the shape of cuda_min (print/ and iterated_random_access/, commit named in the corpus
-/// index): `vprintf` with a string literal and a tuple of arguments that reads global memory,
+/// In the shape of Neutron3529/cuda_min at 6694f8bbda9594700b81e9c8222087b0d088d3d8 (print/,
+/// iterated_random_access/): `vprintf` with a string literal and a tuple of arguments that reads global memory,
 /// `vprintf` with no arguments, and a loop whose counter is `_`.
 #[test]
 fn vprintf_keeps_its_argument_reads_and_wildcard_loops_count() {
@@ -773,4 +773,70 @@ pub unsafe extern "ptx-kernel" fn show(inout: *mut i32, steps: *mut usize) {
     assert!(program.contains("(*(inout + ((unsigned long long)(i))))"), "{program}");
     assert!(program.contains(r#"printf("none\000");"#), "{program}");
     assert!(program.contains("< 8; _unused"), "{program}");
+}
+
+/// In the shape of patrickcsullivan/nn_cuda at 3ad7b794b902e9eb1c8f2dc10a31c6366217b2d9
+/// (kernel_tools: scans that loop over an iterator struct built by a helper, cut by
+/// `take_while`): counted loops over the same values; other iterators stay refused.
+#[test]
+fn iterator_structs_stepped_by_a_field_are_counted_loops() {
+    let program = lowered(
+        r#"
+use cuda_std::{kernel, thread};
+
+pub struct Grow { by: usize, at: usize }
+
+impl Iterator for Grow {
+    type Item = usize;
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.at;
+        self.at *= self.by;
+        Some(at)
+    }
+}
+
+pub fn grow(start: usize, by: usize) -> Grow {
+    Grow { by, at: start }
+}
+
+pub struct Shrink { d: u32, v: u32 }
+
+impl Iterator for Shrink {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        let v = self.v;
+        self.v /= self.d;
+        Some(v)
+    }
+}
+
+pub fn shrink(v: u32, d: u32) -> Shrink {
+    Shrink { d, v }
+}
+
+#[kernel]
+pub unsafe fn scan(xs: *mut u32) {
+    let t = thread::thread_idx_x() as usize;
+    let n = thread::block_dim_x() as usize;
+    for stride in grow(1, 2).take_while(|&s| s < n) {
+        thread::sync_threads();
+        if t >= stride {
+            *xs.add(t) += *xs.add(t - stride);
+        }
+    }
+    for half in shrink(64, 2).take_while(|s| *s > 0) {
+        *xs.add(t) += half;
+    }
+}
+"#,
+    );
+    assert!(
+        program.contains("const unsigned long long step_arg = (unsigned long long)(1);\nconst unsigned long long step_arg_1 = (unsigned long long)(2);"),
+        "{program}"
+    );
+    assert!(
+        program.contains("for (unsigned long long stride = step_arg; (stride < n); stride *= step_arg_1)"),
+        "{program}"
+    );
+    assert!(program.contains("half /= step_arg_"), "{program}");
 }
