@@ -840,3 +840,63 @@ pub unsafe fn scan(xs: *mut u32) {
     );
     assert!(program.contains("half /= step_arg_"), "{program}");
 }
+
+/// In the shape of Rust-GPU/Rust-CUDA at ac2674f03208462709f538f07b10e3f8153c93b6
+/// (path_tracer's `Scene<'a>` of slices) and patrickcsullivan/nn_cuda at
+/// 3ad7b794b902e9eb1c8f2dc10a31c6366217b2d9 (`RTree<'a>`): a struct generic only over a
+/// lifetime is one struct; its slice fields are a pointer and a length, as Rust lays them out.
+#[test]
+fn structs_generic_over_lifetimes_with_slice_fields_are_lowered() {
+    let kernel = r#"
+use cuda_std::prelude::*;
+use crate::scene::Scene;
+
+#[kernel]
+pub unsafe fn shade(scene: &Scene, out: *mut f32) {
+    let i = thread::index_1d() as usize;
+    if i < scene.spheres.len() {
+        *out.add(i) = scene.spheres[i].radius * scene.scale;
+    }
+}
+"#;
+    let scene = r#"
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Sphere { pub radius: f32 }
+
+#[derive(Clone, Copy)]
+pub struct Scene<'a> {
+    pub spheres: &'a [Sphere],
+    pub scale: f32,
+}
+"#;
+    let sources = Sources {
+        inputs: vec![
+            ModuleSource {
+                source: SourceFile::new("src/kernels.rs", kernel),
+                module: vec!["gpu".into(), "kernels".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/scene.rs", scene),
+                module: vec!["gpu".into(), "scene".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod scene;\n"),
+                module: vec!["gpu".into()],
+            },
+        ],
+        reported: 1,
+        uses: Vec::new(),
+    };
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let program = &emitted.program;
+    assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
+    assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        program.contains("  const Sphere* spheres;\n  unsigned long long spheres_len;\n  float scale;"),
+        "{program}"
+    );
+    assert!(program.contains("scene->spheres_len"), "{program}");
+    assert!(program.contains("scene->spheres[i].radius"), "{program}");
+    check_with_gxx(program);
+}

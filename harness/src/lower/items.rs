@@ -242,7 +242,13 @@ impl<'a> Context<'a> {
             }
             return Ok(None);
         };
-        if !def.generics.params.is_empty() {
+        // Lifetimes leave no trace in the layout.
+        if def
+            .generics
+            .params
+            .iter()
+            .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        {
             return self.fail(ty, format!("generic struct `{}` is not lowered", def.ident));
         }
         let key = ("struct", module.clone(), def.ident.to_string());
@@ -488,7 +494,13 @@ impl<'a> Context<'a> {
         }
         let self_type = function.self_type.map(str::to_string);
         self.require(node, key, area, |name| {
-            if !item.sig.generics.params.is_empty() {
+            if item
+                .sig
+                .generics
+                .params
+                .iter()
+                .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+            {
                 return self.fail(&item.sig, "generic functions are not lowered");
             }
             let inner = self
