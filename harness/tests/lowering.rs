@@ -900,3 +900,49 @@ pub struct Scene<'a> {
     assert!(program.contains("scene->spheres[i].radius"), "{program}");
     check_with_gxx(program);
 }
+
+/// In the shape of the raytracer-challenge kernel (a `Shape` of another crate holding an enum
+/// of shapes): an enum with data is refused and named with the variant that carries it.
+#[test]
+fn enums_with_data_are_refused_with_their_variant() {
+    let kernel = r#"
+use cuda_std::prelude::*;
+use crate::shape::Shape;
+
+#[kernel]
+pub unsafe fn hit(shapes: *const Shape, out: *mut u32) {
+    let i = thread::index_1d() as usize;
+    *out.add(i) = (*shapes.add(i)).id;
+}
+"#;
+    let shape = r#"
+pub struct Ball { pub r: f32 }
+pub enum Kind { Ball(Ball), Empty }
+pub struct Shape { pub kind: Kind, pub id: u32 }
+"#;
+    let sources = Sources {
+        inputs: vec![
+            ModuleSource {
+                source: SourceFile::new("src/kernels.rs", kernel),
+                module: vec!["gpu".into(), "kernels".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/shape.rs", shape),
+                module: vec!["gpu".into(), "shape".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod shape;\n"),
+                module: vec!["gpu".into()],
+            },
+        ],
+        reported: 1,
+        uses: Vec::new(),
+    };
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let reasons: Vec<String> = emitted.manifest.not_lowered.iter().map(|n| format!("{n:?}")).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].contains("enum `Kind` carries data (`Ball`): enums with data are not lowered"),
+        "{reasons:?}"
+    );
+}

@@ -230,6 +230,19 @@ impl<'a> Context<'a> {
                 )
             });
         }
+        if let Some((_, def)) = index.enum_def(&target) {
+            // A tagged union's layout (niche, tag size and placement) is rustc's choice.
+            if let Some(variant) = def.variants.iter().find(|v| !v.fields.is_empty()) {
+                return self.fail(
+                    ty,
+                    format!(
+                        "enum `{}` carries data (`{}`): enums with data are not lowered",
+                        def.ident, variant.ident
+                    ),
+                );
+            }
+            return self.fail(ty, format!("enum `{}` is not lowered", def.ident));
+        }
         let Some((module, def)) = index.struct_def(&target) else {
             return Ok(None);
         };
