@@ -394,14 +394,27 @@ impl Context<'_> {
     fn vprintf(&self, format: &Expr, arguments: &Expr, scope: &mut Scope) -> Lowered<String> {
         let format = match strip_casts(format) {
             Expr::MethodCall(m) if m.method == "as_ptr" => match strip_casts(&m.receiver) {
-                Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => c_string(&s.value()),
-                _ => return self.fail(format, "`vprintf` of a format other than a string literal is not lowered"),
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s), ..
+                }) => c_string(&s.value()),
+                _ => {
+                    return self.fail(
+                        format,
+                        "`vprintf` of a format other than a string literal is not lowered",
+                    )
+                }
             },
-            _ => return self.fail(format, "`vprintf` of a format other than a string literal is not lowered"),
+            _ => {
+                return self.fail(
+                    format,
+                    "`vprintf` of a format other than a string literal is not lowered",
+                )
+            }
         };
         let mut out = format!("printf({format}");
         match strip_casts(arguments) {
-            Expr::Call(c) if c.args.is_empty() && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "null") => {}
+            Expr::Call(c)
+                if c.args.is_empty() && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "null") => {}
             Expr::Reference(r) => match strip_casts(&r.expr) {
                 Expr::Tuple(t) => {
                     for e in &t.elems {

@@ -575,16 +575,22 @@ impl Context<'_> {
         body: &syn::Block,
         scope: &mut Scope,
     ) -> Lowered<Option<String>> {
-        let Expr::MethodCall(take) = iterated else { return Ok(None) };
+        let Expr::MethodCall(take) = iterated else {
+            return Ok(None);
+        };
         let (Expr::Call(call), true, Some(Expr::Closure(test))) =
             (&*take.receiver, take.method == "take_while", take.args.first())
         else {
             return Ok(None);
         };
         let Expr::Path(func) = &*call.func else { return Ok(None) };
-        let Some(target) = self.layouts.resolve(&func.path) else { return Ok(None) };
+        let Some(target) = self.layouts.resolve(&func.path) else {
+            return Ok(None);
+        };
         let index = self.layouts.index;
-        let Some(function) = index.function(&target) else { return Ok(None) };
+        let Some(function) = index.function(&target) else {
+            return Ok(None);
+        };
         // The helper's body: `Iter { field: param, .. }`.
         let [Stmt::Expr(Expr::Struct(built), None)] = function.block.stmts.as_slice() else {
             return Ok(None);
@@ -611,7 +617,9 @@ impl Context<'_> {
                     .and_then(|name| params.iter().position(|q| *q == name))
             })
         };
-        let Some(iter_type) = built.path.get_ident().map(|i| i.to_string()) else { return Ok(None) };
+        let Some(iter_type) = built.path.get_ident().map(|i| i.to_string()) else {
+            return Ok(None);
+        };
         let Some(next) = index
             .methods_named("next", function.module)
             .find(|m| m.self_type == Some(iter_type.as_str()) && m.module == function.module)
@@ -664,7 +672,10 @@ impl Context<'_> {
         else {
             return Ok(None);
         };
-        let field_type = def.fields.iter().find(|f| f.ident.as_ref().is_some_and(|i| *i == current));
+        let field_type = def
+            .fields
+            .iter()
+            .find(|f| f.ident.as_ref().is_some_and(|i| *i == current));
         let (Some(field_type), Some(defining)) = (field_type, self.within(function.module)) else {
             return Ok(None);
         };
