@@ -839,6 +839,40 @@ pub unsafe fn scan(xs: *mut u32) {
         "{program}"
     );
     assert!(program.contains("half /= step_arg_"), "{program}");
+    // An iterator whose `next` is not a yield-then-step stays refused, with the reason.
+    let emitted = driver::emit(
+        &[SourceFile::new(
+            "k.rs",
+            r#"
+use cuda_std::{kernel, thread};
+
+pub struct Odd { at: usize }
+
+impl Iterator for Odd {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        self.at += 2;
+        Some(self.at)
+    }
+}
+
+pub fn odd(at: usize) -> Odd {
+    Odd { at }
+}
+
+#[kernel]
+pub unsafe fn walk(xs: *mut u32) {
+    for k in odd(1).take_while(|&k| k < 9) {
+        *xs.add(k) = 0;
+    }
+}
+"#,
+        )],
+        &LaunchPlan::default(),
+    );
+    let reasons: Vec<String> = emitted.manifest.not_lowered.iter().map(|n| format!("{n:?}")).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(reasons[0].contains("only ranges are iterated"), "{reasons:?}");
 }
 
 /// In the shape of Rust-GPU/Rust-CUDA at ac2674f03208462709f538f07b10e3f8153c93b6
