@@ -743,3 +743,240 @@ pub unsafe fn shade(src: *const Vec3, out: *mut U8Vec3, gain: f32, frame: Frame)
     assert!(program.contains("kl::USizeVec2 frame_size{};"), "{program}");
     assert!(program.contains("frame_size.y = (unsigned long long)"), "{program}");
 }
+
+/// In the shape of Neutron3529/cuda_min at 6694f8bbda9594700b81e9c8222087b0d088d3d8 (print/,
+/// iterated_random_access/): `vprintf` with a string literal and a tuple of arguments that reads global memory,
+/// `vprintf` with no arguments, and a loop whose counter is `_`.
+#[test]
+fn vprintf_keeps_its_argument_reads_and_wildcard_loops_count() {
+    let program = lowered(
+        r#"
+use core::arch::nvptx::*;
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn show(inout: *mut i32, steps: *mut usize) {
+    let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    vprintf("at %d: %d \"q\"?\n\0tail".as_ptr(), (&(i, *inout.wrapping_add(i as usize))) as *const _ as _);
+    vprintf("none\0".as_ptr(), core::ptr::null());
+    let mut a = i;
+    for _ in 0..8 {
+        a = *steps.wrapping_add(a as usize) as i32;
+    }
+    *inout.wrapping_add(i as usize) = a;
+}
+"#,
+    );
+    assert!(
+        program.contains(r#"printf("at %d: %d \"q\"\?\012\000tail", i, (*(inout + "#),
+        "{program}"
+    );
+    assert!(program.contains("(*(inout + ((unsigned long long)(i))))"), "{program}");
+    assert!(program.contains(r#"printf("none\000");"#), "{program}");
+    assert!(program.contains("< 8; _unused"), "{program}");
+}
+
+/// In the shape of patrickcsullivan/nn_cuda at 3ad7b794b902e9eb1c8f2dc10a31c6366217b2d9
+/// (kernel_tools: scans that loop over an iterator struct built by a helper, cut by
+/// `take_while`): counted loops over the same values; other iterators stay refused.
+#[test]
+fn iterator_structs_stepped_by_a_field_are_counted_loops() {
+    let program = lowered(
+        r#"
+use cuda_std::{kernel, thread};
+
+pub struct Grow { by: usize, at: usize }
+
+impl Iterator for Grow {
+    type Item = usize;
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.at;
+        self.at *= self.by;
+        Some(at)
+    }
+}
+
+pub fn grow(start: usize, by: usize) -> Grow {
+    Grow { by, at: start }
+}
+
+pub struct Shrink { d: u32, v: u32 }
+
+impl Iterator for Shrink {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        let v = self.v;
+        self.v /= self.d;
+        Some(v)
+    }
+}
+
+pub fn shrink(v: u32, d: u32) -> Shrink {
+    Shrink { d, v }
+}
+
+#[kernel]
+pub unsafe fn scan(xs: *mut u32) {
+    let t = thread::thread_idx_x() as usize;
+    let n = thread::block_dim_x() as usize;
+    for stride in grow(1, 2).take_while(|&s| s < n) {
+        thread::sync_threads();
+        if t >= stride {
+            *xs.add(t) += *xs.add(t - stride);
+        }
+    }
+    for half in shrink(64, 2).take_while(|s| *s > 0) {
+        *xs.add(t) += half;
+    }
+}
+"#,
+    );
+    assert!(
+        program.contains("const unsigned long long step_arg = (unsigned long long)(1);\nconst unsigned long long step_arg_1 = (unsigned long long)(2);"),
+        "{program}"
+    );
+    assert!(
+        program.contains("for (unsigned long long stride = step_arg; (stride < n); stride *= step_arg_1)"),
+        "{program}"
+    );
+    assert!(program.contains("half /= step_arg_"), "{program}");
+    // An iterator whose `next` is not a yield-then-step stays refused, with the reason.
+    let emitted = driver::emit(
+        &[SourceFile::new(
+            "k.rs",
+            r#"
+use cuda_std::{kernel, thread};
+
+pub struct Odd { at: usize }
+
+impl Iterator for Odd {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        self.at += 2;
+        Some(self.at)
+    }
+}
+
+pub fn odd(at: usize) -> Odd {
+    Odd { at }
+}
+
+#[kernel]
+pub unsafe fn walk(xs: *mut u32) {
+    for k in odd(1).take_while(|&k| k < 9) {
+        *xs.add(k) = 0;
+    }
+}
+"#,
+        )],
+        &LaunchPlan::default(),
+    );
+    let reasons: Vec<String> = emitted.manifest.not_lowered.iter().map(|n| format!("{n:?}")).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(reasons[0].contains("only ranges are iterated"), "{reasons:?}");
+}
+
+/// In the shape of Rust-GPU/Rust-CUDA at ac2674f03208462709f538f07b10e3f8153c93b6
+/// (path_tracer's `Scene<'a>` of slices) and patrickcsullivan/nn_cuda at
+/// 3ad7b794b902e9eb1c8f2dc10a31c6366217b2d9 (`RTree<'a>`): a struct generic only over a
+/// lifetime is one struct; its slice fields are a pointer and a length, as Rust lays them out.
+#[test]
+fn structs_generic_over_lifetimes_with_slice_fields_are_lowered() {
+    let kernel = r#"
+use cuda_std::prelude::*;
+use crate::scene::Scene;
+
+#[kernel]
+pub unsafe fn shade(scene: &Scene, out: *mut f32) {
+    let i = thread::index_1d() as usize;
+    if i < scene.spheres.len() {
+        *out.add(i) = scene.spheres[i].radius * scene.scale;
+    }
+}
+"#;
+    let scene = r#"
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Sphere { pub radius: f32 }
+
+#[derive(Clone, Copy)]
+pub struct Scene<'a> {
+    pub spheres: &'a [Sphere],
+    pub scale: f32,
+}
+"#;
+    let sources = Sources {
+        inputs: vec![
+            ModuleSource {
+                source: SourceFile::new("src/kernels.rs", kernel),
+                module: vec!["gpu".into(), "kernels".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/scene.rs", scene),
+                module: vec!["gpu".into(), "scene".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod scene;\n"),
+                module: vec!["gpu".into()],
+            },
+        ],
+        reported: 1,
+        uses: Vec::new(),
+    };
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let program = &emitted.program;
+    assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
+    assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        program.contains("  const Sphere* spheres;\n  unsigned long long spheres_len;\n  float scale;"),
+        "{program}"
+    );
+    assert!(program.contains("scene->spheres_len"), "{program}");
+    assert!(program.contains("scene->spheres[i].radius"), "{program}");
+    check_with_gxx(program);
+}
+
+/// In the shape of the raytracer-challenge kernel (a `Shape` of another crate holding an enum
+/// of shapes): an enum with data is refused and named with the variant that carries it.
+#[test]
+fn enums_with_data_are_refused_with_their_variant() {
+    let kernel = r#"
+use cuda_std::prelude::*;
+use crate::shape::Shape;
+
+#[kernel]
+pub unsafe fn hit(shapes: *const Shape, out: *mut u32) {
+    let i = thread::index_1d() as usize;
+    *out.add(i) = (*shapes.add(i)).id;
+}
+"#;
+    let shape = r#"
+pub struct Ball { pub r: f32 }
+pub enum Kind { Ball(Ball), Empty }
+pub struct Shape { pub kind: Kind, pub id: u32 }
+"#;
+    let sources = Sources {
+        inputs: vec![
+            ModuleSource {
+                source: SourceFile::new("src/kernels.rs", kernel),
+                module: vec!["gpu".into(), "kernels".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/shape.rs", shape),
+                module: vec!["gpu".into(), "shape".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod shape;\n"),
+                module: vec!["gpu".into()],
+            },
+        ],
+        reported: 1,
+        uses: Vec::new(),
+    };
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let reasons: Vec<String> = emitted.manifest.not_lowered.iter().map(|n| format!("{n:?}")).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].contains("enum `Kind` carries data (`Ball`): enums with data are not lowered"),
+        "{reasons:?}"
+    );
+}

@@ -62,6 +62,8 @@ struct Method {
 struct ModuleItems {
     structs: BTreeMap<String, syn::ItemStruct>,
     enums: BTreeSet<String>,
+    /// Enum definitions, by name (unions are only named in `enums`).
+    enum_defs: BTreeMap<String, syn::ItemEnum>,
     aliases: BTreeMap<String, syn::ItemType>,
     consts: BTreeMap<String, Expr>,
     statics: BTreeMap<String, syn::ItemStatic>,
@@ -105,6 +107,7 @@ impl ItemIndex {
                 }
                 Item::Enum(e) => {
                     entry.enums.insert(e.ident.to_string());
+                    entry.enum_defs.insert(e.ident.to_string(), e.clone());
                 }
                 Item::Union(u) => {
                     entry.enums.insert(u.ident.to_string());
@@ -277,6 +280,15 @@ impl ItemIndex {
         };
         let (key, items) = self.modules.get_key_value(module)?;
         items.structs.get(name).map(|s| (key, s))
+    }
+
+    /// The enum definition an item target names.
+    pub fn enum_def(&self, target: &Target) -> Option<(&ModulePath, &syn::ItemEnum)> {
+        let Target::Item(module, name) = target else {
+            return None;
+        };
+        let (key, items) = self.modules.get_key_value(module)?;
+        items.enum_defs.get(name).map(|e| (key, e))
     }
 
     /// The aliased type of an item target (`type Vector<N> = Vector3<N>;`), with the module to

@@ -333,6 +333,9 @@ impl Context<'_> {
             .and_then(|call| self.instances.get(&call).cloned())
             .unwrap_or(name);
         let bare = name.strip_prefix('_').unwrap_or(&name);
+        if name == "vprintf" && c.args.len() == 2 && !self.helpers.contains(&name) {
+            return self.vprintf(&c.args[0], &c.args[1], scope);
+        }
         if c.args.is_empty() {
             if let Some(g) = geometry_call(bare) {
                 return Ok(g);
@@ -403,6 +406,53 @@ impl Context<'_> {
         self.fail(c, format!("call to `{}` is not lowered", self.text(&c.func)))
     }
 
+    /// `vprintf(fmt, &(a, b) as *const _ as _)`: the device's own print. CUDA C++ reaches
+    /// `vprintf` only through `printf`, which packs its arguments into a buffer as the tuple
+    /// is; the arguments' reads stay, in their order.
+    fn vprintf(&self, format: &Expr, arguments: &Expr, scope: &mut Scope) -> Lowered<String> {
+        let format = match strip_casts(format) {
+            Expr::MethodCall(m) if m.method == "as_ptr" => match strip_casts(&m.receiver) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s), ..
+                }) => c_string(&s.value()),
+                _ => {
+                    return self.fail(
+                        format,
+                        "`vprintf` of a format other than a string literal is not lowered",
+                    )
+                }
+            },
+            _ => {
+                return self.fail(
+                    format,
+                    "`vprintf` of a format other than a string literal is not lowered",
+                )
+            }
+        };
+        let mut out = format!("printf({format}");
+        match strip_casts(arguments) {
+            Expr::Call(c)
+                if c.args.is_empty() && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "null") => {}
+            Expr::Reference(r) => match strip_casts(&r.expr) {
+                Expr::Tuple(t) => {
+                    for e in &t.elems {
+                        out.push_str(", ");
+                        out.push_str(&self.expr(e, scope)?);
+                    }
+                }
+                other => out.push_str(&format!(", {}", self.expr(other, scope)?)),
+            },
+            other => {
+                return self.fail(
+                    other,
+                    "`vprintf` of arguments other than a tuple's address or null is not lowered",
+                )
+            }
+        }
+        out.push(')');
+        Ok(out)
+    }
+
     pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
         if let Some(oxide) = self.oxide_method(m, scope)? {
             return Ok(oxide);
@@ -466,6 +516,35 @@ impl Context<'_> {
             _ => return self.item_method(m, &receiver, &args, scope),
         })
     }
+}
+
+/// An expression under its `as` casts and parentheses.
+fn strip_casts(e: &Expr) -> &Expr {
+    match e {
+        Expr::Cast(c) => strip_casts(&c.expr),
+        Expr::Paren(p) => strip_casts(&p.expr),
+        Expr::Group(g) => strip_casts(&g.expr),
+        other => other,
+    }
+}
+
+/// A Rust string as a C string literal; bytes outside printable ASCII as three-digit octal
+/// escapes, which cannot swallow the characters after them.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `u32::MAX`, `f32::INFINITY`, `core::f32::consts::PI` and friends.

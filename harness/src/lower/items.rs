@@ -238,6 +238,19 @@ impl<'a> Context<'a> {
                 )
             });
         }
+        if let Some((_, def)) = index.enum_def(&target) {
+            // A tagged union's layout (niche, tag size and placement) is rustc's choice.
+            if let Some(variant) = def.variants.iter().find(|v| !v.fields.is_empty()) {
+                return self.fail(
+                    ty,
+                    format!(
+                        "enum `{}` carries data (`{}`): enums with data are not lowered",
+                        def.ident, variant.ident
+                    ),
+                );
+            }
+            return self.fail(ty, format!("enum `{}` is not lowered", def.ident));
+        }
         let Some((module, def)) = index.struct_def(&target) else {
             return Ok(None);
         };
@@ -250,7 +263,13 @@ impl<'a> Context<'a> {
             }
             return Ok(None);
         };
-        if !def.generics.params.is_empty() {
+        // Lifetimes leave no trace in the layout.
+        if def
+            .generics
+            .params
+            .iter()
+            .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        {
             return self.fail(ty, format!("generic struct `{}` is not lowered", def.ident));
         }
         let key = ("struct", module.clone(), def.ident.to_string());
@@ -496,7 +515,13 @@ impl<'a> Context<'a> {
         }
         let self_type = function.self_type.map(str::to_string);
         self.require(node, key, area, |name| {
-            if !item.sig.generics.params.is_empty() {
+            if item
+                .sig
+                .generics
+                .params
+                .iter()
+                .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+            {
                 return self.fail(&item.sig, "generic functions are not lowered");
             }
             let inner = self

@@ -460,6 +460,15 @@ impl<'a> Context<'a> {
                 .ident
                 .as_ref()
                 .map_or_else(|| format!("_{i}"), |f| ident(&f.to_string()));
+            // A slice is a pointer and a length, in that order; `.len()` reads `name_len`.
+            if let Type::Reference(r) = &field.ty {
+                if let Type::Slice(elem) = &*r.elem {
+                    let elem = self.c_type(&elem.elem)?;
+                    let constness = if r.mutability.is_some() { "" } else { "const " };
+                    let _ = writeln!(out, "  {constness}{elem}* {name};\n  unsigned long long {name}_len;");
+                    continue;
+                }
+            }
             let _ = writeln!(out, "  {};", self.declarator(&field.ty, &name)?);
         }
         out.push_str("};\n");

@@ -527,6 +527,11 @@ impl Context<'_> {
                 iterated = &m.receiver;
             }
         }
+        if mapped.is_none() {
+            if let Some(looped) = self.stepped_loop(&rust_var, iterated, &f.body, scope)? {
+                return Ok(looped);
+            }
+        }
         let (range, step) = match iterated {
             Expr::MethodCall(m) if m.method == "step_by" => {
                 let step = m
@@ -570,6 +575,174 @@ impl Context<'_> {
             "{ROLLED}for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
             body?
         ))
+    }
+}
+
+impl Context<'_> {
+    /// `for s in mult_step(1, 2).take_while(|&s| s < n)`: a helper that builds an iterator
+    /// struct whose `next` yields a field and then steps it by another (`self.next *= self.factor`)
+    /// is a counted loop: the same values, tested and stepped in the same order.
+    fn stepped_loop(
+        &self,
+        rust_var: &str,
+        iterated: &Expr,
+        body: &syn::Block,
+        scope: &mut Scope,
+    ) -> Lowered<Option<String>> {
+        let Expr::MethodCall(take) = iterated else {
+            return Ok(None);
+        };
+        let (Expr::Call(call), true, Some(Expr::Closure(test))) =
+            (&*take.receiver, take.method == "take_while", take.args.first())
+        else {
+            return Ok(None);
+        };
+        let Expr::Path(func) = &*call.func else { return Ok(None) };
+        let Some(target) = self.layouts.resolve(&func.path) else {
+            return Ok(None);
+        };
+        let index = self.layouts.index;
+        let Some(function) = index.function(&target) else {
+            return Ok(None);
+        };
+        // The helper's body: `Iter { field: param, .. }`.
+        let [Stmt::Expr(Expr::Struct(built), None)] = function.block.stmts.as_slice() else {
+            return Ok(None);
+        };
+        let params: Vec<String> = function
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => match &*t.pat {
+                    syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let field_param = |field: &str| {
+            built.fields.iter().find_map(|fv| {
+                let syn::Member::Named(n) = &fv.member else { return None };
+                let Expr::Path(p) = &fv.expr else { return None };
+                (n == field)
+                    .then(|| p.path.get_ident().map(|i| i.to_string()))
+                    .flatten()
+                    .and_then(|name| params.iter().position(|q| *q == name))
+            })
+        };
+        let Some(iter_type) = built.path.get_ident().map(|i| i.to_string()) else {
+            return Ok(None);
+        };
+        let Some(next) = index
+            .methods_named("next", function.module)
+            .find(|m| m.self_type == Some(iter_type.as_str()) && m.module == function.module)
+        else {
+            return Ok(None);
+        };
+        // `let v = self.a; self.a OP= self.b; Some(v)`
+        let self_field = |e: &Expr| match e {
+            Expr::Field(f) if matches!(&*f.base, Expr::Path(p) if p.path.is_ident("self")) => match &f.member {
+                syn::Member::Named(n) => Some(n.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let [Stmt::Local(yielded), Stmt::Expr(Expr::Binary(update), Some(_)), Stmt::Expr(Expr::Call(some), None)] =
+            next.block.stmts.as_slice()
+        else {
+            return Ok(None);
+        };
+        let (Some(current), Some(value)) = (
+            yielded.init.as_ref().and_then(|i| self_field(&i.expr)),
+            match &yielded.pat {
+                syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                _ => None,
+            },
+        ) else {
+            return Ok(None);
+        };
+        let returns_value = matches!(&*some.func, Expr::Path(p) if p.path.is_ident("Some"))
+            && matches!(some.args.first(), Some(Expr::Path(p)) if p.path.is_ident(&value));
+        let op = match update.op {
+            syn::BinOp::MulAssign(_) => "*=",
+            syn::BinOp::DivAssign(_) => "/=",
+            syn::BinOp::AddAssign(_) => "+=",
+            syn::BinOp::SubAssign(_) => "-=",
+            _ => return Ok(None),
+        };
+        let (Some(stepped), Some(by)) = (self_field(&update.left), self_field(&update.right)) else {
+            return Ok(None);
+        };
+        if !returns_value || stepped != current {
+            return Ok(None);
+        }
+        let (Some(start_arg), Some(step_arg)) = (field_param(&current), field_param(&by)) else {
+            return Ok(None);
+        };
+        let Some((_, def)) = index
+            .resolve(function.module, std::slice::from_ref(&iter_type))
+            .and_then(|t| index.struct_def(&t))
+        else {
+            return Ok(None);
+        };
+        let field_type = def
+            .fields
+            .iter()
+            .find(|f| f.ident.as_ref().is_some_and(|i| *i == current));
+        let (Some(field_type), Some(defining)) = (field_type, self.within(function.module)) else {
+            return Ok(None);
+        };
+        let c_type = defining.c_type(&field_type.ty)?;
+        let [test_param] = test.inputs.iter().collect::<Vec<_>>()[..] else {
+            return self.fail(test, "a `take_while` closure of one parameter is lowered");
+        };
+        // `take_while` hands its closure a reference to the value.
+        let (test_name, by_reference) = match test_param {
+            syn::Pat::Ident(i) => (i.ident.to_string(), true),
+            syn::Pat::Reference(r) => match &*r.pat {
+                syn::Pat::Ident(i) => (i.ident.to_string(), false),
+                other => return self.fail(other, "`take_while` parameter is not a name"),
+            },
+            other => return self.fail(other, "`take_while` parameter is not a name"),
+        };
+        // The helper's arguments, in their order, once.
+        let mut out = String::from("{\n");
+        scope.names.push(HashMap::new());
+        let mut arg_names = Vec::new();
+        for arg in &call.args {
+            let value = self.expr(arg, scope);
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    scope.names.pop();
+                    return Err(e);
+                }
+            };
+            let name = scope.bind("step_arg");
+            let _ = writeln!(out, "const {c_type} {name} = ({c_type})({value});");
+            arg_names.push(name);
+        }
+        let (Some(start), Some(step)) = (arg_names.get(start_arg).cloned(), arg_names.get(step_arg).cloned()) else {
+            scope.names.pop();
+            return Ok(None);
+        };
+        let var = scope.bind(rust_var);
+        if let Some(top) = scope.names.last_mut() {
+            top.insert(test_name, if by_reference { format!("(&{var})") } else { var.clone() });
+        }
+        let condition = self.expr(&test.body, scope);
+        if let Some(top) = scope.names.last_mut() {
+            top.insert(rust_var.to_string(), var.clone());
+        }
+        let lowered = condition.and_then(|condition| {
+            self.block(body, scope)
+                .map(|body| format!("{ROLLED}for ({c_type} {var} = {start}; {condition}; {var} {op} {step}) {body}"))
+        });
+        scope.names.pop();
+        out.push_str(&lowered?);
+        out.push_str("}\n");
+        Ok(Some(out))
     }
 }
 
