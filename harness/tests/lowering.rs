@@ -772,7 +772,7 @@ pub unsafe extern "ptx-kernel" fn show(inout: *mut i32, steps: *mut usize) {
     );
     assert!(program.contains("(*(inout + ((unsigned long long)(i))))"), "{program}");
     assert!(program.contains(r#"printf("none\000");"#), "{program}");
-    assert!(program.contains("< 8; _unused"), "{program}");
+    assert!(program.contains("< 8; kl_unused"), "{program}");
 }
 
 /// In the shape of patrickcsullivan/nn_cuda at 3ad7b794b902e9eb1c8f2dc10a31c6366217b2d9
