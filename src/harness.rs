@@ -245,6 +245,18 @@ fn nvcc(nvcc: &Path, arch: &str, source: &Path, binary: &Path) -> Command {
     c
 }
 
+/// Launches left out for failing at run time before `validate` gives up.
+const MAX_FAILED_LAUNCHES: usize = 8;
+
+/// The emitted position of the launch the program started last, from the line it writes
+/// before each launch.
+fn last_launch(output: &str) -> Option<usize> {
+    output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix(driver::LAUNCH_MARK)?.trim().parse().ok())
+        .last()
+}
+
 /// `validate`: emit, build, measure with Nsight Compute, reduce and compare.
 pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliError> {
     {
@@ -288,24 +300,65 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
                 message: format!("failed:\n{message}"),
             });
         }
-        let manifest = built.manifest;
-        if !built.failures.is_empty() {
-            let manifest_path = args.out.join("manifest.json");
-            write(&manifest_path, &to_json(&manifest, &manifest_path)?)?;
-        }
-        let status = if built.failures.is_empty() {
+        let mut manifest = built.manifest;
+        let mut kept = built.kept;
+        let mut status = if built.failures.is_empty() {
             status
         } else {
             Status::Failed
         };
         let report = args.out.join("report");
-        tool(
-            "[3/5] profiling with Nsight Compute (SourceCounters)",
-            Command::new(&ncu)
+        eprintln!("[3/5] profiling with Nsight Compute (SourceCounters)");
+        // A launch that fails at run time ends the program: it is left out and the others are
+        // built and measured again.
+        let mut failed_launches = 0;
+        loop {
+            let output = Command::new(&ncu)
                 .args(["--section", "SourceCounters", "--import-source", "yes", "-f", "-o"])
                 .arg(&report)
-                .arg(&binary),
-        )?;
+                .arg(&binary)
+                .output()
+                .map_err(|e| CliError::Tool {
+                    program: format!("{ncu:?}"),
+                    message: format!("cannot start: {e}"),
+                })?;
+            if output.status.success() {
+                break;
+            }
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let failed = last_launch(&text).and_then(|emitted_at| kept.iter().position(|&k| k == emitted_at));
+            let (Some(position), true) = (failed, failed_launches < MAX_FAILED_LAUNCHES) else {
+                return Err(CliError::Tool {
+                    program: format!("{ncu:?}"),
+                    message: format!("failed ({}):\n{text}", output.status),
+                });
+            };
+            failed_launches += 1;
+            status = Status::Failed;
+            let launch = &manifest.launches[position];
+            let reason = "its launch fails at run time: the program stops there".to_string();
+            eprintln!(
+                "error: `{}` in {} (launch {position}) fails at run time; measuring the others without it",
+                launch.kernel, launch.file
+            );
+            let (program, rest, next) = driver::without_launch(&emitted, &kept, &manifest, position, &reason);
+            (kept, manifest) = (rest, next);
+            measurable(&manifest)?;
+            write(&source, &program)?;
+            tool(
+                "[2/5] building again with nvcc",
+                &mut nvcc(&nvcc_path, &args.arch, &source, &binary),
+            )?;
+            eprintln!("[3/5] profiling again");
+        }
+        if status == Status::Failed {
+            let manifest_path = args.out.join("manifest.json");
+            write(&manifest_path, &to_json(&manifest, &manifest_path)?)?;
+        }
         let export = tool(
             "[4/5] exporting the source page",
             Command::new(&ncu)
@@ -415,5 +468,38 @@ mod tests {
         let emitted = driver::emit(&files, &Default::default());
         assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
         assert!(measurable(&emitted.manifest).is_ok());
+    }
+
+    #[test]
+    fn a_launch_failing_at_run_time_is_left_out_and_the_others_kept() {
+        let files = [SourceFile::new(
+            "k.rs",
+            "#[kernel]\npub unsafe fn a(x: *mut f32) {\n    *x.add(thread::index_1d() as usize) = 1.0;\n}\n\
+             #[kernel]\npub unsafe fn b(x: *mut f32) {\n    *x.add(thread::index_1d() as usize) = 2.0;\n}\n\
+             #[kernel]\npub unsafe fn c(x: *mut f32) {\n    *x.add(thread::index_1d() as usize) = 3.0;\n}\n",
+        )];
+        let emitted = driver::emit(&files, &Default::default());
+        assert_eq!(emitted.manifest.launches.len(), 3);
+        assert!(emitted
+            .program
+            .contains("fprintf(stderr, \"kernel-lint launch 1\\n\");"));
+        // What Nsight Compute passes on of the program's output when launch 1 fails.
+        let output = "==PROF== Connected\nkernel-lint launch 0\n==PROF== Profiling \"a\" - 0: 100%\n\
+                      kernel-lint launch 1\nCUDA error an illegal memory access was encountered\n";
+        assert_eq!(last_launch(output), Some(1));
+        assert_eq!(last_launch("==PROF== Connected\n"), None);
+        let kept = vec![0, 1, 2];
+        let (program, rest, manifest) = driver::without_launch(&emitted, &kept, &emitted.manifest, 1, "fails");
+        assert_eq!(rest, vec![0, 2]);
+        let names: Vec<(usize, &str)> = manifest.launches.iter().map(|l| (l.index, l.kernel.as_str())).collect();
+        assert_eq!(names, vec![(0, "a"), (1, "c")]);
+        assert_eq!(
+            manifest
+                .not_lowered
+                .last()
+                .map(|n| (n.kernel.as_str(), n.reason.as_str())),
+            Some(("b", "fails"))
+        );
+        assert!(program.contains("kernel-lint launch 2") && !program.contains("kernel-lint launch 1\\n"));
     }
 }

@@ -366,6 +366,51 @@ pub struct Surviving {
     pub failures: Vec<BuildFailure>,
     /// Why even the program of the surviving launches does not build, if it does not.
     pub error: Option<String>,
+    /// The positions, among the emitted launches, of those kept.
+    pub kept: Vec<usize>,
+}
+
+/// What a program writes to its standard error before each launch, followed by the launch's
+/// position among the emitted ones.
+pub const LAUNCH_MARK: &str = "kernel-lint launch ";
+
+/// The program and manifest without the launch at `position` of `manifest` (a launch that
+/// failed at run time), listed as not measured with `reason`; and the emitted positions kept.
+pub fn without_launch(
+    emitted: &Emitted,
+    kept: &[usize],
+    manifest: &Manifest,
+    position: usize,
+    reason: &str,
+) -> (String, Vec<usize>, Manifest) {
+    let rest: Vec<usize> = kept
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != position)
+        .map(|(_, &k)| k)
+        .collect();
+    let mut next = manifest.clone();
+    if let Some(failed) = manifest.launches.get(position) {
+        next.not_lowered.push(NotLoweredRecord {
+            kernel: failed.kernel.clone(),
+            file: failed.file.clone(),
+            line: failed.line,
+            column: 0,
+            reason: reason.to_string(),
+        });
+    }
+    next.launches = manifest
+        .launches
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != position)
+        .enumerate()
+        .map(|(index, (_, record))| LaunchRecord {
+            index,
+            ..record.clone()
+        })
+        .collect();
+    (emitted.parts.program(&rest), rest, next)
 }
 
 /// Lines of compiler output kept per failing kernel.
@@ -385,6 +430,7 @@ pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Resul
                 manifest: emitted.manifest.clone(),
                 failures: Vec::new(),
                 error: None,
+                kept: all,
             }
         }
         Err(message) => message,
@@ -446,6 +492,7 @@ pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Resul
         manifest,
         failures,
         error,
+        kept: rest,
     }
 }
 
@@ -770,6 +817,10 @@ pub fn launcher(planned: &PlannedLaunch, mode: &LaunchMode) -> String {
         "  // {} at {}:{}, block {:?}, grid {:?}",
         record.kernel, record.file, record.line, record.block, record.grid
     );
+    if matches!(mode, LaunchMode::Once) {
+        // Says which launch runs, so that one failing at run time can be left out.
+        let _ = writeln!(out, "  fprintf(stderr, \"{LAUNCH_MARK}{}\\n\");", record.index);
+    }
     let mut frees = Vec::new();
     let mut args = Vec::new();
     for param in &planned.kernel.params {
