@@ -253,8 +253,8 @@ const MAX_FAILED_LAUNCHES: usize = 8;
 fn last_launch(output: &str) -> Option<usize> {
     output
         .lines()
-        .filter_map(|line| line.trim().strip_prefix(driver::LAUNCH_MARK)?.trim().parse().ok())
-        .last()
+        .rev()
+        .find_map(|line| line.trim().strip_prefix(driver::LAUNCH_MARK)?.trim().parse().ok())
 }
 
 /// `validate`: emit, build, measure with Nsight Compute, reduce and compare.
