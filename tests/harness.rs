@@ -215,7 +215,11 @@ fn emit_some_and_compare(paths: &str, measurements: &str) -> (serde_json::Value,
         "1.0",
     ]);
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "{text}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     (manifest, text)
 }
 
@@ -224,12 +228,18 @@ fn multi_crate_and_host_launched_fixtures_match_the_recorded_h100_measurements()
     // The three-crate workspace: helpers, types and constants of other crates.
     let (manifest, text) = emit_some_and_compare("fixtures/workspace", "harness/measurements/h100-workspace.csv");
     assert_eq!(manifest["launches"].as_array().unwrap().len(), 6);
-    assert!(text.contains("\n10 of 10 measured accesses exact, 0 within 10%, 0 wrong;"), "{text}");
+    assert!(
+        text.contains("\n10 of 10 measured accesses exact, 0 within 10%, 0 wrong;"),
+        "{text}"
+    );
     // Launches read from the host crates: the GEMM under (1, 16) and (16, 16) blocks with the
     // host's sizes, cudarc and cuda-oxide launch configurations.
     let (manifest, text) = emit_some_and_compare("fixtures/launch", "harness/measurements/h100-launch.csv");
     assert_eq!(manifest["launches"].as_array().unwrap().len(), 7);
-    assert!(text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"), "{text}");
+    assert!(
+        text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"),
+        "{text}"
+    );
     let gemm: Vec<&serde_json::Value> = manifest["launches"]
         .as_array()
         .unwrap()
@@ -241,7 +251,10 @@ fn multi_crate_and_host_launched_fixtures_match_the_recorded_h100_measurements()
     assert_eq!(gemm[1]["block"], serde_json::json!([16, 16, 1]));
     // The dialects the harness lowers: core::arch::nvptx, nvptx_builtins, cuda-oxide.
     let (_, text) = emit_some_and_compare("fixtures/dialects", "harness/measurements/h100-dialects.csv");
-    assert!(text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"), "{text}");
+    assert!(
+        text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"),
+        "{text}"
+    );
 }
 
 #[test]

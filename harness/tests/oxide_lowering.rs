@@ -4,8 +4,9 @@
 
 use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
-use std::path::Path;
-use std::process::Command;
+
+mod support;
+use support::check_with_gxx;
 
 const KERNELS: &str = include_str!("data/cuda_oxide_kernels.rs");
 
@@ -299,29 +300,5 @@ pub fn squares(mut out: DisjointSlice<f32>) {
 
 #[test]
 fn the_lowered_program_compiles() {
-    let program = emitted().program;
-    let mut host = String::new();
-    let mut rest = program.as_str();
-    while let Some(start) = rest.find("<<<") {
-        host.push_str(&rest[..start]);
-        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
-        rest = &rest[end..];
-    }
-    host.push_str(rest);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oxide-lowering");
-    std::fs::create_dir_all(&dir).expect("directory");
-    let file = dir.join("program.cpp");
-    std::fs::write(&file, host).expect("written");
-    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support");
-    let output = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
-        .arg(support)
-        .arg(&file)
-        .output()
-        .expect("g++ runs");
-    assert!(
-        output.status.success(),
-        "g++ rejects the program:\n{}\n{program}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    check_with_gxx(&emitted().program);
 }
