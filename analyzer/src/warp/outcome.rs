@@ -84,7 +84,7 @@ impl<'a> Setup<'a> {
         let mut alignment: Vec<(String, i64)> = Vec::new();
         let mut lane_cycles = false;
         for (monomial, coefficient) in address.terms() {
-            let term = Poly::default().add(&address.filter_terms(|m| m == monomial));
+            let term = address.filter_terms(|m| m == monomial);
             if is_lane(monomial) {
                 lane_cycles |= cycles(monomial);
                 evaluated = evaluated.add(&term);
