@@ -129,6 +129,9 @@ pub struct ValidateArgs {
     /// Fail (exit 1) when fewer measured accesses than this fraction are exact.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.9)]
     pub min_exact: f64,
+    /// Leave out a launch that runs this many seconds under Nsight Compute without finishing.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub launch_timeout: u64,
 }
 
 /// Arguments of `check` and `accesses`: what to analyze and how to print it.

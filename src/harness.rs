@@ -8,8 +8,11 @@ use crate::exit::Status;
 use crate::output::print;
 use kernel_lint_analyzer::{ModuleSource, SourceFile};
 use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Runs a `harness` subcommand.
 pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> Result<Status, CliError> {
@@ -245,6 +248,86 @@ fn nvcc(nvcc: &Path, arch: &str, source: &Path, binary: &Path) -> Command {
     c
 }
 
+/// How a profiling run ended.
+enum Profiled {
+    /// The profiler exited, with its output.
+    Finished {
+        success: bool,
+        status: String,
+        output: String,
+    },
+    /// No launch finished within the time given: the profiler was stopped.
+    Stalled { output: String },
+}
+
+/// Runs the profiler, stopping it when the program starts no new launch for `stall`; its
+/// output (with the program's launch marks) is kept either way.
+fn profile(command: &mut Command, stall: Duration) -> std::io::Result<Profiled> {
+    // Its own process group, so that stopping it stops the program it profiles too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let lines = Arc::new(Mutex::new((String::new(), Instant::now())));
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|stream| {
+        let lines = Arc::clone(&lines);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if let Ok(mut shared) = lines.lock() {
+                    if line.contains(driver::LAUNCH_MARK) {
+                        shared.1 = Instant::now();
+                    }
+                    shared.0.push_str(&line);
+                    shared.0.push('\n');
+                }
+            }
+        })
+    })
+    .collect();
+    let ended = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        let since = lines.lock().map_or(Duration::ZERO, |shared| shared.1.elapsed());
+        if since > stall {
+            #[cfg(unix)]
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // After a stop, a stream may stay open in a process outside the group: not waited for.
+    if ended.is_some() {
+        for reader in readers {
+            let _ = reader.join();
+        }
+    }
+    let output = lines.lock().map(|shared| shared.0.clone()).unwrap_or_default();
+    Ok(match ended {
+        Some(status) => Profiled::Finished {
+            success: status.success(),
+            status: status.to_string(),
+            output,
+        },
+        None => Profiled::Stalled { output },
+    })
+}
+
 /// Launches left out for failing at run time before `validate` gives up.
 const MAX_FAILED_LAUNCHES: usize = 8;
 
@@ -309,40 +392,44 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
         };
         let report = args.out.join("report");
         eprintln!("[3/5] profiling with Nsight Compute (SourceCounters)");
-        // A launch that fails at run time ends the program: it is left out and the others are
-        // built and measured again.
+        // A launch that fails at run time ends the program, one that never finishes stalls it:
+        // it is left out and the others are built and measured again.
         let mut failed_launches = 0;
         loop {
-            let output = Command::new(&ncu)
+            let mut command = Command::new(&ncu);
+            command
                 .args(["--section", "SourceCounters", "--import-source", "yes", "-f", "-o"])
                 .arg(&report)
-                .arg(&binary)
-                .output()
-                .map_err(|e| CliError::Tool {
+                .arg(&binary);
+            let profiled =
+                profile(&mut command, Duration::from_secs(args.launch_timeout)).map_err(|e| CliError::Tool {
                     program: format!("{ncu:?}"),
                     message: format!("cannot start: {e}"),
                 })?;
-            if output.status.success() {
-                break;
-            }
-            let text = format!(
-                "{}{}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            );
+            let (text, ended, stalled) = match profiled {
+                Profiled::Finished { success: true, .. } => break,
+                Profiled::Finished { output, status, .. } => (output, status, false),
+                Profiled::Stalled { output } => {
+                    (output, format!("no launch finished in {} s", args.launch_timeout), true)
+                }
+            };
             let failed = last_launch(&text).and_then(|emitted_at| kept.iter().position(|&k| k == emitted_at));
             let (Some(position), true) = (failed, failed_launches < MAX_FAILED_LAUNCHES) else {
                 return Err(CliError::Tool {
                     program: format!("{ncu:?}"),
-                    message: format!("failed ({}):\n{text}", output.status),
+                    message: format!("failed ({ended}):\n{text}"),
                 });
             };
             failed_launches += 1;
             status = Status::Failed;
             let launch = &manifest.launches[position];
-            let reason = "its launch fails at run time: the program stops there".to_string();
+            let reason = if stalled {
+                format!("its launch runs past {} s under Nsight Compute", args.launch_timeout)
+            } else {
+                "its launch fails at run time: the program stops there".to_string()
+            };
             eprintln!(
-                "error: `{}` in {} (launch {position}) fails at run time; measuring the others without it",
+                "error: `{}` in {} (launch {position}): {reason}; measuring the others without it",
                 launch.kernel, launch.file
             );
             let (program, rest, next) = driver::without_launch(&emitted, &kept, &manifest, position, &reason);
@@ -468,6 +555,29 @@ mod tests {
         let emitted = driver::emit(&files, &Default::default());
         assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
         assert!(measurable(&emitted.manifest).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_program_that_stalls_is_stopped_with_its_output_kept() {
+        let mut stalls = Command::new("sh");
+        stalls.args([
+            "-c",
+            "echo 'kernel-lint launch 0'; echo 'kernel-lint launch 1' >&2; sleep 30",
+        ]);
+        match profile(&mut stalls, Duration::from_millis(500)).expect("sh runs") {
+            Profiled::Stalled { output } => assert_eq!(last_launch(&output), Some(1), "{output}"),
+            Profiled::Finished { .. } => panic!("the program should have been stopped"),
+        }
+        let mut fails = Command::new("sh");
+        fails.args(["-c", "echo 'kernel-lint launch 2'; exit 3"]);
+        match profile(&mut fails, Duration::from_secs(60)).expect("sh runs") {
+            Profiled::Finished { success, output, .. } => {
+                assert!(!success);
+                assert_eq!(last_launch(&output), Some(2));
+            }
+            Profiled::Stalled { .. } => panic!("the program ended by itself"),
+        }
     }
 
     #[test]
