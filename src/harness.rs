@@ -563,7 +563,8 @@ mod tests {
         let mut stalls = Command::new("sh");
         stalls.args([
             "-c",
-            "echo 'kernel-lint launch 0'; echo 'kernel-lint launch 1' >&2; sleep 30",
+            // The marks go to the program's standard error, as the driver writes them.
+            "echo '==PROF== Connected'; echo 'kernel-lint launch 0' >&2; echo 'kernel-lint launch 1' >&2; sleep 30",
         ]);
         match profile(&mut stalls, Duration::from_millis(500)).expect("sh runs") {
             Profiled::Stalled { output } => assert_eq!(last_launch(&output), Some(1), "{output}"),
