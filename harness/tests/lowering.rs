@@ -22,6 +22,25 @@ fn lowered(text: &str) -> String {
     emitted.program
 }
 
+/// Emits crate `gpu` holding `kernels` (the reported file, `kernel`) and a sibling module
+/// `name` written `text`.
+fn emit_with_module(kernel: &str, name: &str, text: &str) -> driver::Emitted {
+    let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
+        source: SourceFile::new(path, text),
+        module: module.iter().map(|m| m.to_string()).collect(),
+    };
+    let sources = Sources {
+        inputs: vec![
+            file("src/kernels.rs", kernel, &["gpu", "kernels"]),
+            file(&format!("src/{name}.rs"), text, &["gpu", name]),
+            file("src/lib.rs", &format!("pub mod kernels;\npub mod {name};\n"), &["gpu"]),
+        ],
+        reported: 1,
+        uses: Vec::new(),
+    };
+    driver::emit_sources(&sources, &LaunchPlan::default())
+}
+
 #[test]
 fn struct_references_and_references_to_elements_read_through_arrows() {
     let program = lowered(
@@ -442,25 +461,7 @@ pub const WEIGHTS: [Real; 3] = [0.25, 0.5, 0.25];
 pub fn scale(x: Real) -> Real { x * WEIGHTS[1] }
 pub fn odd_one(i: usize) -> Real { let f = |x: usize| x as f32; f(i) }
 "#;
-    let sources = Sources {
-        inputs: vec![
-            ModuleSource {
-                source: SourceFile::new("src/kernels.rs", kernel),
-                module: vec!["gpu".into(), "kernels".into()],
-            },
-            ModuleSource {
-                source: SourceFile::new("src/tables.rs", tables),
-                module: vec!["gpu".into(), "tables".into()],
-            },
-            ModuleSource {
-                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod tables;\n"),
-                module: vec!["gpu".into()],
-            },
-        ],
-        reported: 1,
-        uses: Vec::new(),
-    };
-    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let emitted = emit_with_module(kernel, "tables", tables);
     let program = &emitted.program;
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
     assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
@@ -871,25 +872,7 @@ pub struct Scene<'a> {
     pub scale: f32,
 }
 "#;
-    let sources = Sources {
-        inputs: vec![
-            ModuleSource {
-                source: SourceFile::new("src/kernels.rs", kernel),
-                module: vec!["gpu".into(), "kernels".into()],
-            },
-            ModuleSource {
-                source: SourceFile::new("src/scene.rs", scene),
-                module: vec!["gpu".into(), "scene".into()],
-            },
-            ModuleSource {
-                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod scene;\n"),
-                module: vec!["gpu".into()],
-            },
-        ],
-        reported: 1,
-        uses: Vec::new(),
-    };
-    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let emitted = emit_with_module(kernel, "scene", scene);
     let program = &emitted.program;
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
     assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
@@ -921,25 +904,7 @@ pub struct Ball { pub r: f32 }
 pub enum Kind { Ball(Ball), Empty }
 pub struct Shape { pub kind: Kind, pub id: u32 }
 "#;
-    let sources = Sources {
-        inputs: vec![
-            ModuleSource {
-                source: SourceFile::new("src/kernels.rs", kernel),
-                module: vec!["gpu".into(), "kernels".into()],
-            },
-            ModuleSource {
-                source: SourceFile::new("src/shape.rs", shape),
-                module: vec!["gpu".into(), "shape".into()],
-            },
-            ModuleSource {
-                source: SourceFile::new("src/lib.rs", "pub mod kernels;\npub mod shape;\n"),
-                module: vec!["gpu".into()],
-            },
-        ],
-        reported: 1,
-        uses: Vec::new(),
-    };
-    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    let emitted = emit_with_module(kernel, "shape", shape);
     let reasons: Vec<String> = emitted.manifest.not_lowered.iter().map(|n| format!("{n:?}")).collect();
     assert_eq!(reasons.len(), 1, "{reasons:?}");
     assert!(
