@@ -191,10 +191,7 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
                 access.upper_bound,
             ));
         }
-        let rows: Vec<&MeasuredRow> = measured
-            .iter()
-            .filter(|m| m.launch == launch.index && m.space == "global" && same_file(&m.file, &launch.file))
-            .collect();
+        let rows = rows_of_launch(measured, launch.index, &launch.file);
         let mut keys: Vec<(usize, String)> = predicted.keys().cloned().collect();
         for m in &rows {
             let key = (m.line, m.op.clone());
@@ -246,9 +243,73 @@ pub fn compare(manifest: &Manifest, measured: &[MeasuredRow]) -> Comparison {
     Comparison { lines }
 }
 
+/// The measured global rows of one launch in its kernel's file. The profiler names a launch's
+/// file by its base name when several compiled files share one (every `src/lib.rs` of a
+/// workspace becomes the first of them), so when no row carries the kernel's path, the rows
+/// whose file has the same base name are the launch's.
+fn rows_of_launch<'a>(measured: &'a [MeasuredRow], launch: usize, file: &str) -> Vec<&'a MeasuredRow> {
+    let of_launch = || measured.iter().filter(move |m| m.launch == launch && m.space == "global");
+    let by_path: Vec<&MeasuredRow> = of_launch().filter(|m| same_file(&m.file, file)).collect();
+    if !by_path.is_empty() {
+        return by_path;
+    }
+    of_launch().filter(|m| base_name(&m.file) == base_name(file)).collect()
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
 /// Paths as the compiler recorded them may be relative or absolute.
 fn same_file(measured: &str, given: &str) -> bool {
     let (a, b) = (measured.replace('\\', "/"), given.replace('\\', "/"));
     let b = b.trim_start_matches("./");
     a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(launch: usize, file: &str, line: usize) -> MeasuredRow {
+        MeasuredRow {
+            launch,
+            kernel: "vec_add".into(),
+            file: file.into(),
+            line,
+            space: "global".into(),
+            op: "load".into(),
+            access_bytes: 4,
+            instructions: 1,
+            requests: 10,
+            sectors: 40,
+            ideal_sectors: 40,
+            source: String::new(),
+        }
+    }
+
+    #[test]
+    fn rows_are_found_by_path_first() {
+        let measured = [
+            row(0, "/w/vec_add/gpu_code/src/lib.rs", 21),
+            row(0, "/w/vec_add/gpu_code/src/helpers.rs", 5),
+            row(1, "/w/vec_add/gpu_code/src/lib.rs", 22),
+        ];
+        let rows = rows_of_launch(&measured, 0, "vec_add/gpu_code/src/lib.rs");
+        assert_eq!(rows.iter().map(|r| r.line).collect::<Vec<_>>(), [21]);
+    }
+
+    #[test]
+    fn a_file_named_by_a_namesake_is_matched_by_its_base_name() {
+        // Two crates' `gpu_code/src/lib.rs` compiled together: the profiler names both by the
+        // first.
+        let measured = [
+            row(4, "/w/iterated_random_access/gpu_code/src/lib.rs", 21),
+            row(4, "/w/iterated_random_access/gpu_code/src/main.rs", 3),
+            row(5, "/w/iterated_random_access/gpu_code/src/lib.rs", 22),
+        ];
+        let rows = rows_of_launch(&measured, 4, "vec_add/gpu_code/src/lib.rs");
+        assert_eq!(rows.iter().map(|r| r.line).collect::<Vec<_>>(), [21]);
+        assert!(rows_of_launch(&measured, 4, "vec_add/gpu_code/src/kernels.rs").is_empty());
+    }
 }
