@@ -645,10 +645,10 @@ fn plan_launch(
             column: access.span.column,
             array: access.array.clone(),
             op: access.op.as_str().to_string(),
-            space: if access.space == MemorySpace::Global {
-                "global"
-            } else {
-                "shared"
+            space: match access.space {
+                MemorySpace::Global => "global",
+                MemorySpace::Shared => "shared",
+                MemorySpace::Constant => "constant",
             }
             .to_string(),
             elem_bytes: access.width,
