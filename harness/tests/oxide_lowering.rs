@@ -246,10 +246,6 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
                 "`FLAGS` names a constant or static whose definition is not lowered".to_string()
             ),
             (
-                "dynamic".to_string(),
-                "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass".to_string()
-            ),
-            (
                 "runtime_rows".to_string(),
                 "`DisjointSlice` over the index space `Runtime2DIndex` is not lowered".to_string()
             ),
