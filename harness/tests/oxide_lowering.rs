@@ -251,7 +251,7 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
             ),
         ]
     );
-    assert!(!emitted.program.contains("void dynamic("));
+    assert!(emitted.program.contains("auto smem = kl::dyn_shared<float, 16>(0ull);"));
 }
 
 #[test]
