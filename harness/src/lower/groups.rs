@@ -44,6 +44,18 @@ const GROUP_METHODS: &[&str] = &[
     "match_any_i64",
     "match_all",
     "match_all_i64",
+    // `barrier::ManagedBarrier`, a handle of a shared-memory barrier.
+    "init",
+    "init_by",
+    "as_ptr",
+    "arrive",
+    "arrive_expect_tx",
+    "wait",
+    "try_wait",
+    "test_wait",
+    "try_wait_parity",
+    "inval",
+    "inval_by",
 ];
 
 /// The combiners of `cooperative_groups::ops`.
@@ -57,6 +69,33 @@ fn reduce_op(name: &str) -> Option<&'static str> {
         "BitXor" => "kl::cg_bit_xor",
         _ => return None,
     })
+}
+
+/// `let bar = unsafe { bar.init(32) };`: a state change of the barrier handle the new name
+/// shadows (its C name is the one before `name`).
+fn shadowed_transition(name: &str, value: &Expr, scope: &Scope) -> bool {
+    let value = match value {
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => inner,
+            _ => return false,
+        },
+        other => other,
+    };
+    let Expr::MethodCall(m) = value else { return false };
+    let Expr::Path(p) = &*m.receiver else { return false };
+    let Some(rust) = p.path.get_ident().map(|i| super::ident(&i.to_string())) else {
+        return false;
+    };
+    let previous = match name
+        .strip_prefix(&format!("{rust}_"))
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(1) => rust,
+        Some(n) => format!("{rust}_{}", n - 1),
+        None => return false,
+    };
+    matches!(m.method.to_string().as_str(), "init" | "init_by" | "inval" | "inval_by")
+        && scope.oxide.groups.contains(&previous)
 }
 
 impl Context<'_> {
@@ -88,6 +127,9 @@ impl Context<'_> {
     /// `ThreadBlock`, `WarpTile<16>` and the other group handles as their C++ values.
     pub(super) fn group_type(&self, ty: &syn::TypePath) -> Lowered<Option<String>> {
         let name = last_segment(&ty.path);
+        if self.oxide.enabled && self.is_barrier_type(&ty.path) {
+            return Ok(Some(super::async_copy::BARRIER_TYPE.to_string()));
+        }
         let Some(c) = group_type_name(&name) else {
             return Ok(None);
         };
@@ -113,26 +155,34 @@ impl Context<'_> {
             Expr::Paren(p) => self.is_group(&p.expr, scope),
             Expr::Reference(r) => self.is_group(&r.expr, scope),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.is_group(&u.expr, scope),
+            Expr::Unsafe(u) => {
+                matches!(u.block.stmts.as_slice(), [syn::Stmt::Expr(inner, None)] if self.is_group(inner, scope))
+            }
             Expr::Call(c) => match &*c.func {
-                Expr::Path(p) => matches!(
-                    self.library_item(&p.path).as_deref(),
-                    Some(
+                Expr::Path(p) => self.library_item(&p.path).is_some_and(|item| {
+                    matches!(
+                        item.as_str(),
                         "cooperative_groups::this_thread_block"
                             | "cooperative_groups::this_grid"
                             | "cooperative_groups::this_cluster"
                             | "cooperative_groups::coalesced_threads"
-                    )
-                ),
+                    ) || super::async_copy::is_barrier_handle(&item)
+                }),
                 _ => false,
             },
-            Expr::MethodCall(m) => m.method == "tiled_partition" && self.is_group(&m.receiver, scope),
+            Expr::MethodCall(m) => {
+                matches!(
+                    m.method.to_string().as_str(),
+                    "tiled_partition" | "init" | "init_by" | "inval" | "inval_by"
+                ) && self.is_group(&m.receiver, scope)
+            }
             _ => false,
         }
     }
 
     /// Records that the C name `name` holds a group handle, when `value` makes one.
     pub(super) fn group_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
-        if self.oxide.enabled && self.is_group(value, scope) {
+        if self.oxide.enabled && (self.is_group(value, scope) || shadowed_transition(name, value, scope)) {
             scope.references.remove(name);
             scope.oxide.groups.insert(name.to_string());
         }
@@ -166,6 +216,10 @@ impl Context<'_> {
             "cooperative_groups::this_cluster" => "kl::cg_cluster{}".to_string(),
             "cooperative_groups::coalesced_threads" => "kl::cg_coalesced_threads()".to_string(),
             "grid::sync" => "kl::cg_grid_sync()".to_string(),
+            item if super::async_copy::is_barrier_handle(item) => match args(scope)?.as_slice() {
+                [pointer] => format!("kl::managed_barrier{{{pointer}}}"),
+                _ => return self.fail(c, "`ManagedBarrier::from_static` takes the barrier's pointer"),
+            },
             "cooperative_groups::warp_reduce"
             | "cooperative_groups::warp_scan"
             | "cooperative_groups::block_reduce"
@@ -208,7 +262,8 @@ impl Context<'_> {
         Ok(Some(text))
     }
 
-    /// `tile.ballot(p)`, `block.tiled_partition::<16>()` and the other methods of a group.
+    /// `tile.ballot(p)`, `block.tiled_partition::<16>()` and the other methods of a group or
+    /// of a barrier handle.
     pub(super) fn group_method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
         if !self.oxide.enabled || !self.is_group(&m.receiver, scope) {
             return Ok(None);

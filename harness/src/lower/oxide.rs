@@ -113,7 +113,7 @@ fn constant_memory(ty: &Type) -> Option<&Type> {
 
 /// The qualifier of a static of cuda-oxide's memory types.
 pub(super) fn static_qualifier(ty: &Type) -> Option<&'static str> {
-    if is_shared_array(ty) {
+    if is_shared_array(ty) || super::async_copy::is_barrier_static(ty) {
         Some("__shared__")
     } else {
         constant_memory(ty).map(|_| "__constant__")
@@ -644,6 +644,9 @@ impl Context<'_> {
         }
         if let Some(group) = self.group_call(c, scope)? {
             return Ok(Some(group));
+        }
+        if let Some(intrinsic) = self.async_call(c, scope)? {
+            return Ok(Some(intrinsic));
         }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some(register) = special_register(&name) {
