@@ -246,16 +246,12 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
                 "`FLAGS` names a constant or static whose definition is not lowered".to_string()
             ),
             (
-                "dynamic".to_string(),
-                "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass".to_string()
-            ),
-            (
                 "runtime_rows".to_string(),
                 "`DisjointSlice` over the index space `Runtime2DIndex` is not lowered".to_string()
             ),
         ]
     );
-    assert!(!emitted.program.contains("void dynamic("));
+    assert!(emitted.program.contains("auto smem = kl::dyn_shared<float, 16>(0ull);"));
 }
 
 #[test]
