@@ -298,3 +298,28 @@ pub fn squares(mut out: DisjointSlice<f32>) {
 fn the_lowered_program_compiles() {
     check_with_gxx(&emitted().program);
 }
+
+#[test]
+fn a_pointer_bound_in_an_unsafe_block_is_written_through() {
+    // Shape of cuda-oxide's `cp_async_zfill` example (NVlabs/cuda-oxide @ a105afd5).
+    let source = r#"
+use cuda_device::{kernel, thread, DisjointSlice, SharedArray};
+
+#[kernel]
+pub fn sentinel(input: &[u32], mut out: DisjointSlice<u32>) {
+    static mut SMEM: SharedArray<u32, 32> = SharedArray::UNINIT;
+    let tid = thread::threadIdx_x() as usize;
+    let slot = unsafe { (core::ptr::addr_of_mut!(SMEM) as *mut u32).add(tid) };
+    unsafe { slot.write(0xDEAD_BEEF) };
+    thread::sync_threads();
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = unsafe { slot.read() } + input[tid];
+    }
+}
+"#;
+    let emitted = driver::emit(&[SourceFile::new("k.rs", source)], &LaunchPlan::default());
+    assert!(not_lowered(&emitted).is_empty(), "{:?}", not_lowered(&emitted));
+    let sentinel = kernel(&emitted.program, "sentinel");
+    assert!(sentinel.contains("(*slot = 3735928559);"), "{sentinel}");
+    check_with_gxx(&emitted.program);
+}

@@ -770,6 +770,14 @@ impl Context<'_> {
         if let Some(atomic) = atomic_cell(value) {
             scope.oxide.atomics.insert(name.to_string(), atomic);
         }
+        // `unsafe { p.add(i) }` binds the pointer the block ends with.
+        let value = match value {
+            Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+                [syn::Stmt::Expr(last, None)] => last,
+                _ => value,
+            },
+            _ => value,
+        };
         let offset = matches!(value, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"));
         if self.oxide.enabled && offset {
             scope.oxide.pointers.insert(name.to_string());
