@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+mod device_copy;
 mod expr;
 mod generics;
 mod items;
@@ -700,6 +701,12 @@ impl<'a> Context<'a> {
                         c_type: c_type.to_string(),
                         fields,
                     });
+                }
+                if let Some(param) = self.device_pointer_param(name, ty)? {
+                    return Ok(param);
+                }
+                if let Some(param) = self.alias_param(name, ty, scope)? {
+                    return Ok(param);
                 }
                 let (fields_scope, fields) = self
                     .layouts

@@ -74,6 +74,9 @@ impl Context<'_> {
                 if let Some(vector) = glam_vector(&name) {
                     return Ok(vector.to_string());
                 }
+                if let Some(c) = self.device_pointer_type(ty)? {
+                    return Ok(c);
+                }
                 if let Some(c) = self.item_type(ty, &p.path)? {
                     return Ok(c);
                 }
