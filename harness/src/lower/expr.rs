@@ -80,6 +80,9 @@ impl Context<'_> {
                         (None, _) => base,
                     }
                 }
+                index if super::nalgebra::indexes_matrix_reference(&i.expr, index, scope) => {
+                    format!("(*{})[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?)
+                }
                 index => format!("{}[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?),
             },
             Expr::Field(f) => {
@@ -151,7 +154,10 @@ impl Context<'_> {
                     None => return self.fail(e, "address"),
                 }
             }
-            Expr::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            Expr::Macro(m) => match self.nalgebra_macro(m, scope)? {
+                Some(c) => c,
+                None => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            },
             other => return self.fail(other, format!("`{}` is not lowered", self.text(other))),
         })
     }
@@ -513,7 +519,10 @@ impl Context<'_> {
             "rem_euclid" | "dot" | "powf_fast" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
-            _ => return self.item_method(m, &receiver, &args, scope),
+            _ => match self.nalgebra_method(m, &receiver, &args, scope) {
+                Some(c) => c,
+                None => return self.item_method(m, &receiver, &args, scope),
+            },
         })
     }
 }

@@ -16,6 +16,7 @@ mod expr;
 mod generics;
 mod items;
 mod macros;
+mod nalgebra;
 mod oxide;
 mod prelude;
 mod stmt;

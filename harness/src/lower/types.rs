@@ -80,6 +80,9 @@ impl Context<'_> {
                 if let Some(c) = self.item_type(ty, &p.path)? {
                     return Ok(c);
                 }
+                if let Some(c) = self.nalgebra_type(ty)? {
+                    return Ok(c);
+                }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }
             _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),
