@@ -519,7 +519,7 @@ impl Context<'_> {
             "rem_euclid" | "dot" | "powf_fast" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
-            _ => match self.nalgebra_method(m, &receiver, &args, scope) {
+            _ => match self.nalgebra_method(m, &receiver, scope)? {
                 Some(c) => c,
                 None => return self.item_method(m, &receiver, &args, scope),
             },

@@ -126,13 +126,12 @@ impl Context<'_> {
         &self,
         m: &syn::ExprMethodCall,
         receiver: &str,
-        args: &[String],
-        scope: &Scope,
-    ) -> Option<String> {
+        scope: &mut Scope,
+    ) -> Lowered<Option<String>> {
         let method = m.method.to_string();
         let method = method.as_str();
         if !METHODS.contains(&method) || self.layouts.index.methods_named(method, self.layouts.module).next().is_some() {
-            return None;
+            return Ok(None);
         }
         let receiver = if is_reference(&m.receiver, scope) {
             format!("(*{receiver})")
@@ -140,8 +139,16 @@ impl Context<'_> {
             receiver.to_string()
         };
         let mut all = vec![receiver];
-        all.extend(args.iter().cloned());
-        Some(format!("kl::na::{method}({})", all.join(", ")))
+        // `a.dot(&b)` reads `b` through the reference: the C++ takes the matrix itself.
+        for arg in &m.args {
+            let arg = match arg {
+                Expr::Reference(r) => &r.expr,
+                other => other,
+            };
+            let text = self.expr(arg, scope)?;
+            all.push(if is_reference(arg, scope) { format!("(*{text})") } else { text });
+        }
+        Ok(Some(format!("kl::na::{method}({})", all.join(", "))))
     }
 }
 
@@ -274,7 +281,11 @@ template <typename M> __device__ M from_element(typename std::remove_reference<d
 template <typename M> __device__ M zeros() { M r; for (unsigned long long i = 0; i < sizeof(M) / sizeof(r[0]); ++i) r[i] = 0; return r; }
 template <typename M> __device__ M identity() {
   M r = zeros<M>(); for (int i = 0; i < M::rows && (unsigned long long)(i * M::rows + i) < sizeof(M) / sizeof(r[0]); ++i) r[i * M::rows + i] = 1; return r; }
-} }
+}
+// `a.dot(&b)` as the prelude's `dot`, which glam's vectors share.
+template <typename T, int R, int C> __device__ T dot(const na::Matrix<T, R, C>& a, const na::Matrix<T, R, C>& b) { return na::dot(a, b); }
+template <typename T, int R, int C> __device__ T dot(const na::Matrix<T, R, C>& a, const na::Matrix<T, R, C>* b) { return na::dot(a, *b); }
+}
 "#
     };
 }
