@@ -15,6 +15,8 @@ struct Wish {
     package: String,
     features: Vec<String>,
     default_features: bool,
+    /// An optional dependency is also a feature of the crate naming it.
+    optional: bool,
 }
 
 /// The enabled features of every crate the workspace found.
@@ -65,7 +67,8 @@ pub fn enabled_features(ws: &Workspace) -> CrateFeatures {
                 Some((dep, dep_feature)) => {
                     let weak = dep.ends_with('?');
                     let dep = dep.trim_end_matches('?');
-                    if !weak {
+                    let optional = wishes(&manifest.table).iter().any(|(key, w)| key == dep && w.optional);
+                    if !weak && optional {
                         pending.push((at, dep.to_string()));
                     }
                     if let Some(to) = dependency(at, dep) {
@@ -111,6 +114,7 @@ fn wishes(table: &Table) -> Vec<(String, Wish)> {
                 .or_else(|| get("default_features"))
                 .and_then(Value::as_bool)
                 .unwrap_or(true);
+            let optional = get("optional").and_then(Value::as_bool).unwrap_or(false);
             let package = get("package").and_then(Value::as_str).unwrap_or(key).to_string();
             out.push((
                 key.clone(),
@@ -118,6 +122,7 @@ fn wishes(table: &Table) -> Vec<(String, Wish)> {
                     package,
                     features,
                     default_features,
+                    optional,
                 },
             ));
         }
