@@ -5,7 +5,9 @@ use crate::config::{Config, Configs, Resolver};
 use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
-use kernel_lint_analyzer::{analyze_configured, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
+use kernel_lint_analyzer::{
+    analyze_configured, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
+};
 use kernel_lint_lints::{check_file, Diagnostic, Level};
 use std::path::PathBuf;
 

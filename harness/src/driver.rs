@@ -7,8 +7,8 @@ use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, Pr
 use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
 use kernel_lint_analyzer::interpret::Access;
-use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::model::kernel::Kernel;
+use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
     CrateUse, FileError, LaunchPlan, MemorySpace, ModulePath, ModuleSource, Program, ResolvedLaunch, SourceFile,
 };

@@ -19,14 +19,21 @@ fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
 }
 
 fn without_line_directives(text: &str) -> String {
-    text.lines().filter(|l| !l.starts_with("#line")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .filter(|l| !l.starts_with("#line"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
 fn matrices_vectors_and_points_keep_nalgebra_layout_and_element_accesses() {
     let text = include_str!("data/nalgebra_kernels.rs");
     let emitted = driver::emit(&[SourceFile::new("k.rs", text)], &LaunchPlan::default());
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     let program = &emitted.program;
     check_with_gxx(program);
     // Column-major storage of the scalar, points as their coordinates.
@@ -50,9 +57,15 @@ fn matrices_vectors_and_points_keep_nalgebra_layout_and_element_accesses() {
         "{products}"
     );
     let momenta = without_line_directives(kernel(program, "momenta"));
-    assert!(momenta.contains("auto shift = kl::na::vector(1.0f, 2.0f, 3.0f);"), "{momenta}");
+    assert!(
+        momenta.contains("auto shift = kl::na::vector(1.0f, 2.0f, 3.0f);"),
+        "{momenta}"
+    );
     assert!(momenta.contains("kl::na::component_mul(v, shift)"), "{momenta}");
-    assert!(momenta.contains("kl::na::transpose(kl::na::transpose(moved))"), "{momenta}");
+    assert!(
+        momenta.contains("kl::na::transpose(kl::na::transpose(moved))"),
+        "{momenta}"
+    );
     // nalgebra panics on an index out of the matrix: the lane stops before any access.
     assert!(program.contains("if (i >= (unsigned long long)rows || j >= (unsigned long long)cols) __trap();"));
 }
@@ -64,7 +77,9 @@ fn mpm_sources(features: &[(&str, &[&str])]) -> Sources {
         source: SourceFile::new(
             path,
             std::fs::read_to_string(
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mpm").join(path),
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/data/mpm")
+                    .join(path),
             )
             .expect("fixture"),
         ),
@@ -95,7 +110,11 @@ fn mpm_sources(features: &[(&str, &[&str])]) -> Sources {
 fn features_choose_the_scalar_the_constants_and_the_statements() {
     let sources = mpm_sources(&[("kernels", &["dim3", "f32"]), ("core3d", &["dim3", "f32", "cuda"])]);
     let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     let program = &emitted.program;
     check_with_gxx(program);
     // `Real` is the `f32` of the enabled feature, though the `f64` alias is written last.
@@ -104,10 +123,19 @@ fn features_choose_the_scalar_the_constants_and_the_statements() {
         "{program}"
     );
     // `DevicePointer<Node>` is a device address of nodes.
-    assert!(program.contains("struct Grid {\n  float cell_width;\n  Node* nodes;\n  unsigned long long capacity;\n};"), "{program}");
-    assert!(program.contains("constexpr unsigned long long CELLS_PER_BLOCK = 64ll;"), "{program}");
+    assert!(
+        program.contains("struct Grid {\n  float cell_width;\n  Node* nodes;\n  unsigned long long capacity;\n};"),
+        "{program}"
+    );
+    assert!(
+        program.contains("constexpr unsigned long long CELLS_PER_BLOCK = 64ll;"),
+        "{program}"
+    );
     let reset = without_line_directives(kernel(program, "reset"));
-    assert!(reset.starts_with("__global__ void reset(Grid grid, float scale)"), "{reset}");
+    assert!(
+        reset.starts_with("__global__ void reset(Grid grid, float scale)"),
+        "{reset}"
+    );
     // Only the `dim3` statement is lowered.
     assert_eq!(reset.matches("auto id = ").count(), 1, "{reset}");
     assert!(

@@ -9,10 +9,10 @@ use syn::{Attribute, Meta, Token};
 
 /// Whether every `#[cfg]` among `attrs` may hold; `features` is `None` when they are unknown.
 pub fn active(attrs: &[Attribute], features: Option<&BTreeSet<String>>) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg"))
-        .all(|a| a.parse_args::<Meta>().map_or(true, |m| eval(&m, features) != Some(false)))
+    attrs.iter().filter(|a| a.path().is_ident("cfg")).all(|a| {
+        a.parse_args::<Meta>()
+            .map_or(true, |m| eval(&m, features) != Some(false))
+    })
 }
 
 /// A predicate's value: `None` when it depends on what is not known.
@@ -67,7 +67,9 @@ mod tests {
 
     fn holds(attr: &str, features: Option<&[&str]>) -> bool {
         let file: syn::File = syn::parse_str(&format!("{attr} fn f() {{}}")).unwrap();
-        let syn::Item::Fn(f) = &file.items[0] else { unreachable!() };
+        let syn::Item::Fn(f) = &file.items[0] else {
+            unreachable!()
+        };
         let set: Option<BTreeSet<String>> = features.map(|f| f.iter().map(|s| s.to_string()).collect());
         active(&f.attrs, set.as_ref())
     }

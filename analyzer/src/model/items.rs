@@ -2,9 +2,9 @@
 //! inherent methods and `use` imports) and the resolution of a path written in one module to
 //! the item it names, across modules and workspace crates.
 
+use super::cfg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use super::cfg;
 use syn::{Expr, Item, Type};
 
 /// Where an item lives: the crate's name, then the modules down to it (`["common", "kernel"]`).
@@ -135,7 +135,10 @@ impl ItemIndex {
                     let Some(self_type) = type_name(&i.self_ty) else {
                         continue;
                     };
-                    let compiled = i.items.iter().filter(|ii| cfg::active(impl_item_attrs(ii), features.as_ref()));
+                    let compiled = i
+                        .items
+                        .iter()
+                        .filter(|ii| cfg::active(impl_item_attrs(ii), features.as_ref()));
                     for impl_item in compiled {
                         match impl_item {
                             syn::ImplItem::Fn(f) => entry.methods.push(Method {

@@ -35,7 +35,10 @@ pub fn enabled_features(ws: &Workspace) -> CrateFeatures {
             .iter()
             .find(|(key, _)| key == key_or_package)
             .map_or(key_or_package.to_string(), |(_, w)| w.package.clone());
-        let used = ws.crates[from].path_dependencies.iter().find(|d| d.package == package)?;
+        let used = ws.crates[from]
+            .path_dependencies
+            .iter()
+            .find(|d| d.package == package)?;
         ws.crates.iter().position(|c| c.manifest_dir == used.manifest_dir)
     };
     // Dependencies named with their features in `[dependencies]` tables.
@@ -86,7 +89,9 @@ pub fn enabled_features(ws: &Workspace) -> CrateFeatures {
             continue;
         }
         for target in &krate.targets {
-            out.entry(target.crate_name.clone()).or_default().extend(features.iter().cloned());
+            out.entry(target.crate_name.clone())
+                .or_default()
+                .extend(features.iter().cloned());
         }
     }
     out

@@ -31,7 +31,9 @@ impl<'a> Context<'a> {
 
     /// A `DevicePointer<T>` parameter field: a pointer to a buffer of `T`.
     pub(super) fn device_pointer_param(&self, name: &str, ty: &Type) -> Lowered<Option<Param>> {
-        let Some(elem) = self.device_pointee(ty) else { return Ok(None) };
+        let Some(elem) = self.device_pointee(ty) else {
+            return Ok(None);
+        };
         Ok(Some(Param::Pointer {
             name: name.to_string(),
             elem: self.c_type(elem)?,
@@ -50,7 +52,10 @@ impl<'a> Context<'a> {
     /// `T` of `DevicePointer<T>`, unless the workspace defines a type of that name itself.
     fn device_pointee<'t>(&self, ty: &'t Type) -> Option<&'t Type> {
         let Type::Path(p) = ty else { return None };
-        let defined = self.layouts.resolve(&p.path).is_some_and(|t| !matches!(t, Target::External(_)));
+        let defined = self
+            .layouts
+            .resolve(&p.path)
+            .is_some_and(|t| !matches!(t, Target::External(_)));
         if defined {
             return None;
         }

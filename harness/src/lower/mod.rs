@@ -758,7 +758,9 @@ impl<'a> Context<'a> {
 fn expression_names(e: &Expr) -> Vec<String> {
     let mut text = e.to_token_stream().to_string();
     // `u64::MAX` is a constant of the primitive type, not one of the file.
-    for primitive in ["u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64"] {
+    for primitive in [
+        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64",
+    ] {
         text = text.replace(&format!("{primitive} :: "), &format!("{primitive}_"));
     }
     let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));

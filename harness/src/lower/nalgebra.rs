@@ -4,9 +4,9 @@
 //! layout and every element read or written is the access the Rust code makes.
 
 use super::{Context, Lowered, Scope};
+use kernel_lint_analyzer::model::items::Target;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
-use kernel_lint_analyzer::model::items::Target;
 use syn::{GenericArgument, PathArguments, Type};
 
 /// A nalgebra type: scalar, rows, columns, and whether it is a point.
@@ -39,7 +39,11 @@ impl Context<'_> {
     /// The C++ type of a nalgebra type, unless the workspace defines a type of that name.
     pub(super) fn nalgebra_type(&self, ty: &Type) -> Lowered<Option<String>> {
         let Type::Path(p) = ty else { return Ok(None) };
-        if self.layouts.resolve(&p.path).is_some_and(|t| !matches!(t, Target::External(_))) {
+        if self
+            .layouts
+            .resolve(&p.path)
+            .is_some_and(|t| !matches!(t, Target::External(_)))
+        {
             return Ok(None);
         }
         let Some(shape) = self.shape(&p.path)? else {
@@ -54,7 +58,9 @@ impl Context<'_> {
     }
 
     fn shape<'t>(&self, path: &'t syn::Path) -> Lowered<Option<Shape<'t>>> {
-        let Some(last) = path.segments.last() else { return Ok(None) };
+        let Some(last) = path.segments.last() else {
+            return Ok(None);
+        };
         let name = last.ident.to_string();
         let PathArguments::AngleBracketed(args) = &last.arguments else {
             return Ok(None);
@@ -130,7 +136,14 @@ impl Context<'_> {
     ) -> Lowered<Option<String>> {
         let method = m.method.to_string();
         let method = method.as_str();
-        if !METHODS.contains(&method) || self.layouts.index.methods_named(method, self.layouts.module).next().is_some() {
+        if !METHODS.contains(&method)
+            || self
+                .layouts
+                .index
+                .methods_named(method, self.layouts.module)
+                .next()
+                .is_some()
+        {
             return Ok(None);
         }
         let receiver = if is_reference(&m.receiver, scope) {
@@ -146,7 +159,11 @@ impl Context<'_> {
                 other => other,
             };
             let text = self.expr(arg, scope)?;
-            all.push(if is_reference(arg, scope) { format!("(*{text})") } else { text });
+            all.push(if is_reference(arg, scope) {
+                format!("(*{text})")
+            } else {
+                text
+            });
         }
         Ok(Some(format!("kl::na::{method}({})", all.join(", "))))
     }
@@ -162,7 +179,10 @@ impl Context<'_> {
             .mac
             .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
             .map_err(|e| (self.span(m), format!("`vector!` arguments: {e}")))?;
-        let lowered = elements.iter().map(|e| self.expr(e, scope)).collect::<Lowered<Vec<_>>>()?;
+        let lowered = elements
+            .iter()
+            .map(|e| self.expr(e, scope))
+            .collect::<Lowered<Vec<_>>>()?;
         Ok(Some(format!("kl::na::vector({})", lowered.join(", "))))
     }
 }
