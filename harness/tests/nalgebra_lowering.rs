@@ -66,6 +66,21 @@ fn matrices_vectors_and_points_keep_nalgebra_layout_and_element_accesses() {
         momenta.contains("kl::na::transpose(kl::na::transpose(moved))"),
         "{momenta}"
     );
+    let constructors = without_line_directives(kernel(program, "constructors"));
+    assert!(
+        constructors.contains(
+            "auto base = (kl::na::identity<kl::na::Matrix<float, 3, 3>>() + (kl::na::zeros<kl::na::Matrix<float, 3, 3>>() * 2.0f));"
+        ),
+        "{constructors}"
+    );
+    assert!(
+        constructors.contains("kl::na::from_element<kl::na::Matrix<float, 3, 3>>(0.5f)"),
+        "{constructors}"
+    );
+    assert!(
+        constructors.contains("(kl::na::point(1.0f, 2.0f, 3.0f) + kl::na::vector(0.5f, 0.5f, 0.5f))"),
+        "{constructors}"
+    );
     // nalgebra panics on an index out of the matrix: the lane stops before any access.
     assert!(program.contains("if (i >= (unsigned long long)rows || j >= (unsigned long long)cols) __trap();"));
 }
@@ -155,4 +170,15 @@ fn without_known_features_every_definition_is_kept_as_before() {
     let program = &emitted.program;
     // The last definitions win: `f64` and the `dim3` constant.
     assert!(program.contains("struct Node {\n  double mass;"), "{program}");
+}
+
+#[test]
+fn a_constructor_without_its_scalar_type_is_refused_with_its_name() {
+    let text = "use nalgebra::Vector3;\n#[no_mangle]\npub unsafe extern \"ptx-kernel\" fn clear(out: *mut Vector3<f32>) {\n    *out = Vector3::zeros();\n}\n";
+    let emitted = driver::emit(&[SourceFile::new("k.rs", text)], &LaunchPlan::default());
+    let reasons: Vec<&str> = emitted.manifest.not_lowered.iter().map(|n| n.reason.as_str()).collect();
+    assert_eq!(
+        reasons,
+        ["`Vector3::zeros` without its scalar type is not lowered: the element size is not known"]
+    );
 }

@@ -371,6 +371,9 @@ impl Context<'_> {
         if let Some(vector) = glam_new(&p.path) {
             return Ok(format!("{vector}{{{}}}", args.join(", ")));
         }
+        if let Some(made) = self.nalgebra_constructor(&p.path, &args)? {
+            return Ok(made);
+        }
         match name.as_str() {
             "from_raw_parts" | "from_raw_parts_mut" if !args.is_empty() => return Ok(args[0].clone()),
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),

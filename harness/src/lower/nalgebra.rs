@@ -127,6 +127,59 @@ impl Context<'_> {
         }
     }
 
+    /// `Vector3::new(x, y, z)`, `Point2::new(x, y)`, and `Matrix3::<f32>::zeros()`-like
+    /// constructors whose type names its scalar.
+    pub(super) fn nalgebra_constructor(&self, path: &syn::Path, args: &[String]) -> Lowered<Option<String>> {
+        let n = path.segments.len();
+        if n < 2 {
+            return Ok(None);
+        }
+        let function = path.segments[n - 1].ident.to_string();
+        let mut type_path = path.clone();
+        type_path.segments = path.segments.iter().take(n - 1).cloned().collect();
+        let Some(ty_segment) = type_path.segments.last() else {
+            return Ok(None);
+        };
+        let name = ty_segment.ident.to_string();
+        let sized = |prefix: &str| name.strip_prefix(prefix).is_some_and(|d| d.parse::<u32>().is_ok());
+        let nalgebra = sized("Vector")
+            || sized("Point")
+            || sized("Matrix")
+            || sized("RowVector")
+            || matches!(name.as_str(), "SVector" | "SMatrix");
+        if !nalgebra
+            || self
+                .layouts
+                .resolve(&type_path)
+                .is_some_and(|t| !matches!(t, Target::External(_)))
+        {
+            return Ok(None);
+        }
+        let ty = Type::Path(syn::TypePath {
+            qself: None,
+            path: type_path.clone(),
+        });
+        let known = self.nalgebra_type(&ty)?;
+        Ok(Some(match (function.as_str(), known) {
+            ("new", Some(c)) => format!("{c}{{{}}}", args.join(", ")),
+            ("new", None) if sized("Vector") => format!("kl::na::vector({})", args.join(", ")),
+            ("new", None) if sized("Point") => format!("kl::na::point({})", args.join(", ")),
+            ("zeros" | "identity", Some(c)) if args.is_empty() => format!("kl::na::{function}<{c}>()"),
+            ("repeat" | "from_element", Some(c)) if args.len() == 1 => {
+                format!("kl::na::from_element<{c}>({})", args[0])
+            }
+            (_, None) => {
+                return self.fail(
+                    path,
+                    format!(
+                        "`{name}::{function}` without its scalar type is not lowered: the element size is not known"
+                    ),
+                )
+            }
+            _ => return self.fail(path, format!("`{name}::{function}` is not lowered")),
+        }))
+    }
+
     /// A method of nalgebra's matrices that the workspace does not define itself.
     pub(super) fn nalgebra_method(
         &self,
@@ -296,6 +349,8 @@ template <typename T, int D> __device__ Matrix<T, D + 1, 1> to_homogeneous(const
 // `vector![a, b, c]`: a column of the first element's type.
 template <typename T, typename... U> __device__ Matrix<T, 1 + sizeof...(U), 1> vector(T first, U... rest) {
   return Matrix<T, 1 + sizeof...(U), 1>{first, (T)rest...}; }
+template <typename T, typename... U> __device__ Point<T, 1 + sizeof...(U)> point(T first, U... rest) {
+  return Point<T, 1 + sizeof...(U)>{{first, (T)rest...}}; }
 template <typename M> __device__ M from_element(typename std::remove_reference<decltype(M{}[0])>::type e) {
   M r; for (unsigned long long i = 0; i < sizeof(M) / sizeof(e); ++i) r[i] = e; return r; }
 template <typename M> __device__ M zeros() { M r; for (unsigned long long i = 0; i < sizeof(M) / sizeof(r[0]); ++i) r[i] = 0; return r; }

@@ -32,3 +32,11 @@ pub unsafe extern "ptx-kernel" fn momenta(cells: *mut Cell, n: u32, dt: f32) {
         cell.at.coords.x = cell.at.coords.x + moved[0] + moved.y;
     }
 }
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn constructors(out: *mut Matrix3<f32>, at: *mut Point3<f32>) {
+    let i = core::arch::nvptx::_thread_idx_x() as usize;
+    let base = Matrix3::<f32>::identity() + Matrix3::<f32>::zeros() * 2.0f32;
+    *out.add(i) = base + Matrix3::<f32>::repeat(0.5f32);
+    *at.add(i) = Point3::new(1.0f32, 2.0f32, 3.0f32) + Vector3::new(0.5f32, 0.5f32, 0.5f32);
+}
