@@ -182,3 +182,11 @@ fn a_constructor_without_its_scalar_type_is_refused_with_its_name() {
         ["`Vector3::zeros` without its scalar type is not lowered: the element size is not known"]
     );
 }
+
+#[test]
+fn the_sum_of_an_iterator_is_not_taken_for_a_matrix_sum() {
+    let text = "#[no_mangle]\npub unsafe extern \"ptx-kernel\" fn total(out: *mut u32, n: u32) {\n    *out = (0..n).map(|i| i * 2).sum();\n}\n";
+    let emitted = driver::emit(&[SourceFile::new("k.rs", text)], &LaunchPlan::default());
+    assert!(!emitted.program.contains("kl::na::sum("), "{}", emitted.program);
+    assert_eq!(emitted.manifest.not_lowered.len(), 1);
+}

@@ -190,6 +190,7 @@ impl Context<'_> {
         let method = m.method.to_string();
         let method = method.as_str();
         if !METHODS.contains(&method)
+            || is_iterator(&m.receiver)
             || self
                 .layouts
                 .index
@@ -237,6 +238,36 @@ impl Context<'_> {
             .map(|e| self.expr(e, scope))
             .collect::<Lowered<Vec<_>>>()?;
         Ok(Some(format!("kl::na::vector({})", lowered.join(", "))))
+    }
+}
+
+/// Whether an expression is a range or an iterator chain: `.sum()` of one is no matrix's.
+fn is_iterator(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => is_iterator(&p.expr),
+        Expr::Range(_) => true,
+        Expr::MethodCall(m) => {
+            matches!(
+                m.method.to_string().as_str(),
+                "iter"
+                    | "iter_mut"
+                    | "into_iter"
+                    | "map"
+                    | "filter"
+                    | "zip"
+                    | "enumerate"
+                    | "rev"
+                    | "step_by"
+                    | "take"
+                    | "skip"
+                    | "chain"
+                    | "copied"
+                    | "cloned"
+                    | "flat_map"
+                    | "filter_map"
+            ) || is_iterator(&m.receiver)
+        }
+        _ => false,
     }
 }
 
