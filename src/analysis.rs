@@ -5,7 +5,9 @@ use crate::config::{Config, Configs, Resolver};
 use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
-use kernel_lint_analyzer::{analyze_program, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
+use kernel_lint_analyzer::{
+    analyze_configured, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
+};
 use kernel_lint_lints::{check_file, Diagnostic, Level};
 use std::path::PathBuf;
 
@@ -49,6 +51,8 @@ pub struct Outcome {
     pub modules: Vec<(String, kernel_lint_analyzer::ModulePath)>,
     /// Which crates each crate uses.
     pub uses: Vec<kernel_lint_analyzer::CrateUse>,
+    /// The features each crate is compiled with.
+    pub features: kernel_lint_analyzer::workspace::CrateFeatures,
 }
 
 impl Outcome {
@@ -178,6 +182,7 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         &configured,
         &configs,
         &candidates.uses,
+        &candidates.features,
     );
     let mut outcome = Outcome {
         entries,
@@ -187,6 +192,7 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         workspace_warnings: candidates.warnings,
         modules,
         uses: candidates.uses,
+        features: candidates.features,
     };
     let checked: Vec<Checked<'_>> = outcome
         .analyzed()
@@ -218,6 +224,7 @@ fn run(
     configured: &[usize],
     configs: &Configs,
     uses: &[kernel_lint_analyzer::CrateUse],
+    features: &kernel_lint_analyzer::workspace::CrateFeatures,
 ) -> (
     Vec<Entry>,
     Vec<SourceFile>,
@@ -247,7 +254,7 @@ fn run(
         .map(|m| (m.source.path.clone(), m.module.clone()))
         .collect();
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
-    let results = analyze_program(program, uses, &plans);
+    let results = analyze_configured(program, uses, features, &plans);
     let mut context = Vec::new();
     for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {

@@ -30,6 +30,8 @@ pub struct Inputs {
     pub warnings: Vec<String>,
     /// Which crates each crate uses, so that their names resolve.
     pub uses: Vec<CrateUse>,
+    /// The features each crate is compiled with, which decide its `#[cfg]`s.
+    pub features: workspace::CrateFeatures,
 }
 
 /// The files under the given paths, through their crates' module trees; the other files of
@@ -79,6 +81,7 @@ fn from_workspace_files(found: Workspace) -> Inputs {
         errors,
         warnings,
         uses: crate_uses(&found),
+        features: workspace::enabled_features(&found),
     }
 }
 

@@ -63,6 +63,7 @@ fn workspace_sources(outcome: &Outcome) -> driver::Sources {
         inputs,
         reported: count,
         uses: outcome.uses.clone(),
+        features: outcome.features.clone(),
     }
 }
 

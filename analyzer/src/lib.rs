@@ -23,7 +23,9 @@ pub use model::kernel::{Dialect, KernelParam, ParamKind, UnanalyzedKernel};
 pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSite, LaunchSpec, ResolvedLaunch};
 pub use model::launch_sites::KernelLaunch;
 pub use model::layout::FieldOf;
-pub use pipeline::{analyze_program, analyze_source, CrateUse, KernelAnalysis, ModuleSource, Program};
+pub use pipeline::{
+    analyze_configured, analyze_program, analyze_source, CrateUse, KernelAnalysis, ModuleSource, Program,
+};
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};
 pub use warp::verdict::{AccessClass, Case, Prediction};

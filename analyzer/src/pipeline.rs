@@ -13,6 +13,7 @@ use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
 use crate::warp::verdict::Prediction;
+use crate::workspace::CrateFeatures;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -80,6 +81,12 @@ impl Program {
     /// Parses every file and indexes the items of those that parse; crates see the crates
     /// `uses` says they use.
     pub fn parse_with(inputs: Vec<ModuleSource>, uses: &[CrateUse]) -> Program {
+        Program::parse_configured(inputs, uses, &CrateFeatures::new())
+    }
+
+    /// Like [`Program::parse_with`], with the features each crate is compiled with deciding
+    /// its `#[cfg]`s.
+    pub fn parse_configured(inputs: Vec<ModuleSource>, uses: &[CrateUse], features: &CrateFeatures) -> Program {
         let mut program = Program {
             files: Vec::with_capacity(inputs.len()),
             parsed: Vec::with_capacity(inputs.len()),
@@ -90,6 +97,9 @@ impl Program {
         };
         for u in uses {
             program.index.add_dependency(&u.from, &u.name, &u.root);
+        }
+        for (krate, enabled) in features {
+            program.index.set_features(krate, enabled.clone());
         }
         for (i, input) in inputs.into_iter().enumerate() {
             let parsed = parse_file(&input.source);
@@ -290,13 +300,23 @@ pub fn analyze_program(
     uses: &[CrateUse],
     plans: &[&LaunchPlan],
 ) -> Vec<Result<FileReport, FileError>> {
+    analyze_configured(inputs, uses, &CrateFeatures::new(), plans)
+}
+
+/// Like [`analyze_program`], with the features each crate is compiled with deciding its `#[cfg]`s.
+pub fn analyze_configured(
+    inputs: Vec<ModuleSource>,
+    uses: &[CrateUse],
+    features: &CrateFeatures,
+    plans: &[&LaunchPlan],
+) -> Vec<Result<FileReport, FileError>> {
     let paths: Vec<String> = inputs.iter().map(|i| i.source.path.clone()).collect();
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("kernel-lint-analysis".into())
             .stack_size(ANALYSIS_STACK_BYTES)
             .spawn_scoped(scope, move || {
-                let program = Program::parse_with(inputs, uses);
+                let program = Program::parse_configured(inputs, uses, features);
                 let default = LaunchPlan::default();
                 (0..program.files.len())
                     .map(|i| {

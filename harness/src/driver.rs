@@ -8,6 +8,7 @@ use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
 use kernel_lint_analyzer::interpret::Access;
 use kernel_lint_analyzer::model::kernel::Kernel;
+use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
     CrateUse, FileError, LaunchPlan, MemorySpace, ModulePath, ModuleSource, Program, ResolvedLaunch, SourceFile,
 };
@@ -62,6 +63,8 @@ pub struct Sources {
     pub reported: usize,
     /// Which crates each crate uses, so that names resolve across crates.
     pub uses: Vec<CrateUse>,
+    /// The features each crate is compiled with, which decide its `#[cfg]`s.
+    pub features: CrateFeatures,
 }
 
 impl Sources {
@@ -71,6 +74,7 @@ impl Sources {
             inputs: files.iter().cloned().map(ModuleSource::standalone).collect(),
             reported: files.len(),
             uses: Vec::new(),
+            features: CrateFeatures::new(),
         }
     }
 }
@@ -106,7 +110,7 @@ impl LoweredSet {
     /// the reported ones with every item they need wherever it is defined.
     pub fn from_sources(sources: &Sources, plan: &LaunchPlan) -> LoweredSet {
         let modules: Vec<ModulePath> = sources.inputs.iter().map(|i| i.module.clone()).collect();
-        let program = Program::parse_with(sources.inputs.clone(), &sources.uses);
+        let program = Program::parse_configured(sources.inputs.clone(), &sources.uses, &sources.features);
         let files = program.files();
         let workspace = Workspace {
             files,

@@ -37,6 +37,7 @@ fn emit_with_module(kernel: &str, name: &str, text: &str) -> driver::Emitted {
         ],
         reported: 1,
         uses: Vec::new(),
+        features: Default::default(),
     };
     driver::emit_sources(&sources, &LaunchPlan::default())
 }
@@ -372,6 +373,7 @@ fn workspace(root: &str, files: &[(&str, &[&str])], reported: usize, uses: &[(&s
                 root: root.to_string(),
             })
             .collect(),
+        features: Default::default(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! inherent methods and `use` imports) and the resolution of a path written in one module to
 //! the item it names, across modules and workspace crates.
 
+use super::cfg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use syn::{Expr, Item, Type};
@@ -76,6 +77,8 @@ struct ModuleItems {
     uses: BTreeMap<String, Vec<String>>,
     /// `use a::b::*;`: `a::b`, as written.
     globs: Vec<Vec<String>>,
+    /// `extern crate a as b;` of a crate root: `b` -> `a`, a name of the whole crate.
+    extern_crates: BTreeMap<String, String>,
 }
 
 /// Every analyzed module's items, and the crates they belong to.
@@ -87,6 +90,8 @@ pub struct ItemIndex {
     dependencies: BTreeMap<String, BTreeMap<String, String>>,
     /// Paths already resolved, by the module they are written in.
     resolved: RefCell<ResolvedPaths>,
+    /// The enabled features of each crate whose manifest was read: `#[cfg]` is decided by them.
+    features: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl ItemIndex {
@@ -99,8 +104,10 @@ impl ItemIndex {
 
     fn add_items(&mut self, module: ModulePath, file: usize, items: &[Item]) {
         let mut inline = Vec::new();
+        let features = module.first().and_then(|c| self.features.get(c)).cloned();
         let entry = self.modules.entry(module.clone()).or_default();
-        for item in items {
+        // Of two definitions under exclusive `#[cfg]`s only the one compiled is indexed.
+        for item in items.iter().filter(|i| cfg::active(item_attrs(i), features.as_ref())) {
             match item {
                 Item::Struct(s) => {
                     entry.structs.insert(s.ident.to_string(), s.clone());
@@ -128,7 +135,11 @@ impl ItemIndex {
                     let Some(self_type) = type_name(&i.self_ty) else {
                         continue;
                     };
-                    for impl_item in &i.items {
+                    let compiled = i
+                        .items
+                        .iter()
+                        .filter(|ii| cfg::active(impl_item_attrs(ii), features.as_ref()));
+                    for impl_item in compiled {
                         match impl_item {
                             syn::ImplItem::Fn(f) => entry.methods.push(Method {
                                 self_type: self_type.clone(),
@@ -149,6 +160,7 @@ impl ItemIndex {
                 Item::ExternCrate(e) => {
                     if let Some((_, alias)) = &e.rename {
                         entry.uses.insert(alias.to_string(), vec![e.ident.to_string()]);
+                        entry.extern_crates.insert(alias.to_string(), e.ident.to_string());
                     }
                 }
                 Item::Mod(m) => {
@@ -164,6 +176,17 @@ impl ItemIndex {
             child.push(name);
             self.add_items(child, file, &items);
         }
+    }
+
+    /// Sets the features crate `krate` is compiled with; its items under a `#[cfg]` that does
+    /// not hold with them are left out. Call it before adding the crate's files.
+    pub fn set_features(&mut self, krate: &str, features: BTreeSet<String>) {
+        self.features.insert(krate.to_string(), features);
+    }
+
+    /// Whether code with these attributes, written in `module`, is compiled.
+    pub fn cfg_active(&self, module: &ModulePath, attrs: &[syn::Attribute]) -> bool {
+        cfg::active(attrs, module.first().and_then(|c| self.features.get(c)))
     }
 
     /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
@@ -235,7 +258,12 @@ impl ItemIndex {
             return Some(found);
         }
         let from = module.first()?;
-        let root = self.dependency(from, name)?;
+        // A crate root's `extern crate a as b;` puts `b` in every module's prelude.
+        let renamed = self
+            .modules
+            .get(&vec![from.clone()])
+            .and_then(|root| root.extern_crates.get(name));
+        let root = self.dependency(from, renamed.map_or(name, String::as_str))?;
         let crate_root = vec![root.clone()];
         self.modules
             .contains_key(&crate_root)
@@ -469,6 +497,35 @@ impl ModuleItems {
             || self.consts.contains_key(name)
             || self.statics.contains_key(name)
             || self.functions.contains_key(name)
+    }
+}
+
+/// An item's outer attributes (`#[cfg]` among them).
+pub fn item_attrs(item: &Item) -> &[syn::Attribute] {
+    match item {
+        Item::Const(i) => &i.attrs,
+        Item::Enum(i) => &i.attrs,
+        Item::ExternCrate(i) => &i.attrs,
+        Item::Fn(i) => &i.attrs,
+        Item::Impl(i) => &i.attrs,
+        Item::Macro(i) => &i.attrs,
+        Item::Mod(i) => &i.attrs,
+        Item::Static(i) => &i.attrs,
+        Item::Struct(i) => &i.attrs,
+        Item::Trait(i) => &i.attrs,
+        Item::Type(i) => &i.attrs,
+        Item::Union(i) => &i.attrs,
+        Item::Use(i) => &i.attrs,
+        _ => &[],
+    }
+}
+
+fn impl_item_attrs(item: &syn::ImplItem) -> &[syn::Attribute] {
+    match item {
+        syn::ImplItem::Const(i) => &i.attrs,
+        syn::ImplItem::Fn(i) => &i.attrs,
+        syn::ImplItem::Type(i) => &i.attrs,
+        _ => &[],
     }
 }
 

@@ -246,6 +246,10 @@ impl<'a> Scope<'a> {
                 if let Some(layout) = primitive(&name) {
                     return Some(layout);
                 }
+                // cust's device address of a `T` buffer, `#[repr(transparent)]` over a pointer.
+                if name == "DevicePointer" {
+                    return Some(Layout::primitive("pointer", 8));
+                }
                 if let Some(layout) = vector_type(&name, generic().and_then(|t| self.layout_at(t, depth + 1))) {
                     return Some(layout);
                 }

@@ -2,6 +2,7 @@
 //! which modules they use, how the types they touch are laid out in memory, and the launch they
 //! run under.
 
+pub mod cfg;
 pub mod comments;
 pub mod items;
 pub mod kernel;

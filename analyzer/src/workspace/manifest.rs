@@ -18,7 +18,7 @@ pub struct Manifest {
     pub workspace: Option<WorkspaceSection>,
     /// Dependencies that name a path or inherit from the workspace, of every kind and platform.
     pub dependencies: Vec<DependencySpec>,
-    table: Table,
+    pub(super) table: Table,
 }
 
 /// The parts of `[package]` that decide targets and workspace membership.

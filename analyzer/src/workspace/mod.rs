@@ -12,6 +12,7 @@
 //! `.rs` files as standalone roots, skipping hidden folders and `target`.
 
 mod discovery;
+mod features;
 mod manifest;
 mod modules;
 mod paths;
@@ -23,6 +24,7 @@ use discovery::Discovery;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use features::{enabled_features, CrateFeatures};
 pub use manifest::{crate_name, DependencySource, DependencySpec, Manifest, Package, WorkspaceSection};
 pub use paths::normalize;
 

@@ -964,3 +964,26 @@ fn normalization_removes_dot_segments() {
     assert_eq!(normalize(Path::new("/..")), Path::new("/"));
     assert_eq!(normalize(Path::new("./")), Path::new("."));
 }
+
+#[test]
+fn features_are_the_defaults_and_what_dependents_ask_for_closed_under_the_features_table() {
+    // The shape of sparkl: a kernel crate asks its core crate for `cuda`, which enables an
+    // optional dependency's feature; the core crate's defaults choose dimension and scalar.
+    let dir = tree(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"core3d\", \"kernels3d\"]\n"),
+        (
+            "core3d/Cargo.toml",
+            "[package]\nname = \"core3d\"\nversion = \"0.1.0\"\n[features]\ndefault = [\"dim3\", \"f32\"]\ndim3 = []\nf32 = []\nf64 = []\ncuda = [\"cust_core\", \"nalgebra/cuda\", \"dep:bytemuck\", \"cust/std\"]\n[target.'cfg(not(target_os = \"cuda\"))'.dependencies]\ncust = { version = \"0.3\", optional = true }\n[lib]\npath = \"../src_core/lib.rs\"\n",
+        ),
+        (
+            "kernels3d/Cargo.toml",
+            "[package]\nname = \"kernels3d\"\nversion = \"0.1.0\"\n[features]\ndefault = [\"dim3\"]\ndim3 = []\nfast = [\"core3d/f64\"]\n[dependencies]\ncore3d = { path = \"../core3d\", features = [\"cuda\"] }\n[lib]\npath = \"../src_kernels/lib.rs\"\n",
+        ),
+        ("src_core/lib.rs", ""),
+        ("src_kernels/lib.rs", ""),
+    ]);
+    let features = enabled_features(&discover(&dir));
+    let names = |krate: &str| features[krate].iter().cloned().collect::<Vec<_>>().join(" ");
+    assert_eq!(names("core3d"), "cuda cust cust_core default dim3 f32");
+    assert_eq!(names("kernels3d"), "default dim3");
+}

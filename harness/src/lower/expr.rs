@@ -80,6 +80,9 @@ impl Context<'_> {
                         (None, _) => base,
                     }
                 }
+                index if super::nalgebra::indexes_matrix_reference(&i.expr, index, scope) => {
+                    format!("(*{})[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?)
+                }
                 index => format!("{}[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?),
             },
             Expr::Field(f) => {
@@ -151,7 +154,10 @@ impl Context<'_> {
                     None => return self.fail(e, "address"),
                 }
             }
-            Expr::Macro(m) => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            Expr::Macro(m) => match self.nalgebra_macro(m, scope)? {
+                Some(c) => c,
+                None => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
+            },
             other => return self.fail(other, format!("`{}` is not lowered", self.text(other))),
         })
     }
@@ -365,6 +371,9 @@ impl Context<'_> {
         if let Some(vector) = glam_new(&p.path) {
             return Ok(format!("{vector}{{{}}}", args.join(", ")));
         }
+        if let Some(made) = self.nalgebra_constructor(&p.path, &args)? {
+            return Ok(made);
+        }
         match name.as_str() {
             "from_raw_parts" | "from_raw_parts_mut" if !args.is_empty() => return Ok(args[0].clone()),
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
@@ -518,7 +527,10 @@ impl Context<'_> {
             "rem_euclid" | "dot" | "powf_fast" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
-            _ => return self.item_method(m, &receiver, &args, scope),
+            _ => match self.nalgebra_method(m, &receiver, scope)? {
+                Some(c) => c,
+                None => return self.item_method(m, &receiver, &args, scope),
+            },
         })
     }
 }

@@ -333,7 +333,8 @@ impl<'a> Context<'a> {
         let owner = self.workspace.owner(module)?;
         let syntax = self.workspace.syntax.get(owner).copied().flatten()?;
         let inline = &module[self.workspace.modules[owner].len()..];
-        find_const(&syntax.items, inline, name)
+        let compiled = |attrs: &[syn::Attribute]| self.layouts.index.cfg_active(module, attrs);
+        find_const(&syntax.items, inline, name, &compiled)
     }
 
     /// `constexpr` for scalars, a `__device__` table for arrays: device code indexes it.
@@ -536,14 +537,22 @@ impl<'a> Context<'a> {
 }
 
 /// A `const` item of a module written inline at `inline` below the file's items.
-fn find_const(items: &[syn::Item], inline: &[String], name: &str) -> Option<syn::ItemConst> {
+/// The definition the crate's features compile, of the two a `#[cfg]` pair gives.
+fn find_const(
+    items: &[syn::Item],
+    inline: &[String],
+    name: &str,
+    compiled: &dyn Fn(&[syn::Attribute]) -> bool,
+) -> Option<syn::ItemConst> {
     match inline.split_first() {
         Some((first, rest)) => items.iter().find_map(|i| match i {
-            syn::Item::Mod(m) if m.ident == first.as_str() => find_const(&m.content.as_ref()?.1, rest, name),
+            syn::Item::Mod(m) if m.ident == first.as_str() && compiled(&m.attrs) => {
+                find_const(&m.content.as_ref()?.1, rest, name, compiled)
+            }
             _ => None,
         }),
         None => items.iter().find_map(|i| match i {
-            syn::Item::Const(c) if c.ident == name => Some(c.clone()),
+            syn::Item::Const(c) if c.ident == name && compiled(&c.attrs) => Some(c.clone()),
             _ => None,
         }),
     }

@@ -12,12 +12,15 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod async_copy;
+mod compiled;
+mod device_copy;
 mod expr;
 mod generics;
 mod groups;
 mod items;
 mod launch;
 mod macros;
+mod nalgebra;
 mod oxide;
 mod prelude;
 mod stmt;
@@ -134,7 +137,7 @@ pub fn lower_file(
 ) -> LoweredFile {
     let file = &workspace.files[here];
     let mut items = Vec::new();
-    flatten(&syntax.items, &mut items);
+    compiled::compiled_items(&syntax.items, &layouts, &mut items);
     let item_set = items::ItemSet::new(items.iter().filter_map(|i| match i {
         Item::Struct(s) => Some(s.ident.to_string()),
         Item::Const(c) => Some(c.ident.to_string()),
@@ -295,19 +298,6 @@ pub fn lower_file(
         close,
         kernels: lowered,
         not_lowered,
-    }
-}
-
-fn flatten<'a>(items: &'a [Item], out: &mut Vec<&'a Item>) {
-    for item in items {
-        match item {
-            Item::Mod(m) => {
-                if let Some((_, inner)) = &m.content {
-                    flatten(inner, out);
-                }
-            }
-            other => out.push(other),
-        }
     }
 }
 
@@ -710,6 +700,12 @@ impl<'a> Context<'a> {
                         fields,
                     });
                 }
+                if let Some(param) = self.device_pointer_param(name, ty)? {
+                    return Ok(param);
+                }
+                if let Some(param) = self.alias_param(name, ty, scope)? {
+                    return Ok(param);
+                }
                 let (fields_scope, fields) = self
                     .layouts
                     .struct_fields(&p.path)
@@ -769,7 +765,13 @@ impl<'a> Context<'a> {
 /// The upper-case names an expression reads (constants, by convention), but not type names
 /// after `as`.
 fn expression_names(e: &Expr) -> Vec<String> {
-    let text = e.to_token_stream().to_string();
+    let mut text = e.to_token_stream().to_string();
+    // `u64::MAX` is a constant of the primitive type, not one of the file.
+    for primitive in [
+        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64",
+    ] {
+        text = text.replace(&format!("{primitive} :: "), &format!("{primitive}_"));
+    }
     let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
     let mut out = Vec::new();
     let mut after_as = false;

@@ -32,6 +32,9 @@ impl Context<'_> {
 
     pub(super) fn stmt(&self, stmt: &Stmt, scope: &mut Scope) -> Lowered<String> {
         let mut out = String::new();
+        if !self.compiled(stmt) {
+            return Ok(out);
+        }
         match stmt {
             Stmt::Local(local) => {
                 self.line_directive(&mut out, stmt, scope);

@@ -77,7 +77,13 @@ impl Context<'_> {
                 if let Some(vector) = glam_vector(&name) {
                     return Ok(vector.to_string());
                 }
+                if let Some(c) = self.device_pointer_type(ty)? {
+                    return Ok(c);
+                }
                 if let Some(c) = self.item_type(ty, &p.path)? {
+                    return Ok(c);
+                }
+                if let Some(c) = self.nalgebra_type(ty)? {
                     return Ok(c);
                 }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))

@@ -1,0 +1,89 @@
+//! `#[cfg(...)]` on items and statements, evaluated with what is known of the build: a crate's
+//! enabled features when its manifest was read, `test` off (kernels are not test builds).
+//! Anything else (target, `debug_assertions`, custom flags) stays open, and code under an open
+//! predicate is kept, as it always was.
+
+use std::collections::BTreeSet;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Meta, Token};
+
+/// Whether every `#[cfg]` among `attrs` may hold; `features` is `None` when they are unknown.
+pub fn active(attrs: &[Attribute], features: Option<&BTreeSet<String>>) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("cfg")).all(|a| {
+        a.parse_args::<Meta>()
+            .map_or(true, |m| eval(&m, features) != Some(false))
+    })
+}
+
+/// A predicate's value: `None` when it depends on what is not known.
+pub fn eval(meta: &Meta, features: Option<&BTreeSet<String>>) -> Option<bool> {
+    match meta {
+        Meta::Path(p) if p.is_ident("test") => Some(false),
+        Meta::Path(_) => None,
+        Meta::NameValue(nv) if nv.path.is_ident("feature") => {
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(name),
+                ..
+            }) = &nv.value
+            else {
+                return None;
+            };
+            features.map(|f| f.contains(&name.value()))
+        }
+        Meta::NameValue(_) => None,
+        Meta::List(list) => {
+            let nested = list
+                .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                .ok()?;
+            let values: Vec<Option<bool>> = nested.iter().map(|m| eval(m, features)).collect();
+            if list.path.is_ident("all") {
+                if values.contains(&Some(false)) {
+                    Some(false)
+                } else if values.iter().all(|v| *v == Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                }
+            } else if list.path.is_ident("any") {
+                if values.contains(&Some(true)) {
+                    Some(true)
+                } else if values.iter().all(|v| *v == Some(false)) {
+                    Some(false)
+                } else {
+                    None
+                }
+            } else if list.path.is_ident("not") && values.len() == 1 {
+                values[0].map(|v| !v)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holds(attr: &str, features: Option<&[&str]>) -> bool {
+        let file: syn::File = syn::parse_str(&format!("{attr} fn f() {{}}")).unwrap();
+        let syn::Item::Fn(f) = &file.items[0] else {
+            unreachable!()
+        };
+        let set: Option<BTreeSet<String>> = features.map(|f| f.iter().map(|s| s.to_string()).collect());
+        active(&f.attrs, set.as_ref())
+    }
+
+    #[test]
+    fn features_decide_and_unknowns_keep() {
+        let dim3 = Some(&["dim3", "f32"][..]);
+        assert!(holds("#[cfg(feature = \"dim3\")]", dim3));
+        assert!(!holds("#[cfg(feature = \"dim2\")]", dim3));
+        assert!(holds("#[cfg(feature = \"dim2\")]", None));
+        assert!(!holds("#[cfg(all(feature = \"dim2\", target_os = \"cuda\"))]", dim3));
+        assert!(holds("#[cfg(any(feature = \"dim2\", target_os = \"cuda\"))]", dim3));
+        assert!(holds("#[cfg(not(feature = \"std\"))]", dim3));
+        assert!(!holds("#[cfg(test)]", None));
+        assert!(holds("#[cfg(not(target_os = \"cuda\"))]", dim3));
+    }
+}
