@@ -327,6 +327,12 @@ impl Context<'_> {
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);
         }
+        if let Some(intrinsic) = self.device_intrinsic(c, scope)? {
+            return Ok(intrinsic);
+        }
+        if let Some(numeric) = self.numeric_call(c, scope)? {
+            return Ok(numeric);
+        }
         let name = last_segment(&p.path);
         // `blur::<8>(..)` calls the copy of `blur` for 8.
         let name = super::generics::instance_call(&p.path)
@@ -456,6 +462,9 @@ impl Context<'_> {
     pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
         if let Some(oxide) = self.oxide_method(m, scope)? {
             return Ok(oxide);
+        }
+        if let Some(numeric) = self.numeric_method(m, scope)? {
+            return Ok(numeric);
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;

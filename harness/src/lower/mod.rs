@@ -13,8 +13,10 @@ use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
 mod generics;
+mod intrinsics;
 mod items;
 mod macros;
+mod numeric;
 mod oxide;
 mod prelude;
 mod stmt;
