@@ -192,6 +192,9 @@ impl Context<'_> {
     pub(super) fn pattern_condition(&self, pattern: &syn::Pat, scrutinee: &str) -> Lowered<Option<String>> {
         Ok(match pattern {
             syn::Pat::Wild(_) => None,
+            syn::Pat::TupleStruct(_) if self.exchange_pattern(pattern, scrutinee)?.is_some() => {
+                self.exchange_pattern(pattern, scrutinee)?
+            }
             syn::Pat::Lit(l) => Some(format!("({scrutinee} == {})", self.literal(&l.lit)?)),
             syn::Pat::Paren(p) => self.pattern_condition(&p.pat, scrutinee)?,
             syn::Pat::Range(r) => {
@@ -332,6 +335,9 @@ impl Context<'_> {
         }
         if let Some(numeric) = self.numeric_call(c, scope)? {
             return Ok(numeric);
+        }
+        if let Some(atomic) = self.core_atomic_intrinsic(c, scope)? {
+            return Ok(atomic);
         }
         let name = last_segment(&p.path);
         // `blur::<8>(..)` calls the copy of `blur` for 8.

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+mod atomics;
 mod expr;
 mod generics;
 mod intrinsics;

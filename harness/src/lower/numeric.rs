@@ -77,6 +77,8 @@ impl Context<'_> {
         let known = match method.as_str() {
             "to_bits" | "to_ne_bytes" | "to_le_bytes" | "is_nan" | "is_infinite" | "is_finite" | "is_sign_negative"
             | "is_sign_positive" | "is_null" | "addr" | "cast_const" | "cast_mut" => arity == 0,
+            // Of a compare-exchange's result, the only `Result` the twin has.
+            "is_ok" | "is_err" => arity == 0,
             name if MATH1.contains(&name) => arity == 0,
             name if MATH2.contains(&name) => arity == 1,
             name => INTEGER.iter().any(|&(n, a)| n == name && a == arity),

@@ -230,5 +230,6 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
 "#,
     crate::oxide_prelude!(),
     crate::numeric_prelude!(),
-    crate::intrinsics_prelude!()
+    crate::intrinsics_prelude!(),
+    crate::atomics_prelude!()
 );
