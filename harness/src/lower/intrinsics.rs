@@ -235,14 +235,7 @@ impl Context<'_> {
 #[doc(hidden)]
 macro_rules! intrinsics_prelude {
     () => {
-        r#"#ifndef __CUDACC__
-// Without nvcc (a syntax check) the debugging and dot-product builtins stand in as declarations.
-void __brkpt();
-void __prof_trigger(int);
-int __dp4a(int, int, int);
-unsigned int __dp4a(unsigned int, unsigned int, unsigned int);
-#endif
-namespace kl {
+        r#"namespace kl {
 // Special registers, as the PTX `mov` that reads them.
 #ifdef __CUDACC__
 #define KL_SREG(name, reg) \

@@ -174,11 +174,7 @@ impl Context<'_> {
 macro_rules! numeric_prelude {
     () => {
         r#"#ifndef __CUDACC__
-// Without nvcc (a syntax check) the reinterpreting builtins stand in as declarations.
-float __uint_as_float(unsigned int);
-unsigned int __float_as_uint(float);
-double __longlong_as_double(long long);
-long long __double_as_longlong(double);
+// Without nvcc (a syntax check) the half types' reinterpreting builtins stand in as declarations.
 __half __ushort_as_half(unsigned short);
 unsigned short __half_as_ushort(__half);
 __nv_bfloat16 __ushort_as_bfloat16(unsigned short);
@@ -253,25 +249,33 @@ __device__ inline double div_euclid(double a, double b) {
   return ::fmod(a, b) < 0 ? (b > 0 ? q - 1 : q + 1) : q;
 }
 template <typename T> __device__ tuple2<T, T> sin_cos(T x) { return {sin(x), cos(x)}; }
+// Integer traits that hold for `__int128` too, which strict C++ leaves out of the standard ones.
+template <typename T> struct unsigned_of { using type = std::make_unsigned_t<T>; };
+template <> struct unsigned_of<__int128> { using type = unsigned __int128; };
+template <> struct unsigned_of<unsigned __int128> { using type = unsigned __int128; };
+template <typename T> using unsigned_t = typename unsigned_of<T>::type;
+template <typename T> constexpr bool is_signed() { return (T)-1 < (T)0; }
+template <typename T> constexpr T max_of() { return is_signed<T>() ? (T)(unsigned_t<T>(~unsigned_t<T>(0)) >> 1) : (T)~unsigned_t<T>(0); }
+template <typename T> constexpr T min_of() { return is_signed<T>() ? (T)(-max_of<T>() - 1) : (T)0; }
 // Integer arithmetic that reports overflow or keeps the high half, in the operand's type.
 template <typename T, typename U> __device__ tuple2<T, bool> overflowing_add(T a, U b_) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   T b = (T)b_, r = (T)(W)((W)a + (W)b);
-  if constexpr (std::is_signed_v<T>) return {r, ((a ^ r) & (b ^ r)) < 0};
+  if constexpr (is_signed<T>()) return {r, ((a ^ r) & (b ^ r)) < 0};
   else return {r, r < a};
 }
 template <typename T, typename U> __device__ tuple2<T, bool> overflowing_sub(T a, U b_) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   T b = (T)b_, r = (T)(W)((W)a - (W)b);
-  if constexpr (std::is_signed_v<T>) return {r, ((a ^ b) & (a ^ r)) < 0};
+  if constexpr (is_signed<T>()) return {r, ((a ^ b) & (a ^ r)) < 0};
   else return {r, a < b};
 }
 template <typename T, typename U> __device__ tuple2<T, bool> overflowing_mul(T a, U b_) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   T b = (T)b_, r = (T)(W)((W)a * (W)b);
-  if constexpr (std::is_signed_v<T>) {
-    bool min_by_minus_one = (a == (T)-1 && b == std::numeric_limits<T>::min()) ||
-                            (b == (T)-1 && a == std::numeric_limits<T>::min());
+  if constexpr (is_signed<T>()) {
+    bool min_by_minus_one = (a == (T)-1 && b == min_of<T>()) ||
+                            (b == (T)-1 && a == min_of<T>());
     return {r, min_by_minus_one || (a != 0 && (T)(r / a) != b)};
   } else {
     return {r, a != 0 && (T)(r / a) != b};
@@ -288,30 +292,30 @@ template <> struct wider<unsigned char> { using type = unsigned short; };
 template <> struct wider<signed char> { using type = short; };
 // `carrying_mul_add`: self * b + c + d in twice the width, as (low half unsigned, high half).
 template <typename T, typename B, typename C, typename D>
-__device__ tuple2<std::make_unsigned_t<T>, T> carrying_mul_add(T a, B b, C c, D d) {
+__device__ tuple2<unsigned_t<T>, T> carrying_mul_add(T a, B b, C c, D d) {
   using Wide = typename wider<T>::type;
   Wide r = (Wide)a * (Wide)(T)b + (Wide)(T)c + (Wide)(T)d;
-  return {(std::make_unsigned_t<T>)r, (T)(r >> (sizeof(T) * 8))};
+  return {(unsigned_t<T>)r, (T)(r >> (sizeof(T) * 8))};
 }
 template <typename T, typename B, typename C>
-__device__ tuple2<std::make_unsigned_t<T>, T> carrying_mul(T a, B b, C c) { return carrying_mul_add(a, b, c, (T)0); }
-template <typename T, typename B> __device__ tuple2<std::make_unsigned_t<T>, T> widening_mul(T a, B b) {
+__device__ tuple2<unsigned_t<T>, T> carrying_mul(T a, B b, C c) { return carrying_mul_add(a, b, c, (T)0); }
+template <typename T, typename B> __device__ tuple2<unsigned_t<T>, T> widening_mul(T a, B b) {
   return carrying_mul_add(a, b, (T)0, (T)0);
 }
 template <typename T, typename U> __device__ T saturating_add(T a, U b) {
   auto r = overflowing_add(a, b);
   if (!r._1) return r._0;
-  if constexpr (std::is_signed_v<T>) return (T)b < 0 ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
-  else return std::numeric_limits<T>::max();
+  if constexpr (is_signed<T>()) return (T)b < 0 ? min_of<T>() : max_of<T>();
+  else return max_of<T>();
 }
 template <typename T, typename U> __device__ T saturating_sub(T a, U b) {
   auto r = overflowing_sub(a, b);
   if (!r._1) return r._0;
-  if constexpr (std::is_signed_v<T>) return (T)b > 0 ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+  if constexpr (is_signed<T>()) return (T)b > 0 ? min_of<T>() : max_of<T>();
   else return (T)0;
 }
 template <typename T, typename U> __device__ T rotate_left(T a, U n) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   constexpr unsigned bits = sizeof(T) * 8;
   unsigned s = (unsigned)n % bits;
   return s == 0 ? a : (T)(W)(((W)a << s) | ((W)a >> (bits - s)));
@@ -321,20 +325,20 @@ template <typename T, typename U> __device__ T rotate_right(T a, U n) {
   return rotate_left(a, bits - (unsigned)n % bits);
 }
 template <typename T> __device__ unsigned int count_ones(T a) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   W w = (W)a;
   unsigned int n = 0;
   for (; w; w &= (W)(w - 1)) ++n;
   return n;
 }
 template <typename T> __device__ unsigned int leading_zeros(T a) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   unsigned int n = 0;
   for (W bit = (W)((W)1 << (sizeof(T) * 8 - 1)); bit && !((W)a & bit); bit >>= 1) ++n;
   return n;
 }
 template <typename T> __device__ unsigned int trailing_zeros(T a) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   unsigned int n = 0;
   for (W w = (W)a; n < sizeof(T) * 8 && !(w & 1); w >>= 1) ++n;
   return n;
@@ -347,7 +351,7 @@ template <typename T> __device__ T swap_bytes(T a) {
   return out;
 }
 template <typename T> __device__ T reverse_bits(T a) {
-  using W = std::make_unsigned_t<T>;
+  using W = unsigned_t<T>;
   W w = (W)a, r = 0;
   for (unsigned k = 0; k < sizeof(T) * 8; ++k, w >>= 1) r = (W)((r << 1) | (w & 1));
   return (T)r;

@@ -136,6 +136,10 @@ impl Context<'_> {
         let returns_reference =
             std::mem::take(&mut scope.reference_call) && matches!(&*init.expr, Expr::Call(_) | Expr::MethodCall(_));
         let sub_slice = self.sub_slice_length(&init.expr, scope)?;
+        // `let f = f();` of a function `f`: C++ would read the new variable, so it takes another name.
+        if value.contains(&format!("{}(", super::ident(&rust_name))) {
+            scope.declared.entry(rust_name.clone()).or_insert(1);
+        }
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
             if matches!(&*r.elem, Type::Slice(_)) {
