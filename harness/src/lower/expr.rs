@@ -299,6 +299,8 @@ impl Context<'_> {
                 };
                 if f.suffix() == "f64" {
                     digits
+                } else if let Some(half) = super::numeric::half_literal(f.suffix(), &digits) {
+                    half
                 } else {
                     format!("{digits}f")
                 }

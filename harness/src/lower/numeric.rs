@@ -60,6 +60,17 @@ fn scalar_argument(a: &syn::GenericArgument) -> Option<String> {
     }
 }
 
+/// A literal of a half type, `1.0f16`: C++ has no such literal, and a `float` one would make
+/// the arithmetic with a `__half` ambiguous.
+pub(super) fn half_literal(suffix: &str, digits: &str) -> Option<String> {
+    let ty = match suffix {
+        "f16" => "__half",
+        "bf16" => "__nv_bfloat16",
+        _ => return None,
+    };
+    Some(format!("(({ty}){digits}f)"))
+}
+
 impl Context<'_> {
     /// Whether a method name is one the workspace defines: then its own definition is used.
     fn workspace_method(&self, method: &str) -> bool {
@@ -254,9 +265,9 @@ template <typename T> struct unsigned_of { using type = std::make_unsigned_t<T>;
 template <> struct unsigned_of<__int128> { using type = unsigned __int128; };
 template <> struct unsigned_of<unsigned __int128> { using type = unsigned __int128; };
 template <typename T> using unsigned_t = typename unsigned_of<T>::type;
-template <typename T> constexpr bool is_signed() { return (T)-1 < (T)0; }
-template <typename T> constexpr T max_of() { return is_signed<T>() ? (T)(unsigned_t<T>(~unsigned_t<T>(0)) >> 1) : (T)~unsigned_t<T>(0); }
-template <typename T> constexpr T min_of() { return is_signed<T>() ? (T)(-max_of<T>() - 1) : (T)0; }
+template <typename T> __host__ __device__ constexpr bool is_signed() { return (T)-1 < (T)0; }
+template <typename T> __host__ __device__ constexpr T max_of() { return is_signed<T>() ? (T)(unsigned_t<T>(~unsigned_t<T>(0)) >> 1) : (T)~unsigned_t<T>(0); }
+template <typename T> __host__ __device__ constexpr T min_of() { return is_signed<T>() ? (T)(-max_of<T>() - 1) : (T)0; }
 // Integer arithmetic that reports overflow or keeps the high half, in the operand's type.
 template <typename T, typename U> __device__ tuple2<T, bool> overflowing_add(T a, U b_) {
   using W = unsigned_t<T>;
