@@ -47,3 +47,6 @@ float __uint_as_float(unsigned int x);
 unsigned int __float_as_uint(float x);
 double __longlong_as_double(long long int x);
 long long int __double_as_longlong(double x);
+int __dp2a_lo(int srcA, int srcB, int c);
+unsigned int __dp2a_lo(unsigned int srcA, unsigned int srcB, unsigned int c);
+extern "C" void __assertfail(const char* message, const char* file, unsigned int line, const char* function, size_t charSize);

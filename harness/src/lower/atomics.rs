@@ -128,7 +128,11 @@ impl Context<'_> {
                 if !(integer32 || wide_integer) {
                     return self.fail(m, format!("atomic `{method}` of `{value}` has no CUDA builtin"));
                 }
-                Ok(fenced(&format!("kl::oxide_cas({receiver}, {current}, {new})"), order, scope))
+                Ok(fenced(
+                    &format!("kl::oxide_cas({receiver}, {current}, {new})"),
+                    order,
+                    scope,
+                ))
             }
             (_, [v]) => {
                 let op = match (operation, value) {
@@ -216,7 +220,9 @@ impl Context<'_> {
 
     /// `Ok(_)` and `Err(_)` of a compare-exchange's result: whether it succeeded.
     pub(super) fn exchange_pattern(&self, pattern: &syn::Pat, scrutinee: &str) -> Lowered<Option<String>> {
-        let syn::Pat::TupleStruct(t) = pattern else { return Ok(None) };
+        let syn::Pat::TupleStruct(t) = pattern else {
+            return Ok(None);
+        };
         let ok = match last_segment(&t.path).as_str() {
             "Ok" => true,
             "Err" => false,

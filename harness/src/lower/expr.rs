@@ -577,6 +577,9 @@ fn numeric_constant(path: &syn::Path) -> Option<String> {
         (ty.as_str(), name.as_str())
     };
     let f = |v: &str| if ty == "f32" { format!("{v}f") } else { v.to_string() };
+    if let Some(nan) = super::numeric::nan_constant(ty, name) {
+        return Some(nan);
+    }
     Some(match (ty, name) {
         ("u8", "MAX") => "255u".into(),
         ("u16", "MAX") => "65535u".into(),

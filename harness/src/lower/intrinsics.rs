@@ -45,6 +45,13 @@ pub(super) const SPECIAL_REGISTERS: &[(&str, &str, bool)] = &[
     ("cluster_nctarank", "cluster_nctarank", false),
 ];
 
+/// `threadIdx_x` and the other geometry registers, as `cuda_device`'s own code reads them.
+fn geometry_register(name: &str) -> Option<String> {
+    let (stem, axis) = name.rsplit_once('_')?;
+    (matches!(axis, "x" | "y" | "z") && matches!(stem, "threadIdx" | "blockIdx" | "blockDim" | "gridDim"))
+        .then(|| format!("{stem}.{axis}"))
+}
+
 /// `%envreg0` to `%envreg31`, read by `grid::envregN()`.
 fn environment_register(name: &str) -> Option<u32> {
     let n: u32 = name.strip_prefix("envreg")?.parse().ok()?;
@@ -132,6 +139,37 @@ fn tf32_conversion(name: &str) -> Option<String> {
 }
 
 impl Context<'_> {
+    /// `gpu_assert!(cond)` traps when `cond` is false; `gpu_assert!(cond, "message")` reports
+    /// through CUDA's `__assertfail`, as cuda-oxide lowers it, then the kernel stops.
+    pub(super) fn gpu_assert(&self, mac: &syn::Macro, scope: &mut Scope) -> Lowered<String> {
+        let args = mac
+            .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            .map_err(|e| (self.span(mac), format!("`gpu_assert!` not understood: {e}")))?;
+        let args: Vec<&Expr> = args.iter().collect();
+        let condition = match args.first() {
+            Some(c) => self.expr(c, scope)?,
+            None => return self.fail(mac, "`gpu_assert!` without a condition"),
+        };
+        match args.get(1) {
+            None => Ok(format!("if (!({condition})) __trap();\n")),
+            Some(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(message),
+                ..
+            })) => {
+                let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+                let function = self.layouts.module.join("::");
+                Ok(format!(
+                    "if (!({condition})) __assertfail({}, {}, {}u, {}, 1);\n",
+                    quote(&message.value()),
+                    quote(&self.file.path),
+                    self.span(mac).line,
+                    quote(&function)
+                ))
+            }
+            Some(other) => self.fail(other, "`gpu_assert!` messages must be string literals"),
+        }
+    }
+
     /// Whether `path` names a `cuda_device` intrinsic here: the file is written against
     /// `cuda_device` or is part of it, no helper of the file has the name, and the function
     /// the path resolves to (if any) is a compiler stub.
@@ -155,10 +193,11 @@ impl Context<'_> {
         let recognised = arity == 0
             && (SPECIAL_REGISTERS.iter().any(|(n, ..)| *n == name)
                 || environment_register(&name).is_some()
+                || geometry_register(&name).is_some()
                 || matches!(name.as_str(), "trap" | "breakpoint" | "prof_trigger"))
             || matches!(
                 (name.as_str(), arity),
-                ("dp4a_s32" | "dp4a_u32", 3)
+                ("dp4a_s32" | "dp4a_u32" | "dp2a_s32" | "dp2a_u32", 3)
                     | ("cvt_f32x2_bf16x2", 1 | 2)
                     | ("cvt_f32x2_f16x2" | "cvt_f32_f16x2_lo" | "cvt_f32_f16x2_hi", 1)
                     | ("cvt_f32_bf16x2_lo" | "cvt_f32_bf16x2_hi", 1)
@@ -171,7 +210,12 @@ impl Context<'_> {
         // `tcgen05` shares its name with one of them.
         let unpacking = matches!(
             name.as_str(),
-            "cvt_f32x2_bf16x2" | "cvt_f32x2_f16x2" | "cvt_f32_f16x2_lo" | "cvt_f32_f16x2_hi" | "cvt_f32_bf16x2_lo" | "cvt_f32_bf16x2_hi"
+            "cvt_f32x2_bf16x2"
+                | "cvt_f32x2_f16x2"
+                | "cvt_f32_f16x2_lo"
+                | "cvt_f32_f16x2_hi"
+                | "cvt_f32_bf16x2_lo"
+                | "cvt_f32_bf16x2_hi"
         );
         if !recognised || (!unpacking && !self.names_intrinsic(&p.path, &name)) {
             return Ok(None);
@@ -182,6 +226,9 @@ impl Context<'_> {
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some((_, register, _)) = SPECIAL_REGISTERS.iter().find(|(n, ..)| *n == name) {
             return Ok(Some(format!("kl::sreg_{}()", register.replace('.', "_"))));
+        }
+        if let Some(register) = geometry_register(&name) {
+            return Ok(Some(register));
         }
         if let Some(n) = environment_register(&name) {
             return Ok(Some(format!("kl::sreg_envreg<{n}>()")));
@@ -203,6 +250,11 @@ impl Context<'_> {
             ("dp4a_u32", [a, b, acc]) => {
                 format!("__dp4a((unsigned int)({a}), (unsigned int)({b}), (unsigned int)({acc}))")
             }
+            // `dp2a` multiplies the halfwords of `a` by the low two bytes of `b`.
+            ("dp2a_s32", [a, b, acc]) => format!("__dp2a_lo((int)({a}), (int)({b}), (int)({acc}))"),
+            ("dp2a_u32", [a, b, acc]) => {
+                format!("__dp2a_lo((unsigned int)({a}), (unsigned int)({b}), (unsigned int)({acc}))")
+            }
             ("cvt_f32x2_bf16x2", [a, b]) => format!("KL_PACK_F32X2(\"cvt.rn.bf16x2.f32\", {a}, {b})"),
             ("cvt_f32x2_bf16x2", [packed]) => format!("kl::unpack_bf16x2({packed})"),
             ("cvt_f32x2_f16x2", [packed]) => format!("kl::unpack_f16x2({packed})"),
@@ -218,7 +270,10 @@ impl Context<'_> {
                 format!("{pack}(\"{ptx}\", {a}, {b})")
             }
             (other, [a]) if tf32_conversion(other).is_some() => {
-                format!("KL_CONVERT_TF32(\"{}\", {a})", tf32_conversion(other).unwrap_or_default())
+                format!(
+                    "KL_CONVERT_TF32(\"{}\", {a})",
+                    tf32_conversion(other).unwrap_or_default()
+                )
             }
             (other, args) => {
                 let Some(ptx) = packed_half_op(other, args.len()) else {

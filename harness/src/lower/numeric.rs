@@ -30,6 +30,7 @@ const INTEGER: &[(&str, usize)] = &[
     ("rotate_left", 1),
     ("rotate_right", 1),
     ("count_ones", 0),
+    ("is_power_of_two", 0),
     ("leading_zeros", 0),
     ("trailing_zeros", 0),
     ("swap_bytes", 0),
@@ -38,10 +39,51 @@ const INTEGER: &[(&str, usize)] = &[
 
 /// C math functions a kernel may call by name through `libm` or libdevice's `__nv_` externs.
 const C_MATH: &[&str] = &[
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp",
-    "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "rsqrt", "hypot", "fabs",
-    "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax", "fma", "copysign", "erf", "erfc", "tgamma", "lgamma",
-    "sinpi", "cospi",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "pow",
+    "sqrt",
+    "cbrt",
+    "rsqrt",
+    "hypot",
+    "fabs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "rint",
+    "nearbyint",
+    "fmod",
+    "fdim",
+    "fmin",
+    "fmax",
+    "fma",
+    "copysign",
+    "erf",
+    "erfc",
+    "tgamma",
+    "lgamma",
+    "sinpi",
+    "cospi",
 ];
 
 /// Whether `name` is a C math function, or its `float` form with an `f` suffix.
@@ -69,6 +111,32 @@ pub(super) fn half_literal(suffix: &str, digits: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!("(({ty}){digits}f)"))
+}
+
+/// The finite float of width `ty` whose bits are `bits`, as a C++ literal that reads back to it.
+fn float_literal(ty: &str, bits: i64) -> Option<String> {
+    let text = match ty {
+        "f32" => {
+            let v = f32::from_bits(u32::try_from(bits as u64 & 0xffff_ffff).ok()?);
+            v.is_finite().then(|| format!("{v:e}f"))?
+        }
+        "f64" => {
+            let v = f64::from_bits(bits as u64);
+            v.is_finite().then(|| format!("{v:e}"))?
+        }
+        _ => return None,
+    };
+    Some(format!("({text})"))
+}
+
+/// `f32::NAN` and `f64::NAN`: the builtin quiet NaN (`0x7fc00000`, as Rust's), a constant
+/// expression as a `constexpr` needs.
+pub(super) fn nan_constant(ty: &str, name: &str) -> Option<String> {
+    match (ty, name) {
+        ("f32", "NAN") => Some("__builtin_nanf(\"\")".to_string()),
+        ("f64", "NAN") => Some("__builtin_nan(\"\")".to_string()),
+        _ => None,
+    }
 }
 
 impl Context<'_> {
@@ -127,9 +195,7 @@ impl Context<'_> {
         let float_owner = owner
             .as_deref()
             .filter(|o| matches!(*o, "f16" | "bf16" | "f32" | "f64"));
-        let core_path = |module: &str| {
-            p.path.segments.len() == 1 || matches!(owner.as_deref(), Some(o) if o == module)
-        };
+        let core_path = |module: &str| p.path.segments.len() == 1 || matches!(owner.as_deref(), Some(o) if o == module);
         let shape = match name.as_str() {
             "from_bits" | "to_bits" if float_owner.is_some() && c.args.len() == 1 => true,
             "transmute" | "transmute_copy" if core_path("mem") && c.args.len() == 1 => true,
@@ -141,6 +207,7 @@ impl Context<'_> {
             "read_volatile" | "write_volatile" if owner.as_deref() == Some("ptr") => true,
             // `libm::sinf(x)` and libdevice's `__nv_sinf(x)` are the C functions.
             other if owner.as_deref() == Some("libm") && c_math(other) => true,
+            "sincos" | "sincosf" if owner.as_deref() == Some("libm") && c.args.len() == 1 => true,
             other if other.strip_prefix("__nv_").is_some_and(c_math) => true,
             _ => false,
         };
@@ -150,8 +217,16 @@ impl Context<'_> {
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         Ok(Some(match (name.as_str(), args.as_slice()) {
             ("from_bits", [bits]) => {
-                let float = Self::primitive(float_owner.unwrap_or("f32")).unwrap_or("float");
-                format!("kl::from_bits<{float}>({bits})")
+                let owner = float_owner.unwrap_or("f32");
+                // Constant bits are the float literal they spell, which a `constexpr` accepts.
+                let constant = self
+                    .layouts
+                    .const_value(&c.args[0])
+                    .and_then(|v| float_literal(owner, v));
+                match constant {
+                    Some(literal) => literal,
+                    None => format!("kl::from_bits<{}>({bits})", Self::primitive(owner).unwrap_or("float")),
+                }
             }
             ("to_bits", [value]) => format!("kl::to_bits({value})"),
             ("transmute" | "transmute_copy", [value]) => {
@@ -163,7 +238,11 @@ impl Context<'_> {
                     return self.fail(c, "`transmute` other than between named scalar types is not lowered");
                 };
                 let (from, to) = (Self::primitive(&from), Self::primitive(&to));
-                format!("kl::transmute<{}>(({}){value})", to.unwrap_or("int"), from.unwrap_or("int"))
+                format!(
+                    "kl::transmute<{}>(({}){value})",
+                    to.unwrap_or("int"),
+                    from.unwrap_or("int")
+                )
             }
             // A function: both values are computed, as Rust computes its arguments.
             ("select_unpredictable", [condition, a, b]) => format!("kl::select({condition}, {a}, {b})"),
@@ -172,9 +251,14 @@ impl Context<'_> {
             ("swap", [a, b]) => format!("kl::swap_values({a}, {b})"),
             ("replace", [place, value]) => format!("kl::replace_value({place}, {value})"),
             ("null" | "null_mut", []) => "nullptr".to_string(),
+            ("sincos" | "sincosf", [x]) => format!("kl::sin_cos({x})"),
             ("read_volatile", [pointer]) => format!("kl::read_volatile({pointer})"),
             ("write_volatile", [pointer, value]) => format!("kl::write_volatile({pointer}, {value})"),
-            (other, args) => format!("::{}({})", other.strip_prefix("__nv_").unwrap_or(other), args.join(", ")),
+            (other, args) => format!(
+                "::{}({})",
+                other.strip_prefix("__nv_").unwrap_or(other),
+                args.join(", ")
+            ),
         }))
     }
 }
@@ -335,6 +419,7 @@ template <typename T, typename U> __device__ T rotate_right(T a, U n) {
   constexpr unsigned bits = sizeof(T) * 8;
   return rotate_left(a, bits - (unsigned)n % bits);
 }
+template <typename T> __device__ bool is_power_of_two(T a) { return a != 0 && (a & (T)(a - 1)) == 0; }
 template <typename T> __device__ unsigned int count_ones(T a) {
   using W = unsigned_t<T>;
   W w = (W)a;

@@ -386,7 +386,12 @@ impl Context<'_> {
             return self.fail(m, format!("atomic `{method}` on a cell whose type is not known here"));
         };
         let receiver = self.expr(&m.receiver, scope)?;
-        let operands = m.args.iter().take(order_at).map(|a| self.expr(a, scope)).collect::<Lowered<Vec<_>>>()?;
+        let operands = m
+            .args
+            .iter()
+            .take(order_at)
+            .map(|a| self.expr(a, scope))
+            .collect::<Lowered<Vec<_>>>()?;
         self.atomic_operation(m, &operation, &order_name, value, cell_scope, &receiver, &operands)
             .map(Some)
     }
