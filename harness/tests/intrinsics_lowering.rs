@@ -144,3 +144,23 @@ fn device_intrinsics_are_their_builtins_and_registers() {
     assert!(registers.contains("(kl::sreg_warpid() + sum)"), "{registers}");
     check_with_gxx(&emitted.program);
 }
+
+#[test]
+fn cluster_barriers_rounding_and_writes_through_a_cast_pointer() {
+    let emitted = emitted();
+    let rounding = kernel(&emitted.program, "rounding");
+    assert!(
+        rounding.contains(r#"KL_CLUSTER_BARRIER("barrier.cluster.arrive.relaxed.aligned;");"#),
+        "{rounding}"
+    );
+    assert!(
+        rounding.contains(r#"KL_CLUSTER_BARRIER("barrier.cluster.wait.aligned;");"#),
+        "{rounding}"
+    );
+    assert!(rounding.contains("(*(((unsigned int*)(out))) = 7);"), "{rounding}");
+    assert!(
+        rounding.contains("(kl::round_ties_even(xs[i]) + kl::mul_add(xs[i], 2.0f, 1.0f))"),
+        "{rounding}"
+    );
+    check_with_gxx(&emitted.program);
+}

@@ -50,3 +50,5 @@ long long int __double_as_longlong(double x);
 int __dp2a_lo(int srcA, int srcB, int c);
 unsigned int __dp2a_lo(unsigned int srcA, unsigned int srcB, unsigned int c);
 extern "C" void __assertfail(const char* message, const char* file, unsigned int line, const char* function, size_t charSize);
+unsigned int __activemask();
+unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s);

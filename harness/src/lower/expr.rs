@@ -703,7 +703,14 @@ pub(super) fn is_unreachable(e: &Expr) -> bool {
 }
 
 pub(super) fn receiver_is_pointer(e: &Expr) -> bool {
-    matches!(e, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"))
+    match e {
+        // `(p as *mut u32).write(v)` writes through the cast pointer.
+        Expr::Paren(p) => receiver_is_pointer(&p.expr),
+        Expr::Cast(c) => matches!(&*c.ty, Type::Ptr(_)),
+        _ => {
+            matches!(e, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"))
+        }
+    }
 }
 
 pub(super) fn is_boolean(e: &Expr) -> bool {

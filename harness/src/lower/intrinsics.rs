@@ -52,6 +52,25 @@ fn geometry_register(name: &str) -> Option<String> {
         .then(|| format!("{stem}.{axis}"))
 }
 
+/// `barrier_cluster_arrive_relaxed_aligned` and the other cluster barriers: the PTX.
+fn cluster_barrier(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("barrier_cluster_")?;
+    let mut parts = rest.split('_');
+    let op = parts.next()?;
+    if !matches!(op, "arrive" | "wait") {
+        return None;
+    }
+    let mut ptx = format!("barrier.cluster.{op}");
+    for part in parts {
+        match part {
+            "relaxed" if op == "arrive" => ptx.push_str(".relaxed"),
+            "aligned" => ptx.push_str(".aligned"),
+            _ => return None,
+        }
+    }
+    Some(format!("{ptx};"))
+}
+
 /// `%envreg0` to `%envreg31`, read by `grid::envregN()`.
 fn environment_register(name: &str) -> Option<u32> {
     let n: u32 = name.strip_prefix("envreg")?.parse().ok()?;
@@ -194,10 +213,11 @@ impl Context<'_> {
             && (SPECIAL_REGISTERS.iter().any(|(n, ..)| *n == name)
                 || environment_register(&name).is_some()
                 || geometry_register(&name).is_some()
-                || matches!(name.as_str(), "trap" | "breakpoint" | "prof_trigger"))
+                || cluster_barrier(&name).is_some()
+                || matches!(name.as_str(), "trap" | "breakpoint" | "prof_trigger" | "active_mask"))
             || matches!(
                 (name.as_str(), arity),
-                ("dp4a_s32" | "dp4a_u32" | "dp2a_s32" | "dp2a_u32", 3)
+                ("dp4a_s32" | "dp4a_u32" | "dp2a_s32" | "dp2a_u32" | "prmt", 3)
                     | ("cvt_f32x2_bf16x2", 1 | 2)
                     | ("cvt_f32x2_f16x2" | "cvt_f32_f16x2_lo" | "cvt_f32_f16x2_hi", 1)
                     | ("cvt_f32_bf16x2_lo" | "cvt_f32_bf16x2_hi", 1)
@@ -235,6 +255,11 @@ impl Context<'_> {
         }
         Ok(Some(match (name.as_str(), args.as_slice()) {
             ("trap", []) => "__trap()".to_string(),
+            ("active_mask", []) => "__activemask()".to_string(),
+            ("prmt", [a, b, selector]) => format!("__byte_perm({a}, {b}, {selector})"),
+            (other, []) if cluster_barrier(other).is_some() => {
+                format!("KL_CLUSTER_BARRIER(\"{}\")", cluster_barrier(other).unwrap_or_default())
+            }
             ("breakpoint", []) => "__brkpt()".to_string(),
             ("prof_trigger", []) => {
                 let counter = match p.path.segments.last().map(|s| &s.arguments) {
@@ -339,6 +364,12 @@ KL_SREG(cluster_ctarank, "cluster_ctarank")
 KL_SREG(cluster_nctarank, "cluster_nctarank")
 #undef KL_SREG
 #undef KL_SREG64
+// Cluster barriers: synchronisation only, no memory access.
+#ifdef __CUDACC__
+#define KL_CLUSTER_BARRIER(ptx) asm volatile(ptx ::: "memory")
+#else
+#define KL_CLUSTER_BARRIER(ptx) ((void)0)
+#endif
 // Packed halves in registers: one PTX instruction each. The instruction text is a literal
 // of the call, so each use is its own `asm`.
 #ifdef __CUDACC__

@@ -11,7 +11,19 @@ use syn::{Expr, Type};
 /// Float methods of one operand that are CUDA math functions of the same name (the `f32` one
 /// with an `f` suffix), overloaded on `float` and `double` in [`numeric_prelude`].
 const MATH1: &[&str] = &[
-    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp_m1", "ln_1p", "fract", "sin_cos",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp_m1",
+    "ln_1p",
+    "fract",
+    "sin_cos",
+    "round_ties_even",
 ];
 
 /// Float methods of two operands, likewise.
@@ -89,6 +101,30 @@ const C_MATH: &[&str] = &[
 /// Whether `name` is a C math function, or its `float` form with an `f` suffix.
 fn c_math(name: &str) -> bool {
     C_MATH.contains(&name) || name.strip_suffix('f').is_some_and(|stem| C_MATH.contains(&stem))
+}
+
+/// Float methods of one operand the prelude defines for `float` and `double`.
+fn float_method(name: &str) -> bool {
+    MATH1.contains(&name)
+        || matches!(
+            name,
+            "floor"
+                | "ceil"
+                | "round"
+                | "trunc"
+                | "exp"
+                | "exp2"
+                | "ln"
+                | "log2"
+                | "log10"
+                | "sin"
+                | "cos"
+                | "tan"
+                | "tanh"
+                | "sqrt"
+                | "cbrt"
+                | "abs"
+        )
 }
 
 /// A primitive scalar type named by a generic argument.
@@ -208,6 +244,9 @@ impl Context<'_> {
             // `libm::sinf(x)` and libdevice's `__nv_sinf(x)` are the C functions.
             other if owner.as_deref() == Some("libm") && c_math(other) => true,
             "sincos" | "sincosf" if owner.as_deref() == Some("libm") && c.args.len() == 1 => true,
+            // `core::f32::math::floor(x)`: the float method as a function.
+            other if owner.as_deref() == Some("math") && c.args.len() == 1 && float_method(other) => true,
+            "mul_add" if owner.as_deref() == Some("math") && c.args.len() == 3 => true,
             other if other.strip_prefix("__nv_").is_some_and(c_math) => true,
             _ => false,
         };
@@ -252,6 +291,8 @@ impl Context<'_> {
             ("replace", [place, value]) => format!("kl::replace_value({place}, {value})"),
             ("null" | "null_mut", []) => "nullptr".to_string(),
             ("sincos" | "sincosf", [x]) => format!("kl::sin_cos({x})"),
+            (other, [x]) if owner.as_deref() == Some("math") => format!("kl::{other}({x})"),
+            ("mul_add", [a, b, c]) => format!("kl::mul_add({a}, {b}, {c})"),
             ("read_volatile", [pointer]) => format!("kl::read_volatile({pointer})"),
             ("write_volatile", [pointer, value]) => format!("kl::write_volatile({pointer}, {value})"),
             (other, args) => format!(
@@ -323,6 +364,7 @@ KL_MATH1(acosh, acoshf, acosh)
 KL_MATH1(atanh, atanhf, atanh)
 KL_MATH1(exp_m1, expm1f, expm1)
 KL_MATH1(ln_1p, log1pf, log1p)
+KL_MATH1(round_ties_even, rintf, rint)
 #undef KL_MATH1
 #define KL_MATH2(name, f32, f64) \
   __device__ inline float name(float x, float y) { return ::f32(x, y); } \

@@ -101,4 +101,18 @@ mod kernels {
             *o = warp::warpid() + sum + (dot as u32) + (debug::clock64() - start) as u32;
         }
     }
+
+    #[kernel]
+    pub fn rounding(xs: &[f32], mut out: DisjointSlice<f32>) {
+        let idx = thread::index_1d();
+        let i = idx.get();
+        unsafe {
+            cuda_device::cluster::barrier_cluster_arrive_relaxed_aligned();
+            cuda_device::cluster::barrier_cluster_wait_aligned();
+            (out.as_mut_ptr() as *mut u32).write(7);
+        }
+        if let Some(o) = out.get_mut(idx) {
+            *o = xs[i].round_ties_even() + core::f32::math::mul_add(xs[i], 2.0, 1.0);
+        }
+    }
 }
