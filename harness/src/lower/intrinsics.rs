@@ -315,7 +315,11 @@ impl Context<'_> {
 #[doc(hidden)]
 macro_rules! intrinsics_prelude {
     () => {
-        r#"namespace kl {
+        r#"#ifdef __CUDACC__
+// The device's assertion report, which CUDA declares for runtime compilation only.
+extern "C" __device__ void __assertfail(const char* message, const char* file, unsigned int line, const char* function, size_t charSize);
+#endif
+namespace kl {
 // Special registers, as the PTX `mov` that reads them.
 #ifdef __CUDACC__
 #define KL_SREG(name, reg) \

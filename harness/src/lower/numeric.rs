@@ -295,11 +295,13 @@ impl Context<'_> {
             ("mul_add", [a, b, c]) => format!("kl::mul_add({a}, {b}, {c})"),
             ("read_volatile", [pointer]) => format!("kl::read_volatile({pointer})"),
             ("write_volatile", [pointer, value]) => format!("kl::write_volatile({pointer}, {value})"),
-            (other, args) => format!(
-                "::{}({})",
-                other.strip_prefix("__nv_").unwrap_or(other),
-                args.join(", ")
-            ),
+            // The C function of one float type: its operands in that type, as Rust's are.
+            (other, args) => {
+                let function = other.strip_prefix("__nv_").unwrap_or(other);
+                let float = if C_MATH.contains(&function) { "double" } else { "float" };
+                let args: Vec<String> = args.iter().map(|a| format!("({float})({a})")).collect();
+                format!("::{function}({})", args.join(", "))
+            }
         }))
     }
 }

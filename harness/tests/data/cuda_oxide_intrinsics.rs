@@ -112,7 +112,7 @@ mod kernels {
             (out.as_mut_ptr() as *mut u32).write(7);
         }
         if let Some(o) = out.get_mut(idx) {
-            *o = xs[i].round_ties_even() + core::f32::math::mul_add(xs[i], 2.0, 1.0);
+            *o = xs[i].round_ties_even() + core::f32::math::mul_add(xs[i], 2.0, 1.0) + libm::fmaxf(xs[i], 1.0);
         }
     }
 }
