@@ -45,3 +45,18 @@ unsigned int __match_all_sync(unsigned int mask, unsigned long long value, int* 
 void __syncwarp(unsigned int mask = 0xffffffffu);
 float __int_as_float(int x);
 int __ffs(int x);
+inline void __threadfence_system() {}
+inline void __brkpt() {}
+inline void __prof_trigger(int) {}
+long long int clock64();
+int __dp4a(int srcA, int srcB, int c);
+unsigned int __dp4a(unsigned int srcA, unsigned int srcB, unsigned int c);
+float __uint_as_float(unsigned int x);
+unsigned int __float_as_uint(float x);
+double __longlong_as_double(long long int x);
+long long int __double_as_longlong(double x);
+int __dp2a_lo(int srcA, int srcB, int c);
+unsigned int __dp2a_lo(unsigned int srcA, unsigned int srcB, unsigned int c);
+extern "C" void __assertfail(const char* message, const char* file, unsigned int line, const char* function, size_t charSize);
+unsigned int __activemask();
+unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s);

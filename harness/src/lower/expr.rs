@@ -198,6 +198,9 @@ impl Context<'_> {
     pub(super) fn pattern_condition(&self, pattern: &syn::Pat, scrutinee: &str) -> Lowered<Option<String>> {
         Ok(match pattern {
             syn::Pat::Wild(_) => None,
+            syn::Pat::TupleStruct(_) if self.exchange_pattern(pattern, scrutinee)?.is_some() => {
+                self.exchange_pattern(pattern, scrutinee)?
+            }
             syn::Pat::Lit(l) => Some(format!("({scrutinee} == {})", self.literal(&l.lit)?)),
             syn::Pat::Paren(p) => self.pattern_condition(&p.pat, scrutinee)?,
             syn::Pat::Range(r) => {
@@ -302,6 +305,8 @@ impl Context<'_> {
                 };
                 if f.suffix() == "f64" {
                     digits
+                } else if let Some(half) = super::numeric::half_literal(f.suffix(), &digits) {
+                    half
                 } else {
                     format!("{digits}f")
                 }
@@ -332,6 +337,15 @@ impl Context<'_> {
         };
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);
+        }
+        if let Some(intrinsic) = self.device_intrinsic(c, scope)? {
+            return Ok(intrinsic);
+        }
+        if let Some(numeric) = self.numeric_call(c, scope)? {
+            return Ok(numeric);
+        }
+        if let Some(atomic) = self.core_atomic_intrinsic(c, scope)? {
+            return Ok(atomic);
         }
         let name = last_segment(&p.path);
         // `blur::<8>(..)` calls the copy of `blur` for 8.
@@ -471,6 +485,9 @@ impl Context<'_> {
         if let Some(oxide) = self.oxide_method(m, scope)? {
             return Ok(oxide);
         }
+        if let Some(numeric) = self.numeric_method(m, scope)? {
+            return Ok(numeric);
+        }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
         let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
@@ -577,6 +594,9 @@ fn numeric_constant(path: &syn::Path) -> Option<String> {
         (ty.as_str(), name.as_str())
     };
     let f = |v: &str| if ty == "f32" { format!("{v}f") } else { v.to_string() };
+    if let Some(nan) = super::numeric::nan_constant(ty, name) {
+        return Some(nan);
+    }
     Some(match (ty, name) {
         ("u8", "MAX") => "255u".into(),
         ("u16", "MAX") => "65535u".into(),
@@ -700,7 +720,14 @@ pub(super) fn is_unreachable(e: &Expr) -> bool {
 }
 
 pub(super) fn receiver_is_pointer(e: &Expr) -> bool {
-    matches!(e, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"))
+    match e {
+        // `(p as *mut u32).write(v)` writes through the cast pointer.
+        Expr::Paren(p) => receiver_is_pointer(&p.expr),
+        Expr::Cast(c) => matches!(&*c.ty, Type::Ptr(_)),
+        _ => {
+            matches!(e, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"))
+        }
+    }
 }
 
 pub(super) fn is_boolean(e: &Expr) -> bool {

@@ -47,6 +47,7 @@ impl Context<'_> {
                 };
                 Ok(format!("if (!({condition})) __trap();\n"))
             }
+            "gpu_assert" => self.gpu_assert(mac, scope),
             _ => self.fail(mac, format!("macro `{name}!` is not lowered")),
         }
     }

@@ -12,15 +12,18 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod async_copy;
+mod atomics;
 mod compiled;
 mod device_copy;
 mod expr;
 mod generics;
 mod groups;
+mod intrinsics;
 mod items;
 mod launch;
 mod macros;
 mod nalgebra;
+mod numeric;
 mod oxide;
 mod prelude;
 mod stmt;

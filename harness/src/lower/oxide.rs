@@ -18,7 +18,7 @@ pub(super) struct OxideScope {
     /// Names bound to `p.add(i)` and the like: pointers, written through with `write`.
     pointers: HashSet<String>,
     /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
-    atomics: HashMap<String, (&'static str, u8)>,
+    pub(super) atomics: HashMap<String, (&'static str, u8)>,
     /// Names holding a cooperative group handle.
     pub(super) groups: HashSet<String>,
 }
@@ -356,8 +356,8 @@ impl Context<'_> {
         Some(format!("kl::oxide_atomic<{}, {scope}>", Self::primitive(value)?))
     }
 
-    /// `cell.fetch_add(v, AtomicOrdering::Relaxed)` and the other relaxed read-modify-writes,
-    /// loads and stores of an atomic cell; other orderings are not lowered.
+    /// `cell.fetch_add(v, AtomicOrdering::AcqRel)` and the other read-modify-writes, loads,
+    /// stores and compare-exchanges of an atomic cell, at its ordering (see `atomics`).
     fn oxide_atomic(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
         let method = m.method.to_string();
         let operation = match method.as_str() {
@@ -368,22 +368,14 @@ impl Context<'_> {
                 method.strip_prefix("fetch_").unwrap_or(&method).to_string()
             }
             "load" if m.args.len() == 1 => method.clone(),
+            "compare_exchange" | "compare_exchange_weak" if m.args.len() == 4 => method.clone(),
             _ => return Ok(None),
         };
-        let Some(Expr::Path(order)) = m.args.last() else {
+        // The success ordering of a compare-exchange: its fences cover the failure's.
+        let order_at = if m.args.len() == 4 { 2 } else { m.args.len() - 1 };
+        let Some((order_name, _)) = super::atomics::ordering_argument(&m.args[order_at]) else {
             return Ok(None);
         };
-        let order_name = last_segment(&order.path);
-        let owner = order.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
-        if !matches!(owner.as_deref(), Some("AtomicOrdering" | "Ordering")) {
-            return Ok(None);
-        }
-        if order_name != "Relaxed" {
-            return self.fail(
-                m,
-                format!("atomic `{method}` with `{order_name}` ordering is not lowered"),
-            );
-        }
         let cell = match &*m.receiver {
             Expr::Path(p) => p.path.get_ident().map(|i| scope.lookup(&i.to_string())),
             Expr::Index(i) => match &*i.expr {
@@ -395,45 +387,15 @@ impl Context<'_> {
         let Some(&(value, cell_scope)) = cell.as_ref().and_then(|c| scope.oxide.atomics.get(c)) else {
             return self.fail(m, format!("atomic `{method}` on a cell whose type is not known here"));
         };
-        let c_value = Self::primitive(value).unwrap_or("unsigned int");
         let receiver = self.expr(&m.receiver, scope)?;
-        let operand = match m.args.len() {
-            2 => Some(self.expr(&m.args[0], scope)?),
-            _ => None,
-        };
-        // The builtins CUDA has, by operation, value type and scope.
-        let integer32 = matches!(value, "u32" | "i32");
-        let supported = match operation.as_str() {
-            // A volatile `__half` has no copy: half cells are not read or written plainly.
-            "load" | "store" => value != "f16",
-            "add" => {
-                matches!(value, "u32" | "i32" | "u64" | "usize" | "f32" | "f64") || (value == "f16" && cell_scope == 1)
-            }
-            "sub" => {
-                integer32 || matches!(value, "u64" | "usize" | "f32" | "f64") || (value == "f16" && cell_scope == 1)
-            }
-            "and" | "or" | "xor" => integer32 || matches!(value, "u64" | "usize"),
-            "min" | "max" => integer32 || matches!(value, "u64" | "usize" | "i64" | "isize"),
-            "swap" => integer32 || matches!(value, "u64" | "usize" | "f32"),
-            _ => false,
-        };
-        if !supported {
-            return self.fail(
-                m,
-                format!("atomic `{method}` of `{value}` has no CUDA builtin at this scope"),
-            );
-        }
-        Ok(Some(match (operation.as_str(), operand) {
-            // Subtraction without a builtin: the addition of the negated value, one access too.
-            ("sub", Some(v)) if value.starts_with('f') => {
-                format!("kl::oxide_atomic_add({receiver}, (-({c_value})({v})))")
-            }
-            ("sub", Some(v)) if !integer32 => {
-                format!("kl::oxide_atomic_add({receiver}, (({c_value})0 - ({c_value})({v})))")
-            }
-            (operation, Some(v)) => format!("kl::oxide_atomic_{operation}({receiver}, {v})"),
-            (operation, None) => format!("kl::oxide_atomic_{operation}({receiver})"),
-        }))
+        let operands = m
+            .args
+            .iter()
+            .take(order_at)
+            .map(|a| self.expr(a, scope))
+            .collect::<Lowered<Vec<_>>>()?;
+        self.atomic_operation(m, &operation, &order_name, value, cell_scope, &receiver, &operands)
+            .map(Some)
     }
 
     /// A kernel generic over types or constants has no one instantiation to lower: the launch
@@ -767,7 +729,7 @@ impl Context<'_> {
     /// Records that the C name `name` was bound from `value`, when that is a `ThreadIndex`.
     pub(super) fn oxide_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
         self.group_bound(name, value, scope);
-        if let Some(atomic) = atomic_cell(value) {
+        if let Some(atomic) = atomic_cell(value).or_else(|| super::atomics::atomic_element(value, scope)) {
             scope.oxide.atomics.insert(name.to_string(), atomic);
         }
         // `unsafe { p.add(i) }` binds the pointer the block ends with.

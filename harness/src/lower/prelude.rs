@@ -232,5 +232,8 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::groups_prelude!(),
     crate::launch_prelude!(),
     crate::async_copy_prelude!(),
-    crate::nalgebra_prelude!()
+    crate::nalgebra_prelude!(),
+    crate::numeric_prelude!(),
+    crate::intrinsics_prelude!(),
+    crate::atomics_prelude!()
 );

@@ -139,6 +139,10 @@ impl Context<'_> {
         let returns_reference =
             std::mem::take(&mut scope.reference_call) && matches!(&*init.expr, Expr::Call(_) | Expr::MethodCall(_));
         let sub_slice = self.sub_slice_length(&init.expr, scope)?;
+        // `let f = f();` of a function `f`: C++ would read the new variable, so it takes another name.
+        if calls_function_named(&value, &super::ident(&rust_name)) {
+            scope.declared.entry(rust_name.clone()).or_insert(1);
+        }
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
             if matches!(&*r.elem, Type::Slice(_)) {
@@ -769,4 +773,15 @@ fn is_reference(e: &Expr) -> bool {
         Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(inner, None)] if is_reference(inner)),
         _ => false,
     }
+}
+
+/// Whether C++ `text` calls a function named `name` (not one whose name ends in it).
+fn calls_function_named(text: &str, name: &str) -> bool {
+    let call = format!("{name}(");
+    text.match_indices(&call).any(|(at, _)| {
+        !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '>')
+    })
 }
