@@ -14,6 +14,7 @@ use syn::{Expr, Item, Stmt, Type};
 mod expr;
 mod generics;
 mod items;
+mod launch_instances;
 mod macros;
 mod oxide;
 mod prelude;
@@ -21,6 +22,7 @@ mod stmt;
 mod types;
 
 pub use items::Workspace;
+pub use launch_instances::instantiate_kernels;
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
