@@ -19,6 +19,7 @@ mod macros;
 mod oxide;
 mod prelude;
 mod stmt;
+mod traits;
 mod types;
 
 pub use items::Workspace;
