@@ -95,7 +95,10 @@ impl ItemSet {
     pub(super) fn reset_late(&self) {
         let mut state = self.state.borrow_mut();
         for key in std::mem::take(&mut state.late_keys) {
-            state.done.remove(&key);
+            // Its name is free again: lowered anew, it keeps it.
+            if let Some(Ok(name)) = state.done.remove(&key) {
+                state.taken.remove(&name);
+            }
         }
         state.late_prototypes.clear();
         state.late.clear();

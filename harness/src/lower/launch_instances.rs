@@ -51,7 +51,7 @@ pub(super) fn why_not(syntax: &syn::File, kernel: &str) -> String {
 }
 
 /// Whether a function has parameters other than lifetimes.
-fn is_generic(f: &syn::ItemFn) -> bool {
+pub(super) fn is_generic(f: &syn::ItemFn) -> bool {
     f.sig
         .generics
         .params
@@ -270,4 +270,26 @@ fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
             })
         })
         .collect()
+}
+
+/// A helper still generic is lowered only as the copies its calls with explicit arguments
+/// instantiate; a call that leaves them to inference is refused with this reason.
+pub(super) fn refuse_generic_helpers(helpers: &[&syn::ItemFn], failed: &mut std::collections::HashMap<String, String>) {
+    for f in helpers.iter().filter(|f| is_generic(f)) {
+        let params: Vec<String> = f
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter(|p| !matches!(p, GenericParam::Lifetime(_)))
+            .map(|p| p.to_token_stream().to_string())
+            .collect();
+        failed.insert(
+            f.sig.ident.to_string(),
+            format!(
+                "it is generic over `{}` and this call leaves the arguments to inference",
+                params.join(", ")
+            ),
+        );
+    }
 }

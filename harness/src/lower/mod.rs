@@ -219,6 +219,7 @@ pub fn lower_file(
         .collect();
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(instances.iter().map(|(_, f)| f)).collect();
     cx.helpers = helpers.iter().map(|h| h.sig.ident.to_string()).collect();
+    launch_instances::refuse_generic_helpers(&helpers, &mut cx.helpers_failed);
     // A helper that calls one that fails fails too: lower until no new helper fails.
     let (prototypes, definitions) = loop {
         let mut definitions = String::new();
