@@ -32,6 +32,9 @@ impl Context<'_> {
                     && self.layouts.const_named(&p.path).is_none()
                     && !self.consts.contains(&name)
                 {
+                    if let Some(reason) = self.generated_item(p) {
+                        return self.fail(p, reason);
+                    }
                     return self.fail(p, format!("path `{}` is not lowered", self.text(p)));
                 }
                 if p.path.segments.len() > 1 {

@@ -12,6 +12,7 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod expr;
+mod generated;
 mod generics;
 mod items;
 mod launch_instances;
