@@ -116,6 +116,35 @@ fn trait_functions_resolve_through_the_impl_or_the_default() {
 }
 
 #[test]
+fn a_result_rounded_from_f32_converts_to_the_type_it_is_stored_as() {
+    let program = emitted().program;
+    let quantize = code(function(
+        &program,
+        "__device__ inline void quantize_8_(const float* src, unsigned char* dst, unsigned long long n)",
+    ));
+    assert!(
+        quantize.contains("(*(dst + i)) = kl::RoundFromF32{(float)(((*(src + i)) * ((float)(255ll))))};"),
+        "{quantize}"
+    );
+    assert!(program.contains("__device__ operator unsigned char() const { return (unsigned char)__float2uint_rn(v); }"));
+}
+
+#[test]
+fn a_constant_the_build_script_writes_is_refused_with_the_reason() {
+    let emitted = emitted();
+    let reason = emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .find(|n| n.kernel == "tapped")
+        .map(|n| n.reason.clone());
+    assert_eq!(
+        reason.as_deref(),
+        Some("`taps::COUNT` is written by the build script (`include!(concat!(env!(\"OUT_DIR\"),\"/taps.rs\"))`): its value is computed when the crate builds, not in the source")
+    );
+}
+
+#[test]
 fn the_lowered_program_compiles() {
     check_with_gxx(&emitted().program);
 }

@@ -148,6 +148,11 @@ impl<'a> Context<'a> {
             return Ok(None);
         };
         let ty_text = normalize(ty.clone());
+        // nvptx-std's `RoundFromf32::round(x)`: the impl is the one of the type the result is
+        // stored as, which C++ picks as the conversion the proxy is assigned through.
+        if ty_text == "RoundFromf32" && name == "round" && args.len() == 1 {
+            return Ok(Some(format!("kl::RoundFromF32{{(float)({})}}", args[0])));
+        }
         let impls = self.trait_impls(&ty_text, trait_name.as_deref());
         let own = impls.iter().find_map(|i| {
             i.item.items.iter().find_map(|m| match m {
@@ -261,4 +266,22 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
             t
         })
         .collect()
+}
+
+/// The conversions of nvptx-std's `RoundFromf32` impls (round to nearest even, as
+/// `float2uint_rn`), chosen by the type the value is stored as.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! trait_prelude {
+    () => {
+        r#"namespace kl {
+struct RoundFromF32 {
+  float v;
+  __device__ operator unsigned int() const { return __float2uint_rn(v); }
+  __device__ operator unsigned short() const { return (unsigned short)__float2uint_rn(v); }
+  __device__ operator unsigned char() const { return (unsigned char)__float2uint_rn(v); }
+};
+}
+"#
+    };
 }

@@ -63,3 +63,32 @@ pub unsafe extern "ptx-kernel" fn to_linear_8(src: *const u8, dst: *mut f32, n: 
 pub unsafe extern "ptx-kernel" fn to_linear_16(src: *const u16, dst: *mut f32, n: usize) {
     to_linear::<16, Square>(src, dst, n)
 }
+
+trait RoundFromf32 {
+    fn round(v: f32) -> Self;
+}
+
+unsafe fn quantize<const D: usize>(src: *const f32, dst: *mut <Bits<D> as Depth>::Sample, n: usize)
+where
+    Bits<D>: Depth,
+{
+    let i = core::arch::nvptx::_thread_idx_x() as usize;
+    if i < n {
+        *dst.add(i) = RoundFromf32::round(src.add(i).read() * <Bits<D>>::PEAK as f32);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn quantize_8(src: *const f32, dst: *mut u8, n: usize) {
+    quantize::<8>(src, dst, n)
+}
+
+mod taps {
+    include!(concat!(env!("OUT_DIR"), "/taps.rs"));
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn tapped(src: *const f32, dst: *mut f32) {
+    let i = core::arch::nvptx::_thread_idx_x() as usize;
+    *dst.add(i) = *src.add(i + taps::COUNT);
+}
