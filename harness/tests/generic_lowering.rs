@@ -32,14 +32,25 @@ fn function<'a>(program: &'a str, signature: &str) -> &'a str {
 
 /// Without `#line` directives, which name the source lines.
 fn code(text: &str) -> String {
-    text.lines().filter(|l| !l.starts_with("#line")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .filter(|l| !l.starts_with("#line"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
 fn each_launched_instantiation_is_a_kernel_of_its_own() {
     let emitted = emitted();
     let launched: Vec<&str> = emitted.manifest.launches.iter().map(|l| l.kernel.as_str()).collect();
-    for name in ["scale_f32", "scale_i32", "shifted_4", "strided_Narrow", "strided_Wide"] {
+    // `{ Eight::VALUE }` is the 8 of the file's impl.
+    for name in [
+        "scale_f32",
+        "scale_i32",
+        "shifted_4",
+        "shifted_8",
+        "strided_Narrow",
+        "strided_Wide",
+    ] {
         assert!(launched.contains(&name), "{name} in {launched:?}");
     }
     let f32_scale = code(function(
@@ -51,7 +62,12 @@ fn each_launched_instantiation_is_a_kernel_of_its_own() {
         "__global__ void scale_i32(int factor, const int* input, unsigned long long input_len, int* out, unsigned long long out_len)"
     ));
     // The instantiation's line is the generic kernel's.
-    let record = emitted.manifest.launches.iter().find(|l| l.kernel == "scale_i32").unwrap();
+    let record = emitted
+        .manifest
+        .launches
+        .iter()
+        .find(|l| l.kernel == "scale_i32")
+        .unwrap();
     assert_eq!(record.line, 32);
 }
 
@@ -59,11 +75,20 @@ fn each_launched_instantiation_is_a_kernel_of_its_own() {
 fn constants_and_trait_constants_of_an_instantiation_are_its_values() {
     let program = emitted().program;
     let shifted = code(function(&program, "__global__ void shifted_4(unsigned int* out)"));
-    assert!(shifted.contains("(*(out + i) = offset_4(((unsigned int)(i))));"), "{shifted}");
-    let offset = code(function(&program, "__device__ inline unsigned int offset_4(unsigned int value)"));
+    assert!(
+        shifted.contains("(*(out + i) = offset_4(((unsigned int)(i))));"),
+        "{shifted}"
+    );
+    let offset = code(function(
+        &program,
+        "__device__ inline unsigned int offset_4(unsigned int value)",
+    ));
     assert!(offset.contains("return (value + ((unsigned int)(4)));"), "{offset}");
     // The generic helper itself is not defined: its `K` has no value.
-    assert!(!program.contains("unsigned int offset(unsigned int value)"), "{program}");
+    assert!(
+        !program.contains("unsigned int offset(unsigned int value)"),
+        "{program}"
+    );
     let wide = code(function(
         &program,
         "__global__ void strided_Wide(const unsigned int* input, unsigned int* out)",
@@ -85,10 +110,13 @@ fn kernels_without_a_concrete_launch_are_refused_with_the_reason() {
         .iter()
         .map(|n| (n.kernel.clone(), n.reason.clone()))
         .collect();
-    assert!(reasons.contains(&(
-        "never_launched".to_string(),
-        "generic kernel over `T: Copy` is not lowered: no launch in this file instantiates it".to_string()
-    )), "{reasons:?}");
+    assert!(
+        reasons.contains(&(
+            "never_launched".to_string(),
+            "generic kernel over `T: Copy` is not lowered: no launch in this file instantiates it".to_string()
+        )),
+        "{reasons:?}"
+    );
     assert!(reasons.contains(&(
         "apply".to_string(),
         "generic kernel over `F: Fn(u32) -> u32 + Copy` is not lowered: its launches leave an argument to inference (`apply::<_>`)".to_string()
@@ -107,12 +135,26 @@ fn trait_functions_resolve_through_the_impl_or_the_default() {
         "{eight}"
     );
     // The trait's default body, with `Self` the 8-bit depth.
-    let default = code(function(&program, "__device__ inline float Bits_8_normalize(unsigned char v)"));
-    assert!(default.contains("return (((float)(v)) / ((float)(255ll)));"), "{default}");
+    let default = code(function(
+        &program,
+        "__device__ inline float Bits_8_normalize(unsigned char v)",
+    ));
+    assert!(
+        default.contains("return (((float)(v)) / ((float)(255ll)));"),
+        "{default}"
+    );
     // The impl's own body for 16 bits.
-    let own = code(function(&program, "__device__ inline float Bits_16_normalize(unsigned short v)"));
-    assert!(own.contains("return (((float)(v)) * ((1.0f / ((float)(65535ll)))));"), "{own}");
-    assert!(program.contains("__global__ void to_linear_16(const unsigned short* src, float* dst, unsigned long long n) {"));
+    let own = code(function(
+        &program,
+        "__device__ inline float Bits_16_normalize(unsigned short v)",
+    ));
+    assert!(
+        own.contains("return (((float)(v)) * ((1.0f / ((float)(65535ll)))));"),
+        "{own}"
+    );
+    assert!(
+        program.contains("__global__ void to_linear_16(const unsigned short* src, float* dst, unsigned long long n) {")
+    );
 }
 
 #[test]

@@ -20,13 +20,15 @@ impl Context<'_> {
             .take(p.path.segments.len() - 1)
             .map(|s| s.ident.to_string())
             .collect();
-        let included = find_module(&syntax.items, &module)?.iter().find_map(|item| match item {
-            Item::Macro(m) if m.mac.path.is_ident("include") => {
-                let arguments = m.mac.tokens.to_token_stream().to_string();
-                arguments.contains("OUT_DIR").then(|| arguments.replace(' ', ""))
-            }
-            _ => None,
-        })?;
+        let included = find_module(&syntax.items, &module)?
+            .iter()
+            .find_map(|item| match item {
+                Item::Macro(m) if m.mac.path.is_ident("include") => {
+                    let arguments = m.mac.tokens.to_token_stream().to_string();
+                    arguments.contains("OUT_DIR").then(|| arguments.replace(' ', ""))
+                }
+                _ => None,
+            })?;
         Some(format!(
             "`{}` is written by the build script (`include!({included})`): its value is computed when the crate builds, not in the source",
             self.text(p)

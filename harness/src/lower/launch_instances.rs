@@ -24,7 +24,7 @@ pub fn instantiate_kernels(syntax: &syn::File, kernels: Vec<Kernel>) -> Vec<Kern
             out.push(kernel);
             continue;
         }
-        let found = launches(&tokens, &kernel.name, &placeholders);
+        let found = launches(syntax, &tokens, &kernel.name, &placeholders);
         let concrete: Vec<&Vec<String>> = found.iter().filter_map(|i| i.as_ref().ok()).collect();
         if concrete.is_empty() {
             out.push(kernel);
@@ -43,7 +43,7 @@ pub fn instantiate_kernels(syntax: &syn::File, kernels: Vec<Kernel>) -> Vec<Kern
 /// Why a generic kernel has no instantiation to lower.
 pub(super) fn why_not(syntax: &syn::File, kernel: &str) -> String {
     let tokens = syntax.to_token_stream();
-    let found = launches(&tokens, kernel, &generic_names(syntax));
+    let found = launches(syntax, &tokens, kernel, &generic_names(syntax));
     match found.iter().find_map(|i| i.as_ref().err()) {
         Some(open) => format!("its launches leave an argument to inference (`{kernel}::<{open}>`)"),
         None => "no launch in this file instantiates it".to_string(),
@@ -84,12 +84,28 @@ fn generic_names(syntax: &syn::File) -> HashSet<String> {
 
 /// Every `name::<..>` of the file, in order, distinct: its arguments as source text, or the
 /// text when one is inferred (`_`) or names a generic parameter.
-fn launches(tokens: &TokenStream, name: &str, placeholders: &HashSet<String>) -> Vec<Result<Vec<String>, String>> {
+fn launches(
+    syntax: &syn::File,
+    tokens: &TokenStream,
+    name: &str,
+    placeholders: &HashSet<String>,
+) -> Vec<Result<Vec<String>, String>> {
     let mut found = Vec::new();
     scan(tokens.clone(), name, &mut found);
     let mut seen = HashSet::new();
     found
         .into_iter()
+        .map(|mut args| {
+            // `{ Eight::VALUE }`: the integer the file's impl gives the constant.
+            for arg in args.args.iter_mut() {
+                if let GenericArgument::Const(e) = arg {
+                    if let Some(value) = block_constant(syntax, e) {
+                        *e = value;
+                    }
+                }
+            }
+            args
+        })
         .filter_map(|args| {
             let text: Vec<String> = args.args.iter().map(|a| a.to_token_stream().to_string()).collect();
             if !seen.insert(text.clone()) {
@@ -122,10 +138,9 @@ fn scan(tokens: TokenStream, name: &str, found: &mut Vec<syn::AngleBracketedGene
         match tree {
             TokenTree::Group(g) => scan(g.stream(), name, found),
             TokenTree::Ident(id) if id == name => {
-                let colons = trees.get(i + 1..i + 3).is_some_and(|t| {
-                    t.iter()
-                        .all(|c| matches!(c, TokenTree::Punct(p) if p.as_char() == ':'))
-                });
+                let colons = trees
+                    .get(i + 1..i + 3)
+                    .is_some_and(|t| t.iter().all(|c| matches!(c, TokenTree::Punct(p) if p.as_char() == ':')));
                 if !colons || !matches!(trees.get(i + 3), Some(TokenTree::Punct(p)) if p.as_char() == '<') {
                     continue;
                 }
@@ -292,4 +307,31 @@ pub(super) fn refuse_generic_helpers(helpers: &[&syn::ItemFn], failed: &mut std:
             ),
         );
     }
+}
+
+/// `{ Eight::VALUE }` as the integer literal of `const VALUE` in an impl of `Eight` in the file.
+fn block_constant(syntax: &syn::File, e: &Expr) -> Option<Expr> {
+    let Expr::Block(b) = e else { return None };
+    let [syn::Stmt::Expr(Expr::Path(p), None)] = b.block.stmts.as_slice() else {
+        return None;
+    };
+    let [ty, constant] = p.path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    fn find(items: &[syn::Item], ty: &syn::Ident, constant: &syn::Ident) -> Option<Expr> {
+        items.iter().find_map(|item| match item {
+            syn::Item::Mod(m) => find(&m.content.as_ref()?.1, ty, constant),
+            syn::Item::Impl(i) if matches!(&*i.self_ty, Type::Path(t) if t.path.is_ident(ty)) => {
+                i.items.iter().find_map(|member| match member {
+                    syn::ImplItem::Const(c) if c.ident == *constant => match &c.expr {
+                        Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)) => Some(c.expr.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+    }
+    find(&syntax.items, &ty.ident, &constant.ident)
 }

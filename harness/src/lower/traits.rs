@@ -133,10 +133,7 @@ impl<'a> Context<'a> {
         }
         match &value {
             Expr::Lit(l) => self.literal(&l.lit).map(Some),
-            _ => self.fail(
-                p,
-                format!("associated constant `{}` is not a literal", self.text(p)),
-            ),
+            _ => self.fail(p, format!("associated constant `{}` is not a literal", self.text(p))),
         }
     }
 
@@ -171,21 +168,32 @@ impl<'a> Context<'a> {
         let Some((imp, sig, block)) = found else {
             return Ok(None);
         };
-        if sig.receiver().is_some()
-            || sig
-                .generics
-                .params
-                .iter()
-                .any(|g| !matches!(g, syn::GenericParam::Lifetime(_)))
-        {
+        if sig.receiver().is_some() {
+            return self.fail(c, format!("`{}` takes `self`: it is not lowered", self.text(&c.func)));
+        }
+        let generic: Vec<String> = sig
+            .generics
+            .params
+            .iter()
+            .filter(|g| !matches!(g, syn::GenericParam::Lifetime(_)))
+            .map(|g| g.to_token_stream().to_string())
+            .collect();
+        if !generic.is_empty() {
             return self.fail(
                 c,
-                format!("`{}` is generic or takes `self`: it is not lowered", self.text(&c.func)),
+                format!(
+                    "trait function `{name}` of `{ty_text}` is generic over `{}`: generic trait functions are not lowered",
+                    generic.join(", ")
+                ),
             );
         }
         // The type as a type (`Bitdepth<8>`, not the expression's `Bitdepth::<8>`), with the
         // call's span, so that what the copy fails on is reported at the call.
-        let span = p.path.segments.first().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        let span = p
+            .path
+            .segments
+            .first()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
         let Ok(ty) = ty_text.parse::<TokenStream>() else {
             return Ok(None);
         };
@@ -204,10 +212,16 @@ impl<'a> Context<'a> {
         let Some(area) = self.area(&imp.module, "method") else {
             return self.fail(
                 c,
-                format!("`{}` of the kernel's own file is used by another file", self.text(&c.func)),
+                format!(
+                    "`{}` of the kernel's own file is used by another file",
+                    self.text(&c.func)
+                ),
             );
         };
-        let words: Vec<&str> = ty_text.split(|ch: char| !ch.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        let words: Vec<&str> = ty_text
+            .split(|ch: char| !ch.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
         let wanted = format!("{}::{name}", words.join("_"));
         let key = ("method", imp.module.clone(), wanted);
         let module = imp.module.clone();
@@ -216,7 +230,9 @@ impl<'a> Context<'a> {
                 Some(m) => m,
                 None => return self.fail(c, "function of an unknown module"),
             };
-            let inner = self.within(module).ok_or_else(|| (self.span(c), "no file".to_string()))?;
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(c), "no file".to_string()))?;
             item.sig.ident = syn::Ident::new(c_name, item.sig.ident.span());
             let (prototype, code) = inner.lower_function(&item, None)?;
             Ok((format!("{prototype};\n"), code))

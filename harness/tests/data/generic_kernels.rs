@@ -74,4 +74,11 @@ fn main() {
     module.strided::<Narrow>(&stream, config, input, out).unwrap();
     module.strided::<Wide>(&stream, config, input, out).unwrap();
     module.apply::<_>(&stream, config, move |x| x + 1, &mut e).unwrap();
+    module.shifted::<{ Eight::VALUE }>(&stream, config, out).unwrap();
+}
+
+struct Eight;
+
+impl Eight {
+    const VALUE: usize = 8;
 }
