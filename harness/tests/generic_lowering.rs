@@ -121,6 +121,10 @@ fn kernels_without_a_concrete_launch_are_refused_with_the_reason() {
         "apply".to_string(),
         "generic kernel over `F: Fn(u32) -> u32 + Copy` is not lowered: its launches leave an argument to inference (`apply::<_>`)".to_string()
     )), "{reasons:?}");
+    assert!(reasons.contains(&(
+        "filled".to_string(),
+        "generic kernel over `T: Copy` is not lowered: its launches leave its arguments to inference (`.filled(..)`)".to_string()
+    )), "{reasons:?}");
 }
 
 #[test]

@@ -46,8 +46,25 @@ pub(super) fn why_not(syntax: &syn::File, kernel: &str) -> String {
     let found = launches(syntax, &tokens, kernel, &generic_names(syntax));
     match found.iter().find_map(|i| i.as_ref().err()) {
         Some(open) => format!("its launches leave an argument to inference (`{kernel}::<{open}>`)"),
+        None if inferred_launch(tokens, kernel) => {
+            format!("its launches leave its arguments to inference (`.{kernel}(..)`)")
+        }
         None => "no launch in this file instantiates it".to_string(),
     }
+}
+
+/// Whether the file calls `.name(..)` with no turbofish.
+fn inferred_launch(tokens: TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    trees.iter().enumerate().any(|(i, t)| match t {
+        TokenTree::Group(g) => inferred_launch(g.stream(), name),
+        TokenTree::Ident(id) if id == name => {
+            i > 0
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
+                && matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+        }
+        _ => false,
+    })
 }
 
 /// Whether a function has parameters other than lifetimes.

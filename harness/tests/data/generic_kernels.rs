@@ -64,6 +64,13 @@ mod kernels {
             *slot = f(i);
         }
     }
+
+    #[kernel]
+    pub fn filled<T: Copy>(value: T, mut out: DisjointSlice<T>) {
+        if let Some(slot) = out.get_mut(thread::index_1d()) {
+            *slot = value;
+        }
+    }
 }
 
 fn main() {
@@ -75,6 +82,7 @@ fn main() {
     module.strided::<Wide>(&stream, config, input, out).unwrap();
     module.apply::<_>(&stream, config, move |x| x + 1, &mut e).unwrap();
     module.shifted::<{ Eight::VALUE }>(&stream, config, out).unwrap();
+    module.filled(&stream, config, 1u32, &mut f).unwrap();
 }
 
 struct Eight;
