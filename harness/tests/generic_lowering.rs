@@ -125,6 +125,14 @@ fn kernels_without_a_concrete_launch_are_refused_with_the_reason() {
         "filled".to_string(),
         "generic kernel over `T: Copy` is not lowered: its launches leave its arguments to inference (`.filled(..)`)".to_string()
     )), "{reasons:?}");
+    // A generic struct of the instantiation is named with its arguments.
+    assert!(
+        reasons.contains(&(
+            "tagged_Wide".to_string(),
+            "generic struct `Tag` (`Tag<u32, Wide>`) is not lowered".to_string()
+        )),
+        "{reasons:?}"
+    );
 }
 
 #[test]

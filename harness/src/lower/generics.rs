@@ -135,6 +135,35 @@ fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::It
 }
 
 impl Context<'_> {
+    /// Why a path type naming a struct of the file generic over types or constants has no C
+    /// type, with its arguments as the instantiation gives them (`Tagged<u32, On>`).
+    pub(super) fn generic_struct(&self, ty: &Type) -> Option<String> {
+        let Type::Path(p) = ty else { return None };
+        let last = p.path.segments.last()?;
+        if last.arguments.is_none() {
+            return None;
+        }
+        let syntax = self.workspace.syntax.get(self.here).copied().flatten()?;
+        let mut items = Vec::new();
+        super::flatten(&syntax.items, &mut items);
+        items.iter().find_map(|i| match i {
+            Item::Struct(s)
+                if s.ident == last.ident
+                    && s.generics
+                        .params
+                        .iter()
+                        .any(|g| !matches!(g, GenericParam::Lifetime(_))) =>
+            {
+                Some(format!(
+                    "generic struct `{}` (`{}`) is not lowered",
+                    s.ident,
+                    ty.to_token_stream().to_string().replace(' ', "").replace(',', ", ")
+                ))
+            }
+            _ => None,
+        })
+    }
+
     /// `<Bit<8> as Sample>::Type`: the type the impl of the trait for that type gives, looked
     /// up in the file being lowered, then in the others.
     pub(super) fn associated_type(&self, ty: &Type, qself: &syn::QSelf, path: &syn::Path) -> Lowered<String> {

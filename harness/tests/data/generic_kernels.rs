@@ -66,6 +66,12 @@ mod kernels {
     }
 
     #[kernel]
+    pub unsafe fn tagged<P: Tiling>(out: *mut Tag<u32, P>) {
+        let i = thread::index_1d().get();
+        unsafe { (*out.add(i)).value = 1 }
+    }
+
+    #[kernel]
     pub fn filled<T: Copy>(value: T, mut out: DisjointSlice<T>) {
         if let Some(slot) = out.get_mut(thread::index_1d()) {
             *slot = value;
@@ -83,10 +89,16 @@ fn main() {
     module.apply::<_>(&stream, config, move |x| x + 1, &mut e).unwrap();
     module.shifted::<{ Eight::VALUE }>(&stream, config, out).unwrap();
     module.filled(&stream, config, 1u32, &mut f).unwrap();
+    module.tagged::<Wide>(&stream, config, tags).unwrap();
 }
 
 struct Eight;
 
 impl Eight {
     const VALUE: usize = 8;
+}
+
+struct Tag<T, P> {
+    value: T,
+    policy: core::marker::PhantomData<P>,
 }
