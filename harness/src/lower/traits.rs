@@ -87,6 +87,24 @@ impl<'a> Context<'a> {
         all
     }
 
+    /// Whether an inherent impl of the type `ty` defines a function `name`.
+    fn inherent_function(&self, ty: &str, name: &str) -> bool {
+        fn walk(items: &[Item], ty: &str, name: &str) -> bool {
+            items.iter().any(|item| match item {
+                Item::Mod(m) => m.content.as_ref().is_some_and(|(_, inner)| walk(inner, ty, name)),
+                Item::Impl(i) => {
+                    i.trait_.is_none()
+                        && normalize(i.self_ty.to_token_stream()) == ty
+                        && i.items
+                            .iter()
+                            .any(|m| matches!(m, ImplItem::Fn(f) if f.sig.ident == name))
+                }
+                _ => false,
+            })
+        }
+        self.workspace.syntax.iter().flatten().any(|s| walk(&s.items, ty, name))
+    }
+
     /// The trait an impl implements: the one of that name in the impl's crate.
     fn trait_def(&self, imp: &TraitImpl<'_>) -> Option<&'a syn::ItemTrait> {
         let name = imp.trait_name.as_str();
@@ -149,6 +167,10 @@ impl<'a> Context<'a> {
         // stored as, which C++ picks as the conversion the proxy is assigned through.
         if ty_text == "RoundFromf32" && name == "round" && args.len() == 1 {
             return Ok(Some(format!("kl::RoundFromF32{{(float)({})}}", args[0])));
+        }
+        // Rust calls an inherent function of that name before any trait's.
+        if trait_name.is_none() && self.inherent_function(&ty_text, &name) {
+            return Ok(None);
         }
         let impls = self.trait_impls(&ty_text, trait_name.as_deref());
         let own = impls.iter().find_map(|i| {
