@@ -2,7 +2,7 @@
 //! configuration and buffers sized from the analysis, and the manifest of predictions.
 
 use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS};
-use crate::lower::{lower_file, LoweredKernel, Param, Workspace, PRELUDE};
+use crate::lower::{instantiate_kernels, lower_file, LoweredKernel, Param, Workspace, PRELUDE};
 use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, PredictedAccess, SCHEMA};
 use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
@@ -133,6 +133,7 @@ impl LoweredSet {
             };
             let namespace = format!("kl_file{i}");
             let (kernels, _) = program.kernels(i, plan);
+            let kernels = instantiate_kernels(syntax, kernels);
             let lowered = lower_file(&workspace, i, syntax, scope, &kernels, &namespace);
             code.push_str(&lowered.code);
             for failure in &lowered.not_lowered {

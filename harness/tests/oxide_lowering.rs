@@ -231,7 +231,7 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
         vec![
             (
                 "generic".to_string(),
-                "generic kernel over `T: Copy` is not lowered: its instantiation is the launch's".to_string()
+                "generic kernel over `T: Copy` is not lowered: no launch in this file instantiates it".to_string()
             ),
             (
                 "reads_missing".to_string(),

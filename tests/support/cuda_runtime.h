@@ -19,6 +19,7 @@ inline void __syncthreads() {}
 inline void __trap() {}
 inline void __threadfence() {}
 inline void __threadfence_block() {}
+unsigned int __float2uint_rn(float x);
 typedef int cudaError_t;
 typedef void* cudaEvent_t;
 constexpr cudaError_t cudaSuccess = 0;

@@ -22,6 +22,9 @@ impl Context<'_> {
                 if let Some(constant) = numeric_constant(&p.path) {
                     return Ok(constant);
                 }
+                if let Some(constant) = self.trait_const(p)? {
+                    return Ok(constant);
+                }
                 if let Some(item) = self.item_value(p, scope)? {
                     return Ok(item);
                 }
@@ -29,6 +32,9 @@ impl Context<'_> {
                     && self.layouts.const_named(&p.path).is_none()
                     && !self.consts.contains(&name)
                 {
+                    if let Some(reason) = self.generated_item(p) {
+                        return self.fail(p, reason);
+                    }
                     return self.fail(p, format!("path `{}` is not lowered", self.text(p)));
                 }
                 if p.path.segments.len() > 1 {
@@ -400,6 +406,9 @@ impl Context<'_> {
         }
         if !self.helpers.contains(&name) && NVPTX_STD_HELPERS.contains(&name.as_str()) {
             return Ok(format!("kl::{name}({})", args.join(", ")));
+        }
+        if let Some(call) = self.trait_call(c, &args)? {
+            return Ok(call);
         }
         if let Some(call) = self.item_call(c, &p.path, &args, scope)? {
             return Ok(call);

@@ -4,7 +4,7 @@
 //! `impl Sample for Bit<8>`).
 
 use super::{Context, Lowered};
-use proc_macro2::{Group, Literal, TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::collections::HashSet;
 use syn::visit::Visit;
@@ -20,7 +20,9 @@ pub(super) fn instances(helpers: &[&syn::ItemFn], kernels: &[&syn::ItemFn]) -> V
     }
     let mut taken: HashSet<String> = helpers.iter().chain(kernels).map(|f| f.sig.ident.to_string()).collect();
     let mut calls = Calls::default();
-    for f in kernels.iter().chain(helpers.iter().filter(|f| !const_generic(f))) {
+    // A kernel still generic has no launch to instantiate it: its calls name its parameters.
+    let concrete_kernels = kernels.iter().filter(|f| !super::launch_instances::is_generic(f));
+    for f in concrete_kernels.chain(helpers.iter().filter(|f| !const_generic(f))) {
         calls.visit_item_fn(f);
     }
     let mut done = HashSet::new();
@@ -33,7 +35,12 @@ pub(super) fn instances(helpers: &[&syn::ItemFn], kernels: &[&syn::ItemFn]) -> V
         if f.sig.generics.params.len() != values.len() || !done.insert(key.clone()) {
             continue;
         }
-        let mut c_name = format!("{name}_{}", values.join("_"));
+        let words: Vec<&str> = values
+            .iter()
+            .flat_map(|v| v.split(|c: char| !c.is_ascii_alphanumeric()))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut c_name = format!("{name}_{}", words.join("_"));
         while !taken.insert(c_name.clone()) {
             c_name.push('_');
         }
@@ -56,17 +63,17 @@ fn instance_key(name: &str, values: &[String]) -> String {
     format!("{name}::<{}>", values.join(", "))
 }
 
-/// Whether every generic parameter of `f` is a constant.
+/// Whether `f` is generic over constants or types only.
 fn const_generic(f: &syn::ItemFn) -> bool {
     !f.sig.generics.params.is_empty()
         && f.sig
             .generics
             .params
             .iter()
-            .all(|p| matches!(p, GenericParam::Const(_)))
+            .all(|p| matches!(p, GenericParam::Const(_) | GenericParam::Type(_)))
 }
 
-/// `::<8, 16>` as its integer literals.
+/// `::<8, 16>` as its integer literals, `::<f32, Limited>` as its types.
 fn literal_arguments(arguments: &PathArguments) -> Option<Vec<String>> {
     let PathArguments::AngleBracketed(args) = arguments else {
         return None;
@@ -78,6 +85,9 @@ fn literal_arguments(arguments: &PathArguments) -> Option<Vec<String>> {
                 syn::Lit::Int(i) => Some(i.base10_digits().to_string()),
                 _ => None,
             },
+            GenericArgument::Type(t) if !matches!(t, Type::Infer(_)) => {
+                Some(t.to_token_stream().to_string().replace(' ', ""))
+            }
             _ => None,
         })
         .collect()
@@ -102,8 +112,8 @@ impl<'ast> Visit<'ast> for Calls {
     }
 }
 
-/// `f` with its constants replaced by `values`, named `name`. The tokens keep their spans, so
-/// that `#line` directives still name the generic function's lines.
+/// `f` with its constants and types replaced by `values`, named `name`. The tokens keep their
+/// spans, so that `#line` directives still name the generic function's lines.
 fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::ItemFn> {
     let params: Vec<String> = f
         .sig
@@ -112,39 +122,48 @@ fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::It
         .iter()
         .filter_map(|p| match p {
             GenericParam::Const(c) => Some(c.ident.to_string()),
-            _ => None,
+            GenericParam::Type(t) => Some(t.ident.to_string()),
+            GenericParam::Lifetime(_) => None,
         })
         .collect();
+    let values: Vec<TokenStream> = values.iter().map(|v| v.parse().ok()).collect::<Option<_>>()?;
     let mut plain = f.clone();
     plain.sig.generics = syn::Generics::default();
     plain.sig.ident = syn::Ident::new(name, f.sig.ident.span());
-    let tokens = substitute(plain.to_token_stream(), &params, values);
+    let tokens = super::launch_instances::substitute(plain.to_token_stream(), &params, &values);
     syn::parse2(tokens).ok()
 }
 
-fn substitute(tokens: TokenStream, params: &[String], values: &[String]) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|t| match t {
-            TokenTree::Ident(i) => match params.iter().position(|p| i == p.as_str()) {
-                Some(k) => {
-                    let mut value: Literal = values[k].parse().unwrap_or_else(|_| Literal::usize_unsuffixed(0));
-                    value.set_span(i.span());
-                    TokenTree::Literal(value)
-                }
-                None => TokenTree::Ident(i),
-            },
-            TokenTree::Group(g) => {
-                let mut inner = Group::new(g.delimiter(), substitute(g.stream(), params, values));
-                inner.set_span(g.span());
-                TokenTree::Group(inner)
-            }
-            other => other,
-        })
-        .collect()
-}
-
 impl Context<'_> {
+    /// Why a path type naming a struct of the file generic over types or constants has no C
+    /// type, with its arguments as the instantiation gives them (`Tagged<u32, On>`).
+    pub(super) fn generic_struct(&self, ty: &Type) -> Option<String> {
+        let Type::Path(p) = ty else { return None };
+        let last = p.path.segments.last()?;
+        if last.arguments.is_none() {
+            return None;
+        }
+        let syntax = self.workspace.syntax.get(self.here).copied().flatten()?;
+        let mut items = Vec::new();
+        super::compiled::compiled_items(&syntax.items, &self.layouts, &mut items);
+        items.iter().find_map(|i| match i {
+            Item::Struct(s)
+                if s.ident == last.ident
+                    && s.generics
+                        .params
+                        .iter()
+                        .any(|g| !matches!(g, GenericParam::Lifetime(_))) =>
+            {
+                Some(format!(
+                    "generic struct `{}` (`{}`) is not lowered",
+                    s.ident,
+                    ty.to_token_stream().to_string().replace(' ', "").replace(',', ", ")
+                ))
+            }
+            _ => None,
+        })
+    }
+
     /// `<Bit<8> as Sample>::Type`: the type the impl of the trait for that type gives, looked
     /// up in the file being lowered, then in the others.
     pub(super) fn associated_type(&self, ty: &Type, qself: &syn::QSelf, path: &syn::Path) -> Lowered<String> {

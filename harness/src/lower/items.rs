@@ -43,7 +43,7 @@ type Key = (&'static str, ModulePath, String);
 
 /// Where an item's code goes.
 #[derive(Clone, Copy, PartialEq)]
-enum Area {
+pub(super) enum Area {
     /// Before the kernel file's own items: the item lives in another file.
     Early,
     /// After the kernel file's types, before its helpers: a method of the kernel file.
@@ -95,7 +95,10 @@ impl ItemSet {
     pub(super) fn reset_late(&self) {
         let mut state = self.state.borrow_mut();
         for key in std::mem::take(&mut state.late_keys) {
-            state.done.remove(&key);
+            // Its name is free again: lowered anew, it keeps it.
+            if let Some(Ok(name)) = state.done.remove(&key) {
+                state.taken.remove(&name);
+            }
         }
         state.late_prototypes.clear();
         state.late.clear();
@@ -162,7 +165,7 @@ impl<'a> Context<'a> {
     }
 
     /// Where an item of `module` goes, or `None` when the kernel file's own pass defines it.
-    fn area(&self, module: &ModulePath, kind: &str) -> Option<Area> {
+    pub(super) fn area(&self, module: &ModulePath, kind: &str) -> Option<Area> {
         let owner = self.workspace.owner(module)?;
         match (owner == self.home, kind) {
             (false, _) => Some(Area::Early),
@@ -172,7 +175,7 @@ impl<'a> Context<'a> {
     }
 
     /// Lowers an item once; `lower` returns its code given its C name.
-    fn require(
+    pub(super) fn require(
         &self,
         node: &impl quote::ToTokens,
         key: Key,

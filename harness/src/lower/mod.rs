@@ -16,21 +16,25 @@ mod atomics;
 mod compiled;
 mod device_copy;
 mod expr;
+mod generated;
 mod generics;
 mod groups;
 mod intrinsics;
 mod items;
 mod launch;
+mod launch_instances;
 mod macros;
 mod nalgebra;
 mod numeric;
 mod oxide;
 mod prelude;
 mod stmt;
+mod traits;
 mod types;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
+pub use launch_instances::instantiate_kernels;
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
@@ -228,6 +232,7 @@ pub fn lower_file(
         .collect();
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(instances.iter().map(|(_, f)| f)).collect();
     cx.helpers = helpers.iter().map(|h| h.sig.ident.to_string()).collect();
+    launch_instances::refuse_generic_helpers(&helpers, &mut cx.helpers_failed);
     // A helper that calls one that fails fails too: lower until no new helper fails.
     let (prototypes, definitions) = loop {
         let mut definitions = String::new();

@@ -414,8 +414,12 @@ impl Context<'_> {
             Some(p) => self.fail(
                 p,
                 format!(
-                    "generic kernel over `{}` is not lowered: its instantiation is the launch's",
-                    self.text(p)
+                    "generic kernel over `{}` is not lowered: {}",
+                    self.text(p),
+                    self.workspace.syntax[self.here].map_or_else(
+                        || "its instantiation is the launch's".to_string(),
+                        |syntax| super::launch_instances::why_not(syntax, &f.sig.ident.to_string())
+                    )
                 ),
             ),
             None => Ok(()),

@@ -86,6 +86,9 @@ impl Context<'_> {
                 if let Some(c) = self.nalgebra_type(ty)? {
                     return Ok(c);
                 }
+                if let Some(reason) = self.generic_struct(ty) {
+                    return self.fail(ty, reason);
+                }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }
             _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),

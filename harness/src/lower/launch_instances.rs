@@ -1,0 +1,354 @@
+//! Kernels generic over types or constants, lowered once per instantiation that the file's
+//! host code launches (`module.scale::<f32>(..)`, `cuda_launch! { kernel: add_const::<4>, .. }`):
+//! each instantiation is a kernel of its own, `scale_f32`, whose parameters name the concrete
+//! types, so that it is analyzed, lowered and launched as any other.
+
+use kernel_lint_analyzer::model::kernel::{Kernel, KernelParam, ParamKind};
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use quote::ToTokens;
+use std::collections::HashSet;
+use syn::{Expr, FnArg, GenericArgument, GenericParam, Pat, Type};
+
+/// `kernels` with each generic kernel replaced by its instantiations that the file launches;
+/// a generic kernel that the file never instantiates stays, to be refused with the reason.
+pub fn instantiate_kernels(syntax: &syn::File, kernels: Vec<Kernel>) -> Vec<Kernel> {
+    if kernels.iter().all(|k| !is_generic(&k.item)) {
+        return kernels;
+    }
+    let tokens = syntax.to_token_stream();
+    let placeholders = generic_names(syntax);
+    let mut taken: HashSet<String> = kernels.iter().map(|k| k.name.clone()).collect();
+    let mut out = Vec::new();
+    for kernel in kernels {
+        if !is_generic(&kernel.item) {
+            out.push(kernel);
+            continue;
+        }
+        let found = launches(syntax, &tokens, &kernel.name, &placeholders);
+        let concrete: Vec<&Vec<String>> = found.iter().filter_map(|i| i.as_ref().ok()).collect();
+        if concrete.is_empty() {
+            out.push(kernel);
+            continue;
+        }
+        for arguments in concrete {
+            let Some(copy) = instance(&kernel, arguments, &mut taken) else {
+                continue;
+            };
+            out.push(copy);
+        }
+    }
+    out
+}
+
+/// Why a generic kernel has no instantiation to lower.
+pub(super) fn why_not(syntax: &syn::File, kernel: &str) -> String {
+    let tokens = syntax.to_token_stream();
+    let found = launches(syntax, &tokens, kernel, &generic_names(syntax));
+    match found.iter().find_map(|i| i.as_ref().err()) {
+        Some(open) => format!("its launches leave an argument to inference (`{kernel}::<{open}>`)"),
+        None if inferred_launch(tokens, kernel) => {
+            format!("its launches leave its arguments to inference (`.{kernel}(..)`)")
+        }
+        None => "no launch in this file instantiates it".to_string(),
+    }
+}
+
+/// Whether the file calls `.name(..)` with no turbofish.
+fn inferred_launch(tokens: TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    trees.iter().enumerate().any(|(i, t)| match t {
+        TokenTree::Group(g) => inferred_launch(g.stream(), name),
+        TokenTree::Ident(id) if id == name => {
+            i > 0
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
+                && matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+        }
+        _ => false,
+    })
+}
+
+/// Whether a function has parameters other than lifetimes.
+pub(super) fn is_generic(f: &syn::ItemFn) -> bool {
+    f.sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, GenericParam::Lifetime(_)))
+}
+
+/// The generic parameters named anywhere in the file: `launch::<T>` inside a generic host
+/// function instantiates nothing by itself.
+fn generic_names(syntax: &syn::File) -> HashSet<String> {
+    struct Names(HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_generic_param(&mut self, p: &'ast GenericParam) {
+            match p {
+                GenericParam::Type(t) => {
+                    self.0.insert(t.ident.to_string());
+                }
+                GenericParam::Const(c) => {
+                    self.0.insert(c.ident.to_string());
+                }
+                GenericParam::Lifetime(_) => {}
+            }
+            syn::visit::visit_generic_param(self, p);
+        }
+    }
+    let mut names = Names(HashSet::new());
+    syn::visit::visit_file(&mut names, syntax);
+    names.0
+}
+
+/// Every `name::<..>` of the file, in order, distinct: its arguments as source text, or the
+/// text when one is inferred (`_`) or names a generic parameter.
+fn launches(
+    syntax: &syn::File,
+    tokens: &TokenStream,
+    name: &str,
+    placeholders: &HashSet<String>,
+) -> Vec<Result<Vec<String>, String>> {
+    let mut found = Vec::new();
+    scan(tokens.clone(), name, &mut found);
+    let mut seen = HashSet::new();
+    found
+        .into_iter()
+        .map(|mut args| {
+            // `{ Eight::VALUE }`: the integer the file's impl gives the constant.
+            for arg in args.args.iter_mut() {
+                if let GenericArgument::Const(e) = arg {
+                    if let Some(value) = block_constant(syntax, e) {
+                        *e = value;
+                    }
+                }
+            }
+            args
+        })
+        .filter_map(|args| {
+            let text: Vec<String> = args.args.iter().map(|a| a.to_token_stream().to_string()).collect();
+            if !seen.insert(text.clone()) {
+                return None;
+            }
+            let open = args.args.iter().any(|a| match a {
+                GenericArgument::Type(t) => mentions(t.to_token_stream(), placeholders),
+                GenericArgument::Const(c) => !matches!(c, Expr::Lit(_)),
+                _ => true,
+            });
+            Some(if open { Err(text.join(", ")) } else { Ok(text) })
+        })
+        .collect()
+}
+
+/// Whether a type is `_` or names one of `placeholders`.
+fn mentions(tokens: TokenStream, placeholders: &HashSet<String>) -> bool {
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == "_" || placeholders.contains(&i.to_string()),
+        TokenTree::Punct(p) => p.as_char() == '_',
+        TokenTree::Group(g) => mentions(g.stream(), placeholders),
+        TokenTree::Literal(_) => false,
+    })
+}
+
+/// The turbofish arguments following each `name ::` in `tokens`, macro bodies included.
+fn scan(tokens: TokenStream, name: &str, found: &mut Vec<syn::AngleBracketedGenericArguments>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => scan(g.stream(), name, found),
+            TokenTree::Ident(id) if id == name => {
+                let colons = trees
+                    .get(i + 1..i + 3)
+                    .is_some_and(|t| t.iter().all(|c| matches!(c, TokenTree::Punct(p) if p.as_char() == ':')));
+                if !colons || !matches!(trees.get(i + 3), Some(TokenTree::Punct(p)) if p.as_char() == '<') {
+                    continue;
+                }
+                // The arguments end at the `>` that closes the `<`.
+                let mut depth = 0usize;
+                let mut end = None;
+                for (j, t) in trees.iter().enumerate().skip(i + 3) {
+                    if let TokenTree::Punct(p) = t {
+                        match p.as_char() {
+                            '<' => depth += 1,
+                            '>' if !matches!(trees.get(j - 1), Some(TokenTree::Punct(q)) if q.as_char() == '-') => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    end = Some(j);
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                let Some(end) = end else { continue };
+                let args: TokenStream = trees[i + 1..=end].iter().cloned().collect();
+                if let Ok(parsed) = syn::parse2::<syn::AngleBracketedGenericArguments>(args) {
+                    found.push(parsed);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The kernel for one instantiation: its generic parameters replaced by `arguments`, named
+/// after them (`scale_f32`, `write_value_4`), with the concrete parameter types.
+fn instance(kernel: &Kernel, arguments: &[String], taken: &mut HashSet<String>) -> Option<Kernel> {
+    let params: Vec<String> = kernel
+        .item
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) => Some(t.ident.to_string()),
+            GenericParam::Const(c) => Some(c.ident.to_string()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    if params.len() != arguments.len() {
+        return None;
+    }
+    let values: Vec<TokenStream> = arguments.iter().map(|a| a.parse().ok()).collect::<Option<_>>()?;
+    let suffix: String = arguments
+        .join("_")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let suffix: Vec<&str> = suffix.split('_').filter(|s| !s.is_empty()).collect();
+    let mut name = format!("{}_{}", kernel.name, suffix.join("_"));
+    while !taken.insert(name.clone()) {
+        name.push('_');
+    }
+    let mut plain = kernel.item.clone();
+    plain.sig.generics = syn::Generics::default();
+    plain.sig.ident = syn::Ident::new(&name, kernel.item.sig.ident.span());
+    let item: syn::ItemFn = syn::parse2(substitute(plain.to_token_stream(), &params, &values)).ok()?;
+    Some(Kernel {
+        name,
+        params: params_of(&item),
+        item,
+        ..kernel.clone()
+    })
+}
+
+/// `tokens` with each parameter name replaced by its value; the value takes the name's span,
+/// so that `#line` directives still name the generic kernel's lines.
+pub(super) fn substitute(tokens: TokenStream, params: &[String], values: &[TokenStream]) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|t| -> Vec<TokenTree> {
+            match t {
+                TokenTree::Ident(i) => match params.iter().position(|p| i == p.as_str()) {
+                    Some(k) => {
+                        let value: TokenStream = values[k]
+                            .clone()
+                            .into_iter()
+                            .map(|mut v| {
+                                v.set_span(i.span());
+                                v
+                            })
+                            .collect();
+                        // One token stays one; a path or generic type is grouped, so that
+                        // `T::zero()` still parses.
+                        let trees: Vec<TokenTree> = value.clone().into_iter().collect();
+                        if trees.len() == 1 {
+                            trees
+                        } else {
+                            let mut g = Group::new(Delimiter::None, value);
+                            g.set_span(i.span());
+                            vec![TokenTree::Group(g)]
+                        }
+                    }
+                    None => vec![TokenTree::Ident(i)],
+                },
+                TokenTree::Group(g) => {
+                    let mut inner = Group::new(g.delimiter(), substitute(g.stream(), params, values));
+                    inner.set_span(g.span());
+                    vec![TokenTree::Group(inner)]
+                }
+                other => vec![other],
+            }
+        })
+        .collect()
+}
+
+/// The named parameters of an instantiated kernel, with their kinds.
+fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => Some(typed),
+            FnArg::Receiver(_) => None,
+        })
+        .filter_map(|typed| {
+            let Pat::Ident(ident) = &*typed.pat else {
+                return None;
+            };
+            let primitive = match &*typed.ty {
+                Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
+            let kind = match primitive.as_deref() {
+                Some("u8" | "u16" | "u32" | "u64" | "u128" | "usize") => ParamKind::Unsigned,
+                Some("i8" | "i16" | "i32" | "i64" | "i128" | "isize") => ParamKind::Signed,
+                Some("f32" | "f64") => ParamKind::Float,
+                _ => ParamKind::Other,
+            };
+            Some(KernelParam {
+                name: ident.ident.to_string(),
+                ty: typed.ty.to_token_stream().to_string(),
+                kind,
+            })
+        })
+        .collect()
+}
+
+/// A helper still generic is lowered only as the copies its calls with explicit arguments
+/// instantiate; a call that leaves them to inference is refused with this reason.
+pub(super) fn refuse_generic_helpers(helpers: &[&syn::ItemFn], failed: &mut std::collections::HashMap<String, String>) {
+    for f in helpers.iter().filter(|f| is_generic(f)) {
+        let params: Vec<String> = f
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter(|p| !matches!(p, GenericParam::Lifetime(_)))
+            .map(|p| p.to_token_stream().to_string())
+            .collect();
+        failed.insert(
+            f.sig.ident.to_string(),
+            format!(
+                "it is generic over `{}` and this call leaves the arguments to inference",
+                params.join(", ")
+            ),
+        );
+    }
+}
+
+/// `{ Eight::VALUE }` as the integer literal of `const VALUE` in an impl of `Eight` in the file.
+fn block_constant(syntax: &syn::File, e: &Expr) -> Option<Expr> {
+    let Expr::Block(b) = e else { return None };
+    let [syn::Stmt::Expr(Expr::Path(p), None)] = b.block.stmts.as_slice() else {
+        return None;
+    };
+    let [ty, constant] = p.path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    fn find(items: &[syn::Item], ty: &syn::Ident, constant: &syn::Ident) -> Option<Expr> {
+        items.iter().find_map(|item| match item {
+            syn::Item::Mod(m) => find(&m.content.as_ref()?.1, ty, constant),
+            syn::Item::Impl(i) if matches!(&*i.self_ty, Type::Path(t) if t.path.is_ident(ty)) => {
+                i.items.iter().find_map(|member| match member {
+                    syn::ImplItem::Const(c) if c.ident == *constant => match &c.expr {
+                        Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)) => Some(c.expr.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+    }
+    find(&syntax.items, &ty.ident, &constant.ident)
+}
