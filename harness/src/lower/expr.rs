@@ -144,6 +144,10 @@ impl Context<'_> {
                 format!("kl::make_tuple({})", elems.join(", "))
             }
             Expr::Struct(s) => self.struct_literal(s, scope)?,
+            Expr::Array(a) => self.array_literal(a, scope)?,
+            Expr::Closure(c) => self.closure(c, scope)?,
+            Expr::Repeat(r) => self.array_repeat(r, scope)?,
+            Expr::Tuple(t) if t.elems.is_empty() => "kl::unit{}".to_string(),
             Expr::Match(m) => self.match_value(m, scope)?,
             Expr::RawAddr(_) | Expr::Macro(_) if super::oxide::raw_address(e).is_some() => {
                 match super::oxide::raw_address(e) {
@@ -324,6 +328,9 @@ impl Context<'_> {
         let Expr::Path(p) = &*c.func else {
             return self.fail(c, "call through an expression");
         };
+        if let Some(call) = self.local_call(c, scope)? {
+            return Ok(call);
+        }
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);
         }

@@ -11,11 +11,14 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+mod arrays;
+mod closures;
 mod expr;
 mod generics;
 mod items;
 mod macros;
 mod oxide;
+mod patterns;
 mod prelude;
 mod stmt;
 mod types;
@@ -556,6 +559,9 @@ impl<'a> Context<'a> {
 
     /// A helper, or a method of `self_type` taking its receiver first (by C++ reference).
     fn lower_function(&self, f: &syn::ItemFn, self_type: Option<&str>) -> Lowered<(String, String)> {
+        if patterns::is_intrinsic_stub(f) {
+            return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
+        }
         let mut scope = Scope::default();
         let ret = match &f.sig.output {
             syn::ReturnType::Default => "void".to_string(),

@@ -92,6 +92,9 @@ impl Context<'_> {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
         };
+        if let Some(out) = self.pattern_local(pat, local.init.as_ref().map(|i| &*i.expr), scope)? {
+            return Ok(out);
+        }
         if let (syn::Pat::Tuple(names), Some(init)) = (pat, &local.init) {
             return self.tuple_local(names, &init.expr, scope);
         }
@@ -221,10 +224,7 @@ impl Context<'_> {
                     syn::Lit::Bool(_) => "bool",
                     other => return self.fail(other, "literal is not lowered"),
                 };
-                format!(
-                    "{base} {name}{}",
-                    dims.iter().map(|d| format!("[{d}]")).collect::<String>()
-                )
+Self::inferred_array(base, &dims, &name)
             }
         };
         Ok(match (elements, value) {
