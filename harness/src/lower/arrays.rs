@@ -23,9 +23,6 @@ template <typename T, unsigned long long N> struct array {
   __host__ __device__ T* end() { return v + N; }
   __host__ __device__ const T* begin() const { return v; }
   __host__ __device__ const T* end() const { return v + N; }
-  // `as_ptr()` and slices of an array read its first element's address.
-  __host__ __device__ operator T*() { return v; }
-  __host__ __device__ operator const T*() const { return v; }
   // A literal's element type is inferred from its use in Rust: `[0, 1]` becomes `[u64; 2]`.
   template <typename U, typename = typename std::enable_if<!std::is_same<U, T>::value>::type>
   __host__ __device__ operator array<U, N>() const {
@@ -33,6 +30,15 @@ template <typename T, unsigned long long N> struct array {
     for (unsigned long long i = 0; i < N; ++i) out.v[i] = static_cast<U>(v[i]);
     return out;
   }
+};
+// `&[T; N]`: Rust indexes through the reference, so the C++ does too.
+template <typename A> struct aref {
+  A* p;
+  __host__ __device__ constexpr aref(A* q) : p(q) {}
+  template <typename I> __host__ __device__ auto& operator[](I i) const { return (*p)[i]; }
+  __host__ __device__ A& operator*() const { return *p; }
+  __host__ __device__ A* operator->() const { return p; }
+  __host__ __device__ operator A*() const { return p; }
 };
 // `[T; 0]`: no element, and still an object.
 template <typename T> struct array<T, 0> {
@@ -58,6 +64,12 @@ template <unsigned long long N, typename T> __host__ __device__ array<T, N> repe
   for (unsigned long long i = 0; i < N; ++i) out.v[i] = value;
   return out;
 }
+// `as_ptr()`: the first element's address of an array; a pointer (or a C array) as it is.
+template <typename P> __host__ __device__ P as_ptr(P p) { return p; }
+template <typename T> __host__ __device__ T* as_ptr(T* p) { return p; }
+template <typename T, unsigned long long N> __host__ __device__ T* as_ptr(array<T, N>& a) { return a.v; }
+template <typename T, unsigned long long N> __host__ __device__ const T* as_ptr(const array<T, N>& a) { return a.v; }
+template <typename A> __host__ __device__ auto as_ptr(aref<A> a) { return as_ptr(*a.p); }
 template <typename T, unsigned long long N>
 __host__ __device__ constexpr unsigned long long len(const array<T, N>&) { return N; }
 "#
@@ -69,6 +81,14 @@ impl Context<'_> {
     pub(super) fn array_type(&self, a: &syn::TypeArray) -> Lowered<String> {
         let len = self.array_length(&a.len)?;
         Ok(format!("kl::array<{}, {len}>", self.c_type(&a.elem)?))
+    }
+
+    /// `&[T; N]` and `&mut [T; N]` as `kl::aref`, indexed through as Rust does; `None` for
+    /// references to other types.
+    pub(super) fn array_reference(&self, r: &syn::TypeReference) -> Lowered<Option<String>> {
+        let syn::Type::Array(a) = &*r.elem else { return Ok(None) };
+        let constness = if r.mutability.is_some() { "" } else { "const " };
+        Ok(Some(format!("kl::aref<{constness}{}>", self.array_type(a)?)))
     }
 
     /// An array's length: a constant the layouts know, or an expression of constants that

@@ -80,6 +80,10 @@ impl Context<'_> {
                         (None, _) => base,
                     }
                 }
+                // Rust indexes through a reference to an array.
+                index if is_reference_name(&i.expr, scope) => {
+                    format!("(*{})[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?)
+                }
                 index => format!("{}[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?),
             },
             Expr::Field(f) => {
@@ -489,7 +493,9 @@ impl Context<'_> {
                 }
             }
             "read" | "read_volatile" | "read_unaligned" => format!("(*{receiver})"),
-            "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" | "as_ptr" | "as_mut_ptr" => receiver,
+            "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" => receiver,
+            // An array's elements' address; a pointer or slice stays itself.
+            "as_ptr" | "as_mut_ptr" => format!("kl::as_ptr({receiver})"),
             "len" => format!("{receiver}_len"),
             // The receiver's type, as in Rust: `max(n, 1)` of two C types would be ambiguous.
             "min" | "max" => format!("kl::{method}({receiver}, {})", arg(0)?),
@@ -687,6 +693,11 @@ pub(super) fn is_unreachable(e: &Expr) -> bool {
         Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(e, _)] if is_unreachable(e)),
         _ => false,
     }
+}
+
+/// A name bound to a reference (a pointer in C).
+fn is_reference_name(e: &Expr, scope: &Scope) -> bool {
+    matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))))
 }
 
 pub(super) fn receiver_is_pointer(e: &Expr) -> bool {

@@ -20,6 +20,7 @@ mod macros;
 mod oxide;
 mod patterns;
 mod prelude;
+mod receivers;
 mod stmt;
 mod types;
 
@@ -342,6 +343,8 @@ struct Scope {
     shared_counter: usize,
     names: Vec<HashMap<String, String>>,
     declared: HashMap<String, usize>,
+    /// The Rust type (last path segment) of C bindings whose type the source states.
+    types: HashMap<String, String>,
     /// Whether the call lowered last returns a reference (a pointer in C).
     reference_call: bool,
     oxide: oxide::OxideScope,
@@ -577,7 +580,8 @@ impl<'a> Context<'a> {
                         path: quote::format_ident!("{}", ty).into(),
                     }))?;
                     params.push(items::receiver_param(receiver, &ty));
-                    scope.bind("self");
+                    let this = scope.bind("self");
+                    scope.types.insert(this, self_type.unwrap_or_default().to_string());
                     continue;
                 }
                 (syn::FnArg::Receiver(_), None) => return self.fail(input, "methods are not lowered"),
@@ -586,6 +590,7 @@ impl<'a> Context<'a> {
                 return self.fail(&typed.pat, "parameter pattern");
             };
             let name = scope.bind(&name.ident.to_string());
+            self.note_type(&name, Some(&typed.ty), None, &mut scope);
             if let Type::Reference(r) = &*typed.ty {
                 if let Type::Slice(s) = &*r.elem {
                     scope.slices.insert(name.clone());

@@ -154,6 +154,7 @@ impl Context<'_> {
             scope.references.insert(name.clone());
         }
         self.oxide_bound(&name, &init.expr, scope);
+        self.note_type(&name, ty, Some(&init.expr), scope);
         match ty {
             Some(ty) if !matches!(ty, Type::Infer(_) | Type::Reference(_)) => {
                 Ok(format!("{} = {value};\n", self.declarator(ty, &name)?))

@@ -38,6 +38,10 @@ impl Context<'_> {
                     format!("const {inner}*")
                 })
             }
+            Type::Reference(r) if matches!(&*r.elem, Type::Array(_)) => match self.array_reference(r)? {
+                Some(aref) => Ok(aref),
+                None => self.fail(ty, "reference to an array"),
+            },
             Type::Reference(r) if r.mutability.is_some() => Ok(format!("{}*", self.c_type(&r.elem)?)),
             Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
             Type::Array(a) => self.array_type(a),
