@@ -495,6 +495,7 @@ impl Context<'_> {
             "read" | "read_volatile" | "read_unaligned" => format!("(*{receiver})"),
             "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" => receiver,
             // An array's elements' address; a pointer or slice stays itself.
+            "as_ptr" | "as_mut_ptr" if is_slice_name(&m.receiver, scope) => receiver,
             "as_ptr" | "as_mut_ptr" => format!("kl::as_ptr({receiver})"),
             "len" => format!("{receiver}_len"),
             // The receiver's type, as in Rust: `max(n, 1)` of two C types would be ambiguous.
@@ -693,6 +694,11 @@ pub(super) fn is_unreachable(e: &Expr) -> bool {
         Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(e, _)] if is_unreachable(e)),
         _ => false,
     }
+}
+
+/// A name bound to a slice (a pointer and a length in C).
+fn is_slice_name(e: &Expr, scope: &Scope) -> bool {
+    matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))))
 }
 
 /// A name bound to a reference (a pointer in C).
