@@ -25,8 +25,8 @@ template <typename T, unsigned long long N> struct array {
   __host__ __device__ const T* end() const { return v + N; }
   // A literal's element type is inferred from its use in Rust: `[0, 1]` becomes `[u64; 2]`.
   template <typename U, typename = typename std::enable_if<!std::is_same<U, T>::value>::type>
-  __host__ __device__ operator array<U, N>() const {
-    array<U, N> out;
+  __host__ __device__ constexpr operator array<U, N>() const {
+    array<U, N> out{};
     for (unsigned long long i = 0; i < N; ++i) out.v[i] = static_cast<U>(v[i]);
     return out;
   }
@@ -56,11 +56,11 @@ __host__ __device__ bool operator==(const array<T, N>& a, const array<T, N>& b) 
 template <typename T, unsigned long long N>
 __host__ __device__ bool operator!=(const array<T, N>& a, const array<T, N>& b) { return !(a == b); }
 template <typename T, typename... R>
-__host__ __device__ array<T, 1 + sizeof...(R)> make_array(T first, R... rest) {
+__host__ __device__ constexpr array<T, 1 + sizeof...(R)> make_array(T first, R... rest) {
   return {{first, static_cast<T>(rest)...}};
 }
-template <unsigned long long N, typename T> __host__ __device__ array<T, N> repeat(T value) {
-  array<T, N> out;
+template <unsigned long long N, typename T> __host__ __device__ constexpr array<T, N> repeat(T value) {
+  array<T, N> out{};
   for (unsigned long long i = 0; i < N; ++i) out.v[i] = value;
   return out;
 }
@@ -72,6 +72,9 @@ template <typename T, unsigned long long N> __host__ __device__ const T* as_ptr(
 template <typename A> __host__ __device__ auto as_ptr(aref<A> a) { return as_ptr(*a.p); }
 template <typename T, unsigned long long N>
 __host__ __device__ constexpr unsigned long long len(const array<T, N>&) { return N; }
+template <typename T, unsigned long long N>
+__host__ __device__ constexpr unsigned long long len(const T (&)[N]) { return N; }
+template <typename A> __host__ __device__ constexpr unsigned long long len(aref<A> a) { return len(*a.p); }
 "#
     };
 }

@@ -258,7 +258,7 @@ impl Context<'_> {
     /// `match` used as a value: a chain of conditionals; an arm that cannot be reached
     /// (`unreachable!()`, `unreachable_unchecked()`) gives way to the one before it.
     fn match_value(&self, m: &syn::ExprMatch, scope: &mut Scope) -> Lowered<String> {
-        let scrutinee = self.scrutinee(&m.expr, scope)?;
+        let (temporary, scrutinee) = self.match_scrutinee(&m.expr, scope)?;
         let mut arms = Vec::new();
         for arm in &m.arms {
             if arm.guard.is_some() {
@@ -281,7 +281,7 @@ impl Context<'_> {
             };
             out = format!("({condition} ? ({value}) : ({out}))");
         }
-        Ok(out)
+        Ok(super::matching::value_with_temporary(temporary, out))
     }
 
     pub(super) fn literal(&self, lit: &syn::Lit) -> Lowered<String> {
@@ -467,6 +467,9 @@ impl Context<'_> {
     pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
         if let Some(oxide) = self.oxide_method(m, scope)? {
             return Ok(oxide);
+        }
+        if let Some(walked) = self.iterator_method(m, scope)? {
+            return Ok(walked);
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;

@@ -13,15 +13,19 @@ use syn::{Expr, Item, Stmt, Type};
 
 mod arrays;
 mod closures;
+mod excerpt;
 mod expr;
 mod generics;
 mod items;
+mod iterate;
 mod macros;
+mod matching;
 mod oxide;
 mod patterns;
 mod prelude;
 mod receivers;
 mod stmt;
+mod tables;
 mod types;
 
 pub use items::Workspace;
@@ -271,7 +275,7 @@ pub fn lower_file(
             Err((span, reason)) => not_lowered.push(NotLowered {
                 kernel: kernel.name.clone(),
                 span,
-                reason,
+                reason: excerpt::short_reason(&reason),
             }),
         }
     }
@@ -499,12 +503,22 @@ impl<'a> Context<'a> {
                 _ => None,
             })
             .collect();
+        // Statics are defined after the constants: a constant naming one is not lowered.
+        let statics: HashSet<String> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Static(s) => Some(s.ident.to_string()),
+                _ => None,
+            })
+            .collect();
         let mut failed = Vec::new();
         loop {
             let before = pending.len();
             pending.retain(|c| {
                 let names = expression_names(&c.expr);
-                if !names.iter().all(|n| defined.contains(n)) {
+                // Upper-case names that are not constants (types, variants) wait for nothing.
+                let item = |n: &String| self.consts.contains(n) || statics.contains(n);
+                if !names.iter().all(|n| defined.contains(n) || !item(n)) {
                     return true;
                 }
                 let value = match &*c.expr {
@@ -514,18 +528,17 @@ impl<'a> Context<'a> {
                         .map(|e| self.expr(e, &mut Scope::default()))
                         .collect::<Lowered<Vec<_>>>()
                         .map(|v| format!("{{{}}}", v.join(", "))),
-                    // C++ does not initialise an array from another.
-                    _ if matches!(&c.ty.as_ref(), Type::Array(_)) => Err((self.span(c), String::new())),
+                    _ if matches!(&c.ty.as_ref(), Type::Array(_)) => self.aliased_table(c, items),
                     other => self.expr(other, &mut Scope::default()),
                 };
                 match (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
                     // A table is indexed by device code: it lives in device memory.
-                    (Ok(value), Ok(decl)) if matches!(&*c.expr, Expr::Array(_)) => {
+                    (Ok(value), Ok(decl)) if matches!(&*c.expr, Expr::Array(_)) || value.starts_with('{') => {
                         let _ = writeln!(code, "__device__ const {decl} = {value};");
                         defined.insert(c.ident.to_string());
                     }
                     (Ok(value), Ok(decl)) => {
-                        let _ = writeln!(code, "[[maybe_unused]] constexpr {decl} = {value};");
+                        code.push_str(&self.constant_definition(&c.ty, &decl, &value));
                         defined.insert(c.ident.to_string());
                     }
                     _ => {

@@ -10,7 +10,7 @@ use syn::{Expr, Item, Stmt, Type};
 /// Loops of a twin stay rolled: a warp then makes one request per source iteration, as the
 /// analysis counts them. Unrolled, a loop whose trip count differs between lanes regroups the
 /// lanes of its last iterations into other requests.
-const ROLLED: &str = "#pragma unroll 1\n";
+pub(super) const ROLLED: &str = "#pragma unroll 1\n";
 
 impl Context<'_> {
     pub(super) fn block(&self, block: &syn::Block, scope: &mut Scope) -> Lowered<String> {
@@ -475,7 +475,7 @@ Self::inferred_array(base, &dims, &name)
             };
             return self.if_stmt(&as_if, scope);
         }
-        let scrutinee = self.scrutinee(&m.expr, scope)?;
+        let (temporary, scrutinee) = self.match_scrutinee(&m.expr, scope)?;
         let mut out = String::new();
         let mut closed = false;
         for (k, arm) in m.arms.iter().enumerate() {
@@ -502,10 +502,13 @@ Self::inferred_array(base, &dims, &name)
                 }
             }
         }
-        Ok(out)
+        Ok(super::matching::with_temporary(temporary, out))
     }
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
+        if let Some(looped) = self.collection_loop(f, scope)? {
+            return Ok(looped);
+        }
         let mut rust_var = match &*f.pat {
             syn::Pat::Ident(var) => var.ident.to_string(),
             // `for _ in 0..n`: a counter no statement reads.
