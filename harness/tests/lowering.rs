@@ -314,7 +314,10 @@ pub unsafe fn local(out: *mut f32, counts: *mut u32) {
     );
     assert!(program.contains("kl::array<unsigned int, 4> hist;"), "{program}");
     assert!(program.contains("kl::array<kl::array<float, 3>, 3> m;"), "{program}");
-    assert!(program.contains("kl::array<float, 3> w = {0.25f, 0.5f, 0.25f};"), "{program}");
+    assert!(
+        program.contains("kl::array<float, 3> w = {0.25f, 0.5f, 0.25f};"),
+        "{program}"
+    );
 }
 
 #[test]

@@ -15,10 +15,19 @@ impl Context<'_> {
             // `let _ = value;`: the value is computed, and dropped.
             Pat::Wild(_) => Ok(Some(format!("(void)({});\n", self.expr(init, scope)?))),
             Pat::Ident(b) if b.by_ref.is_none() && b.subpat.is_none() => Ok(None),
-            Pat::Tuple(t) if t.elems.iter().all(|e| matches!(e, Pat::Ident(b) if b.by_ref.is_none()) || matches!(e, Pat::Wild(_))) => {
+            Pat::Tuple(t)
+                if t.elems
+                    .iter()
+                    .all(|e| matches!(e, Pat::Ident(b) if b.by_ref.is_none()) || matches!(e, Pat::Wild(_))) =>
+            {
                 Ok(None)
             }
-            Pat::Ident(_) | Pat::Tuple(_) | Pat::TupleStruct(_) | Pat::Struct(_) | Pat::Slice(_) | Pat::Reference(_) => {
+            Pat::Ident(_)
+            | Pat::Tuple(_)
+            | Pat::TupleStruct(_)
+            | Pat::Struct(_)
+            | Pat::Slice(_)
+            | Pat::Reference(_) => {
                 // The value first: it may read the names the pattern rebinds.
                 let value = self.expr(init, scope)?;
                 scope.shared_counter += 1;

@@ -9,7 +9,9 @@ use syn::{Expr, Type};
 impl Context<'_> {
     /// Records the type of the C binding `name` from its declared type or its value.
     pub(super) fn note_type(&self, name: &str, ty: Option<&Type>, init: Option<&Expr>, scope: &mut Scope) {
-        let named = ty.and_then(type_name).or_else(|| init.and_then(|e| self.value_type(e, scope)));
+        let named = ty
+            .and_then(type_name)
+            .or_else(|| init.and_then(|e| self.value_type(e, scope)));
         if let Some(named) = named {
             scope.types.insert(name.to_string(), named);
         }

@@ -225,7 +225,7 @@ impl Context<'_> {
                     syn::Lit::Bool(_) => "bool",
                     other => return self.fail(other, "literal is not lowered"),
                 };
-Self::inferred_array(base, &dims, &name)
+                Self::inferred_array(base, &dims, &name)
             }
         };
         Ok(match (elements, value) {
