@@ -107,7 +107,7 @@ fn loops_over_arrays_and_slices_read_each_element_in_order() {
         "for (unsigned long long kl_i_1 = 0; kl_i_1 < (unsigned long long)(kl::len(arr)); ++kl_i_1) {\nauto x = arr[kl_i_1];",
         "for (unsigned long long kl_i_2 = 0; kl_i_2 < (unsigned long long)(data_len); ++kl_i_2) {\nauto k = kl_i_2;\nauto v = &data[kl_i_2];",
         "(acc += ((((unsigned int)(k))) * (*v)));",
-        "kl_sum += data[kl_k]; return kl_sum; }();",
+        "auto kl_sum = decltype(+data[0]){};\n#pragma unroll 1\nfor (unsigned long long kl_k = 0; kl_k < (unsigned long long)(data_len); ++kl_k) kl_sum += data[kl_k]; return kl_sum; }();",
     ] {
         assert!(walks.contains(expected), "{expected} missing:\n{walks}");
     }
@@ -124,5 +124,19 @@ fn tables_named_by_constants_and_computed_scrutinees_are_lowered() {
     assert!(
         lookup.contains("auto v = [&]() { auto kl_match_1 = (h % 3); return ((kl_match_1 == 0) ? (LUT["),
         "{lookup}"
+    );
+}
+
+#[test]
+fn options_are_a_flag_and_a_value() {
+    let program = emitted().program;
+    let maybe = kernel(&program, "maybe");
+    assert!(
+        maybe.contains("kl::option<unsigned int> m = (((v > 0)) ? (kl::some(v)) : (kl::none{}));"),
+        "{maybe}"
+    );
+    assert!(
+        maybe.contains("(kl::unwrap_or_default(m) + ((unsigned int)((m).some)))"),
+        "{maybe}"
     );
 }

@@ -16,6 +16,9 @@ impl Context<'_> {
                     return self.fail(p, "empty path");
                 };
                 let name = last.ident.to_string();
+                if let Some(none) = self.option_none(p, scope) {
+                    return Ok(none);
+                }
                 if let Some(constant) = glam_constant(&p.path) {
                     return Ok(constant);
                 }
@@ -105,6 +108,13 @@ impl Context<'_> {
             // `&a[offset..]` is already a pointer.
             Expr::Reference(r) if matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
                 self.expr(&r.expr, scope)?
+            }
+            // Rust promotes `&77` to a constant in memory; C++ has no address for a literal.
+            Expr::Reference(r) if matches!(&*r.expr, Expr::Lit(_)) => {
+                return self.fail(
+                    r,
+                    format!("`{}`: a reference to a literal is not lowered", self.text(r)),
+                )
             }
             Expr::Reference(r) => format!("(&{})", self.expr(&r.expr, scope)?),
             Expr::MethodCall(m) => self.method(m, scope)?,
@@ -335,6 +345,9 @@ impl Context<'_> {
         if let Some(call) = self.local_call(c, scope)? {
             return Ok(call);
         }
+        if let Some(some) = self.option_call(c, scope)? {
+            return Ok(some);
+        }
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);
         }
@@ -530,7 +543,10 @@ impl Context<'_> {
             "rem_euclid" | "dot" | "powf_fast" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "byte_add" | "byte_offset" | "wrapping_byte_add" => format!("kl::byte_add({receiver}, {})", arg(0)?),
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
-            _ => return self.item_method(m, &receiver, &args, scope),
+            _ => match self.option_method(m, &receiver, &args) {
+                Some(option) => option,
+                None => return self.item_method(m, &receiver, &args, scope),
+            },
         })
     }
 }

@@ -148,7 +148,7 @@ impl Context<'_> {
         }
         let base = &walk.base;
         Ok(Some(format!(
-            "[&]() {{ auto kl_sum = decltype(+{base}[0]){{}}; for (unsigned long long kl_k = 0; kl_k < (unsigned long long)({}); ++kl_k) kl_sum += {base}[kl_k]; return kl_sum; }}()",
+            "[&]() {{ auto kl_sum = decltype(+{base}[0]){{}};\n{ROLLED}for (unsigned long long kl_k = 0; kl_k < (unsigned long long)({}); ++kl_k) kl_sum += {base}[kl_k]; return kl_sum; }}()",
             walk.len
         )))
     }

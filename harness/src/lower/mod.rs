@@ -20,6 +20,7 @@ mod items;
 mod iterate;
 mod macros;
 mod matching;
+mod options;
 mod oxide;
 mod patterns;
 mod prelude;

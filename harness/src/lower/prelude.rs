@@ -220,6 +220,7 @@ template <typename A, typename B, typename C, typename D>
 __device__ tuple4<A, B, C, D> make_tuple(A a, B b, C c, D d) { return {a, b, c, d}; }
 "#,
     crate::array_prelude!(),
+    crate::option_prelude!(),
     r#"__device__ inline array<float, 2> to_array(Vec2 a) { return {{a.x, a.y}}; }
 __device__ inline array<float, 3> to_array(Vec3 a) { return {{a.x, a.y, a.z}}; }
 __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w}}; }

@@ -64,6 +64,9 @@ impl Context<'_> {
                 if let Some(c) = Self::primitive(&name) {
                     return Ok(c.to_string());
                 }
+                if let Some(c) = self.option_type(segment)? {
+                    return Ok(c);
+                }
                 if let Some(c) = self.oxide_type(&name) {
                     return Ok(c);
                 }

@@ -103,6 +103,16 @@ mod kernels {
     }
 
     #[kernel]
+    pub fn maybe(input: &[u32], mut out: DisjointSlice<u32>) {
+        let idx = thread::index_1d();
+        let v = input[idx.get()];
+        let m: Option<u32> = if v > 0 { Some(v) } else { None };
+        if let Some(slot) = out.get_mut(idx) {
+            *slot = m.unwrap_or_default() + m.is_some() as u32;
+        }
+    }
+
+    #[kernel]
     pub fn stubbed(mut out: DisjointSlice<u32>) {
         let idx = thread::index_1d();
         if let Some(slot) = out.get_mut(idx) {
