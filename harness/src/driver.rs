@@ -564,6 +564,12 @@ fn plan_launch(
             [(DEFAULT_THREADS / (bx * by).max(1)).max(1), 1, 1]
         }
     });
+    // A cooperative or clustered launch takes only some grids.
+    let fitted = lowered.needs.fit_grid(grid);
+    let grid = match &fitted {
+        Some((fitted, _)) => *launch.grid.insert(*fitted),
+        None => grid,
+    };
     let mut defaulted = Vec::new();
     let default_value = i64::from(grid[0]) * i64::from(bx);
     for param in scalar_params(&lowered.params, "") {
@@ -610,7 +616,14 @@ fn plan_launch(
         analysis = program.analyze(file, kernel, &launch);
         buffers = buffer_needs(&analysis.body.accesses, &launch);
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = fitted.into_iter().map(|(_, why)| why).collect();
+    if lowered.needs.dynamic_shared_bytes > 0 {
+        notes.push(format!(
+            "launched with {} bytes of dynamic shared memory: the largest literal `shared_mem_bytes` of the file's launches, at least {} (the most without opting in), as the launch's own size is not read here",
+            lowered.needs.dynamic_shared_bytes,
+            crate::lower::DEFAULT_DYNAMIC_SHARED_BYTES
+        ));
+    }
     if oversized.is_none() && (grid, &launch.params) != (asked.0, &asked.1) {
         let mut changes = Vec::new();
         if grid != asked.0 {
@@ -645,10 +658,10 @@ fn plan_launch(
             column: access.span.column,
             array: access.array.clone(),
             op: access.op.as_str().to_string(),
-            space: if access.space == MemorySpace::Global {
-                "global"
-            } else {
-                "shared"
+            space: match access.space {
+                MemorySpace::Global => "global",
+                MemorySpace::Shared => "shared",
+                MemorySpace::Constant => "constant",
             }
             .to_string(),
             elem_bytes: access.width,
@@ -828,14 +841,25 @@ pub fn launcher(planned: &PlannedLaunch, mode: &LaunchMode) -> String {
     }
     let [gx, gy, gz] = record.grid;
     let [bx, by, bz] = record.block;
-    let call = format!(
-        "{}<<<dim3({gx}u, {gy}u, {gz}u), dim3({bx}u, {by}u, {bz}u)>>>({})",
-        record.kernel,
-        args.join(", ")
-    );
+    let call = if planned.kernel.needs.plain() {
+        format!(
+            "{}<<<dim3({gx}u, {gy}u, {gz}u), dim3({bx}u, {by}u, {bz}u)>>>({})",
+            record.kernel,
+            args.join(", ")
+        )
+    } else {
+        planned
+            .kernel
+            .needs
+            .launch_call(&record.kernel, record.grid, record.block, &args)
+    };
     match mode {
         LaunchMode::Once => {
-            let _ = writeln!(out, "  {call};");
+            if planned.kernel.needs.plain() {
+                let _ = writeln!(out, "  {call};");
+            } else {
+                let _ = writeln!(out, "  KL_CHECK({call});");
+            }
             out.push_str("  KL_CHECK(cudaGetLastError());\n  KL_CHECK(cudaDeviceSynchronize());\n");
         }
         LaunchMode::Timed { label, warmups, runs } => {

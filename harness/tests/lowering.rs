@@ -915,3 +915,42 @@ pub struct Shape { pub kind: Kind, pub id: u32 }
         "{reasons:?}"
     );
 }
+
+#[test]
+fn sub_slices_passed_to_helpers_carry_their_length_and_returned_references_read_through_arrows() {
+    // Shapes of cuda-oxide's `slice_reslice` and `device_global` examples (NVlabs/cuda-oxide
+    // @ a105afd5).
+    let program = lowered(
+        r#"
+use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[repr(C)]
+pub struct Tagged { pub tag: u8, pub value: u32 }
+
+static TAGGED: Tagged = Tagged { tag: 7, value: 11 };
+
+fn tagged() -> &'static Tagged {
+    &TAGGED
+}
+
+fn first_two(bytes: &[u8]) -> u32 {
+    (bytes[0] as u32) | ((bytes[1] as u32) << 8)
+}
+
+#[kernel]
+pub unsafe fn windows(bytes: &[u8], out: *mut u32) {
+    let i = thread::index_1d() as usize;
+    let t = tagged();
+    *out.add(i) = first_two(&bytes[2 * i..]) + first_two(&bytes[1..3]) + t.value + t.tag as u32;
+}
+"#,
+    );
+    assert!(
+        program.contains(
+            "first_two((bytes + (2 * i)), (unsigned long long)((bytes_len) - ((2 * i)))) + first_two((bytes + 1), (unsigned long long)((3) - (1)))"
+        ),
+        "{program}"
+    );
+    assert!(program.contains("t->value) + ((unsigned int)(t->tag))"), "{program}");
+}

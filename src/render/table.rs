@@ -72,6 +72,7 @@ fn row(access: &AccessReport) -> [String; 10] {
     let space = match access.space {
         MemorySpace::Global => "global",
         MemorySpace::Shared => "shared",
+        MemorySpace::Constant => "constant",
     };
     let number = |v: Option<f64>| v.map_or_else(|| "-".to_string(), figure);
     let mut notes: Vec<String> = Vec::new();

@@ -37,3 +37,11 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b);
 template <typename T> T min(T a, T b) { return a < b ? a : b; }
 template <typename T> T max(T a, T b) { return a < b ? b : a; }
+// Warp match, lane barrier and bit builtins of the cooperative groups.
+unsigned int __match_any_sync(unsigned int mask, unsigned int value);
+unsigned int __match_any_sync(unsigned int mask, unsigned long long value);
+unsigned int __match_all_sync(unsigned int mask, unsigned int value, int* pred);
+unsigned int __match_all_sync(unsigned int mask, unsigned long long value, int* pred);
+void __syncwarp(unsigned int mask = 0xffffffffu);
+float __int_as_float(int x);
+int __ffs(int x);

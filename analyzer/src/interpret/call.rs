@@ -4,8 +4,8 @@
 use super::geometry::GeometryValue;
 use super::stmt::Flow;
 use super::value::{why, Operand, DYNAMIC_SHARED, PTX_CONTEXT, SHARED_ARRAY, THREAD_INDEX};
-use super::{CallFrame, Interpreter, MemorySpace, Place, Pointer, Value};
-use crate::algebra::{Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
+use super::{CallFrame, Interpreter, MemorySpace, Op, Place, Pointer, Value};
+use crate::algebra::{Atom, Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
@@ -49,6 +49,39 @@ fn turbofish_type(path: &syn::Path) -> Option<&syn::Type> {
 }
 
 impl<'a> Interpreter<'a> {
+    /// `ptr::copy_nonoverlapping(src, dst, count)` (and `ptr::copy`): element `k` of `src` read
+    /// and written to element `k` of `dst`, for each `k` below `count`, as the loop it is.
+    fn element_copy(&mut self, call: &syn::ExprCall) -> Value {
+        let place = |value: Value| match value {
+            Value::Pointer(p) => Some(Place::at(&p)),
+            Value::Place(p) => Some(p),
+            _ => None,
+        };
+        let (src, dst) = (place(self.value(&call.args[0])), place(self.value(&call.args[1])));
+        let count = self.int(&call.args[2]);
+        let span = self.span(call);
+        let k = match count.as_constant() {
+            Some(1) => None,
+            _ => Some(Poly::atom(Atom::Iter(self.fresh_id(), "k".into()))),
+        };
+        if let Some(k) = &k {
+            self.guards.push(Predicate::Cmp(CmpOp::Lt, k.clone(), count));
+        }
+        // A side the analysis cannot place (a cast it does not follow) is left out.
+        for (place, op) in [(src, Op::Load), (dst, Op::Store)] {
+            let Some(mut place) = place else { continue };
+            if let Some(k) = &k {
+                let size = place.layout.as_ref().map_or(1, |l| l.size) as i64;
+                place.offset = place.offset.add(&k.scale(size));
+            }
+            self.access(&place, op, span);
+        }
+        if k.is_some() {
+            self.guards.pop();
+        }
+        Value::Unknown
+    }
+
     /// A call: a function of the analyzed workspace (followed), a modelled one (geometry,
     /// pointer and conversion functions, `min`), a tuple-struct constructor, and otherwise a
     /// value that may differ between lanes.
@@ -80,6 +113,9 @@ impl<'a> Interpreter<'a> {
                     .collect();
                 return Value::Struct { ty: Some(name), fields };
             }
+        }
+        if matches!(name.as_str(), "copy_nonoverlapping" | "copy") && call.args.len() == 3 {
+            return self.element_copy(call);
         }
         if let Some(value) = self.dialect_call(call, &path.path, &name, target.as_ref()) {
             return value;

@@ -21,7 +21,7 @@ use crate::model::kernel::Kernel;
 use crate::model::layout::{FieldOf, Scope};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use syn::Expr;
 
 /// One load or store of memory by every lane of a warp.
@@ -116,6 +116,8 @@ pub(crate) struct Interpreter<'a> {
     geometry: Geometry,
     scopes: Vec<Bindings>,
     statics: HashMap<String, Place>,
+    /// The `const` arrays among `statics`: read from memory only at a run-time index.
+    tables: HashSet<String>,
     guards: Vec<Predicate>,
     body: KernelBody,
     next_id: u32,
@@ -165,6 +167,7 @@ pub fn interpret(
         },
         scopes: vec![Bindings::new()],
         statics: HashMap::new(),
+        tables: HashSet::new(),
         guards: Vec::new(),
         body: KernelBody::default(),
         next_id: 0,
@@ -265,6 +268,7 @@ impl<'a> Interpreter<'a> {
         for item in items {
             match item {
                 syn::Item::Static(s) => self.declare_static(s),
+                syn::Item::Const(c) if is_table(&c.ty) => self.declare_table(c),
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
                         self.declare_statics(items);
@@ -276,27 +280,54 @@ impl<'a> Interpreter<'a> {
     }
 
     /// A `static` array: shared memory when marked `#[address_space(shared)]` or of
-    /// cuda-oxide's type `SharedArray<T, N>` (an array of `N` `T`), else global.
+    /// cuda-oxide's type `SharedArray<T, N>` (an array of `N` `T`), constant memory when marked
+    /// `#[constant]` or of type `ConstantMemory<T>`, else global.
     fn declare_static(&mut self, s: &syn::ItemStatic) {
         let shared_array = shared_array_type(&s.ty);
-        let shared = shared_array.is_some()
-            || s.attrs.iter().any(|a| {
-                a.path().segments.last().is_some_and(|seg| seg.ident == "address_space")
-                    && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("shared")
-            });
+        let constant_memory = wrapped_type(&s.ty, "ConstantMemory");
+        let marked = |name: &str, arg: Option<&str>| {
+            s.attrs.iter().any(|a| {
+                a.path().segments.last().is_some_and(|seg| seg.ident == name)
+                    && arg.is_none_or(|arg| quote::ToTokens::to_token_stream(&a.meta).to_string().contains(arg))
+            })
+        };
+        let space = if shared_array.is_some() || marked("address_space", Some("shared")) {
+            MemorySpace::Shared
+        } else if constant_memory.is_some() || marked("constant", None) {
+            MemorySpace::Constant
+        } else {
+            MemorySpace::Global
+        };
         let name = s.ident.to_string();
+        let ty = shared_array.as_ref().or(constant_memory.as_ref()).unwrap_or(&s.ty);
         let place = Place {
             array: name.clone(),
             offset: Poly::default(),
-            layout: self.scope().layout(shared_array.as_ref().unwrap_or(&s.ty)),
-            space: if shared {
-                MemorySpace::Shared
-            } else {
-                MemorySpace::Global
-            },
+            layout: self.scope().layout(ty),
+            space,
             index: None,
             field_of: None,
         };
+        self.statics.insert(name, place);
+    }
+
+    /// A `const` table (`const ROW: [u32; 4] = [..]`): indexed by a run-time value, the
+    /// compiler reads it from a read-only copy in global memory; a constant index is folded.
+    fn declare_table(&mut self, c: &syn::ItemConst) {
+        let name = c.ident.to_string();
+        let ty = match &*c.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            ty => ty,
+        };
+        let place = Place {
+            array: name.clone(),
+            offset: Poly::default(),
+            layout: self.scope().layout(ty),
+            space: MemorySpace::Global,
+            index: None,
+            field_of: None,
+        };
+        self.tables.insert(name.clone());
         self.statics.insert(name, place);
     }
 
@@ -371,7 +402,7 @@ impl<'a> Interpreter<'a> {
     }
 
     /// Records an access to a place, one per leaf when a copy is not one wide access.
-    fn access(&mut self, place: &Place, op: Op, span: Span) {
+    pub(crate) fn access(&mut self, place: &Place, op: Op, span: Span) {
         let (index_text, index_span) = place.index.clone().unwrap_or_else(|| (String::new(), span));
         let record = |this: &mut Self, width: u64, offset: Poly, field_of: Option<FieldOf>, notes: Vec<String>| {
             this.body.accesses.push(Access {
@@ -433,6 +464,31 @@ fn is_vector(layout: &crate::model::layout::Layout) -> bool {
 }
 
 /// cuda-oxide's `SharedArray<T, N[, ALIGN]>` as the array type `[T; N]` it holds.
+/// An array type, or an array behind a reference (`&[f32; 4]`).
+fn is_table(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(_) => true,
+        syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Array(_)),
+        _ => false,
+    }
+}
+
+/// `T` of `Wrapper<T>`.
+fn wrapped_type(ty: &syn::Type, wrapper: &str) -> Option<syn::Type> {
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != wrapper {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    }
+}
+
 fn shared_array_type(ty: &syn::Type) -> Option<syn::Type> {
     let syn::Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
@@ -552,6 +608,104 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// (array, op, space, class) of every access of the first kernel.
+    fn spaces(src: &str) -> Vec<(String, &'static str, crate::MemorySpace, Option<AccessClass>)> {
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        report.kernels[0]
+            .accesses
+            .iter()
+            .map(|a| {
+                (
+                    a.array.clone(),
+                    a.op.as_str(),
+                    a.space,
+                    a.prediction.as_ref().map(|p| p.class),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn const_tables_are_read_from_global_memory_at_run_time_indices_only() {
+        use crate::MemorySpace::Global;
+        let found = spaces(
+            "const ROW: [u32; 4] = [11, 22, 33, 44];
+             #[kernel] pub unsafe fn k(idx: *const u32, out: *mut u32) {
+                 let i = thread::index_1d() as usize;
+                 let folded = ROW[2];
+                 *out.add(i) = ROW[i & 3] + ROW[*idx.add(i) as usize & 3] + folded;
+             }",
+        );
+        assert_eq!(
+            found,
+            [
+                // Four words of one sector.
+                ("ROW".to_string(), "load", Global, Some(AccessClass::Coalesced)),
+                ("idx".to_string(), "load", Global, Some(AccessClass::Coalesced)),
+                ("ROW".to_string(), "load", Global, Some(AccessClass::Gather)),
+                ("out".to_string(), "store", Global, Some(AccessClass::Coalesced)),
+            ]
+        );
+    }
+
+    #[test]
+    fn constant_memory_statics_are_not_global_accesses() {
+        let found = spaces(
+            "#[constant] static COEFFS: ConstantMemory<[f32; 2]> = ConstantMemory::UNINIT;
+             #[kernel] pub unsafe fn k(out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 let c = COEFFS.get();
+                 *out.add(i) = c[0] + c[1];
+             }",
+        );
+        let constant: Vec<_> = found.iter().filter(|a| a.2 == crate::MemorySpace::Constant).collect();
+        assert_eq!(constant.len(), 2, "{found:?}");
+        assert!(constant
+            .iter()
+            .all(|a| a.0 == "COEFFS" && a.1 == "load" && a.3.is_none()));
+        assert_eq!(
+            found.last().map(|a| (a.0.as_str(), a.2)),
+            Some(("out", crate::MemorySpace::Global))
+        );
+    }
+
+    #[test]
+    fn element_copies_read_the_source_and_write_the_destination() {
+        let copied = accesses(
+            "#[kernel] pub unsafe fn k(src: *const u32, dst: *mut u32) {
+                 let i = thread::index_1d() as usize;
+                 core::ptr::copy_nonoverlapping(src.add(i), dst.add(i), 1);
+                 core::ptr::copy_nonoverlapping(src.add(i * 4), dst.add(i * 4), 4);
+             }",
+        );
+        let figures: Vec<_> = copied.iter().map(|(a, op, s, _)| (a.as_str(), *op, *s)).collect();
+        assert_eq!(figures[..2], [("src", "load", Some(4.0)), ("dst", "store", Some(4.0))]);
+        // A copy of several elements is the loop that copies them one by one.
+        let looped = accesses(
+            "#[kernel] pub unsafe fn k(src: *const u32, dst: *mut u32) {
+                 let i = thread::index_1d() as usize;
+                 for k in 0..4 { *dst.add(i * 4 + k) = *src.add(i * 4 + k); }
+             }",
+        );
+        let looped: Vec<_> = looped.iter().map(|(a, op, s, _)| (a.as_str(), *op, *s)).collect();
+        assert_eq!(looped.len(), 2);
+        assert!(looped[0].2.is_some_and(|s| s > 4.0), "{looped:?}");
+        assert_eq!(figures[2..], looped[..]);
+    }
+
+    #[test]
+    fn an_indexed_element_of_a_disjoint_slice_is_the_threads_own() {
+        let found = accesses(
+            "#[kernel] pub fn k(input: &[u32], mut out: DisjointSlice<u32>) {
+                 if let Some((slot, idx)) = out.get_mut_indexed() {
+                     *slot = input[idx.get()];
+                 }
+             }",
+        );
+        let figures: Vec<_> = found.iter().map(|(a, op, s, _)| (a.as_str(), *op, *s)).collect();
+        assert_eq!(figures, [("input", "load", Some(4.0)), ("out", "store", Some(4.0))]);
     }
 
     #[test]

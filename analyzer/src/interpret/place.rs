@@ -191,6 +191,21 @@ impl Interpreter<'_> {
             ("get_unchecked" | "get_unchecked_mut" | "get" | "get_mut", Some(index)) => {
                 return self.index(&call.receiver, index, true);
             }
+            // cuda-oxide's `slice.get_mut_indexed()`: the element at the thread's linear index,
+            // with that index.
+            ("get_mut_indexed", _) => {
+                let index: Expr = syn::parse_quote!(thread::index_1d());
+                let span = self.span(call);
+                let element = match self.index(&call.receiver, &index, true) {
+                    Operand::Place(mut p) | Operand::Value(Value::Place(mut p)) => {
+                        p.index = Some(("thread::index_1d()".into(), span));
+                        Value::Place(p)
+                    }
+                    Operand::Value(v) => v,
+                };
+                let index = self.value(&index);
+                return Operand::Value(Value::Tuple(vec![element, index]));
+            }
             ("write" | "write_volatile" | "write_unaligned", Some(value)) => {
                 self.value(value);
                 let span = self.span(call);
@@ -317,7 +332,11 @@ impl Interpreter<'_> {
     /// address differs between lanes).
     pub(crate) fn load(&mut self, place: &Place, expr: &Expr) -> Value {
         let span = self.span(expr);
-        self.access(place, Op::Load, span);
+        // An element of a `const` table at a constant index is folded by the compiler.
+        let folded = self.tables.contains(&place.array) && place.offset.as_constant().is_some();
+        if !folded {
+            self.access(place, Op::Load, span);
+        }
         let lane = place.offset.is_lane_dependent();
         let text = self.text(expr);
         self.loaded(place.layout.as_ref(), &place.array, lane, text, 0)

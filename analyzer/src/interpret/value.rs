@@ -13,6 +13,9 @@ pub enum MemorySpace {
     Global,
     /// Per-block shared memory.
     Shared,
+    /// Constant memory (`__constant__`, cuda-oxide's `#[constant]` statics), read through the
+    /// constant cache rather than as global loads.
+    Constant,
 }
 
 /// Whether an access reads or writes.

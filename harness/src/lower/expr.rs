@@ -423,7 +423,12 @@ impl Context<'_> {
             let mut with_lengths = Vec::new();
             for (arg, text) in c.args.iter().zip(args) {
                 let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&i.to_string())));
-                with_lengths.push(if slice { format!("{text}, {text}_len") } else { text });
+                with_lengths.push(match self.sub_slice_length(arg, scope)? {
+                    _ if slice => format!("{text}, {text}_len"),
+                    // `&bytes[2 * i..]`: the view's start and its own length.
+                    Some(length) => format!("{text}, {length}"),
+                    None => text,
+                });
             }
             return Ok(format!("{}({})", ident(&name), with_lengths.join(", ")));
         }

@@ -418,6 +418,7 @@ impl<'a> Context<'a> {
         };
         if area == Area::Late && function.self_type.is_none() {
             // A free function of the kernel's file: its own pass lowers it.
+            scope.reference_call = returns_reference(function.sig);
             return Ok(None);
         }
         let name = self.function_item(c, &function, area)?;

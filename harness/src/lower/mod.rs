@@ -12,12 +12,15 @@ use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
 mod arrays;
+mod async_copy;
 mod closures;
 mod excerpt;
 mod expr;
 mod generics;
+mod groups;
 mod items;
 mod iterate;
+mod launch;
 mod macros;
 mod matching;
 mod options;
@@ -30,6 +33,7 @@ mod tables;
 mod types;
 
 pub use items::Workspace;
+pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
@@ -91,6 +95,8 @@ pub struct LoweredKernel {
     pub statements: Vec<Span>,
     /// The kernel's definition, to be placed after its file's [`LoweredFile::common`] code.
     pub code: String,
+    /// What its launch must give beyond a grid and a block.
+    pub needs: LaunchNeeds,
 }
 
 /// The CUDA C++ of one Rust file, in a namespace of its own.
@@ -266,11 +272,13 @@ pub fn lower_file(
         match cx.lower_kernel(&kernel.item) {
             Ok((text, params, statements)) => {
                 kernel_code.push_str(&text);
+                let needs = cx.launch_needs(&kernel.item, &[&text, &definitions, &item_set.early()]);
                 lowered.push(LoweredKernel {
                     name: kernel.name.clone(),
                     params,
                     statements,
                     code: text,
+                    needs,
                 });
             }
             Err((span, reason)) => not_lowered.push(NotLowered {
@@ -618,6 +626,7 @@ impl<'a> Context<'a> {
                 }
                 scope.references.insert(name.clone());
             }
+            self.group_param(&name, &typed.ty, &mut scope);
             params.push(format!("{} {name}", self.c_type(&typed.ty)?));
         }
         let prototype = format!(

@@ -19,6 +19,8 @@ pub(super) struct OxideScope {
     pointers: HashSet<String>,
     /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
     atomics: HashMap<String, (&'static str, u8)>,
+    /// Names holding a cooperative group handle.
+    pub(super) groups: HashSet<String>,
 }
 
 /// What cuda-oxide lowering knows of a file.
@@ -111,7 +113,7 @@ fn constant_memory(ty: &Type) -> Option<&Type> {
 
 /// The qualifier of a static of cuda-oxide's memory types.
 pub(super) fn static_qualifier(ty: &Type) -> Option<&'static str> {
-    if is_shared_array(ty) {
+    if is_shared_array(ty) || super::async_copy::is_barrier_static(ty) {
         Some("__shared__")
     } else {
         constant_memory(ty).map(|_| "__constant__")
@@ -141,7 +143,7 @@ pub(super) fn uses_oxide(syntax: &syn::File) -> bool {
 }
 
 /// The generic arguments of a path's last segment.
-fn generic_args(path: &syn::Path) -> Vec<&syn::GenericArgument> {
+pub(super) fn generic_args(path: &syn::Path) -> Vec<&syn::GenericArgument> {
     match path.segments.last().map(|s| &s.arguments) {
         Some(syn::PathArguments::AngleBracketed(a)) => a.args.iter().collect(),
         _ => Vec::new(),
@@ -510,7 +512,7 @@ impl Context<'_> {
     }
 
     /// A constant generic argument (`256`, `TILE`, `{ N * 2 }`) as C++.
-    fn generic_value(&self, a: &syn::GenericArgument) -> Lowered<String> {
+    pub(super) fn generic_value(&self, a: &syn::GenericArgument) -> Lowered<String> {
         let e = match a {
             syn::GenericArgument::Const(e) => e.clone(),
             syn::GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => Expr::Path(syn::ExprPath {
@@ -638,10 +640,13 @@ impl Context<'_> {
         let name = last_segment(&p.path);
         let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
         if owner.as_deref() == Some("DynamicSharedArray") {
-            return self.fail(
-                c,
-                "`DynamicSharedArray` needs a dynamic shared memory size, which the launches do not pass",
-            );
+            return self.dynamic_shared_call(c, scope).map(Some);
+        }
+        if let Some(group) = self.group_call(c, scope)? {
+            return Ok(Some(group));
+        }
+        if let Some(intrinsic) = self.async_call(c, scope)? {
+            return Ok(Some(intrinsic));
         }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some(register) = special_register(&name) {
@@ -694,6 +699,9 @@ impl Context<'_> {
         }
         if let Some(atomic) = self.oxide_atomic(m, scope)? {
             return Ok(Some(atomic));
+        }
+        if let Some(group) = self.group_method(m, scope)? {
+            return Ok(Some(group));
         }
         // `ConstantMemory::get` copies the value out; `get_ref` refers to it.
         let constant = match &*m.receiver {
@@ -758,9 +766,18 @@ impl Context<'_> {
 
     /// Records that the C name `name` was bound from `value`, when that is a `ThreadIndex`.
     pub(super) fn oxide_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
+        self.group_bound(name, value, scope);
         if let Some(atomic) = atomic_cell(value) {
             scope.oxide.atomics.insert(name.to_string(), atomic);
         }
+        // `unsafe { p.add(i) }` binds the pointer the block ends with.
+        let value = match value {
+            Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+                [syn::Stmt::Expr(last, None)] => last,
+                _ => value,
+            },
+            _ => value,
+        };
         let offset = matches!(value, Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "add" | "offset" | "wrapping_add" | "sub"));
         if self.oxide.enabled && offset {
             scope.oxide.pointers.insert(name.to_string());

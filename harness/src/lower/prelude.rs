@@ -226,5 +226,8 @@ __device__ inline array<float, 3> to_array(Vec3 a) { return {{a.x, a.y, a.z}}; }
 __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w}}; }
 }
 "#,
-    crate::oxide_prelude!()
+    crate::oxide_prelude!(),
+    crate::groups_prelude!(),
+    crate::launch_prelude!(),
+    crate::async_copy_prelude!()
 );

@@ -70,6 +70,9 @@ impl Context<'_> {
                 if let Some(c) = self.oxide_type(&name) {
                     return Ok(c);
                 }
+                if let Some(c) = self.group_type(p)? {
+                    return Ok(c);
+                }
                 if name == "MaybeUninit" {
                     if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
                         if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
