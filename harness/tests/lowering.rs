@@ -105,10 +105,10 @@ pub unsafe fn smooth(a: *mut f32, n: u32) {
         "{program}"
     );
     assert!(
-        program.contains("__device__ const float WEIGHTS[3] = {0.25f, 0.5f, 0.25f};"),
+        program.contains("__device__ const kl::array<float, 3> WEIGHTS = {0.25f, 0.5f, 0.25f};"),
         "{program}"
     );
-    assert!(program.contains("TILE_A[(TILE * TILE)]"), "{program}");
+    assert!(program.contains("kl::array<float, (TILE * TILE)> TILE_A"), "{program}");
     assert!(program.contains("constexpr float SCALE ="), "{program}");
     assert!(program.contains("WEIGHTS[(RADIUS - 1)]"), "{program}");
 }
@@ -313,9 +313,12 @@ pub unsafe fn local(out: *mut f32, counts: *mut u32) {
 }
 "#,
     );
-    assert!(program.contains("unsigned int hist[4];"), "{program}");
-    assert!(program.contains("float m[3][3];"), "{program}");
-    assert!(program.contains("float w[3] = {0.25f, 0.5f, 0.25f};"), "{program}");
+    assert!(program.contains("kl::array<unsigned int, 4> hist;"), "{program}");
+    assert!(program.contains("kl::array<kl::array<float, 3>, 3> m;"), "{program}");
+    assert!(
+        program.contains("kl::array<float, 3> w = {0.25f, 0.5f, 0.25f};"),
+        "{program}"
+    );
 }
 
 #[test]
@@ -408,7 +411,7 @@ fn kernels_get_the_structs_aliases_constants_helpers_and_methods_of_other_module
     check_with_gxx(program);
     // The alias `Float` is `f32`; the struct a field names comes before the struct holding it.
     let node = program
-        .find("struct Node {\n  float mass;\n  float velocity[3];\n};")
+        .find("struct Node {\n  float mass;\n  kl::array<float, 3> velocity;\n};")
         .expect("Node");
     let grid = program.find("struct Grid {\n  Node* nodes;").expect("Grid");
     assert!(node < grid, "{program}");
@@ -461,14 +464,14 @@ pub unsafe fn odd(out: *mut Real) {
 pub type Real = f32;
 pub const WEIGHTS: [Real; 3] = [0.25, 0.5, 0.25];
 pub fn scale(x: Real) -> Real { x * WEIGHTS[1] }
-pub fn odd_one(i: usize) -> Real { let f = |x: usize| x as f32; f(i) }
+pub fn odd_one(i: usize) -> Real { let v: Vec<Real> = Vec::new(); v[i] }
 "#;
     let emitted = emit_with_module(kernel, "tables", tables);
     let program = &emitted.program;
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
     assert_eq!(emitted.manifest.launches.len(), 1, "{:?}", emitted.manifest.not_lowered);
     assert!(
-        program.contains("__device__ const float WEIGHTS[3] = {0.25f, 0.5f, 0.25f};"),
+        program.contains("__device__ const kl::array<float, 3> WEIGHTS = {0.25f, 0.5f, 0.25f};"),
         "{program}"
     );
     assert!(
@@ -641,7 +644,7 @@ pub unsafe extern "ptx-kernel" fn smooth_16(src: *const u16, out: *mut u32, n: u
         "__device__ inline void smooth_16_(const unsigned short* src, unsigned int* out, unsigned long long n)",
         "smooth_8_(src, out, n);",
         "smooth_16_(src, out, n);",
-        "static const unsigned int TAPS[3] = {1, 2, 1};",
+        "static const kl::array<unsigned int, 3> TAPS = {1, 2, 1};",
         "t < TAPS_len",
         "kl::ipow(2u, (((unsigned int)(8)) - 1))",
         ">> ((unsigned int)(16))",

@@ -156,7 +156,7 @@ fn relaxed_atomics_are_the_cuda_builtins_of_their_scope() {
 fn constant_memory_and_raw_addresses_of_shared_arrays_are_lowered() {
     let emitted = emitted();
     assert!(
-        emitted.program.contains("__constant__ float TAPS[4];"),
+        emitted.program.contains("__constant__ kl::array<float, 4> TAPS;"),
         "{}",
         emitted.program
     );

@@ -16,6 +16,9 @@ impl Context<'_> {
                     return self.fail(p, "empty path");
                 };
                 let name = last.ident.to_string();
+                if let Some(none) = self.option_none(p, scope) {
+                    return Ok(none);
+                }
                 if let Some(constant) = glam_constant(&p.path) {
                     return Ok(constant);
                 }
@@ -89,6 +92,10 @@ impl Context<'_> {
                 index if super::nalgebra::indexes_matrix_reference(&i.expr, index, scope) => {
                     format!("(*{})[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?)
                 }
+                // Rust indexes through a reference to an array.
+                index if is_reference_name(&i.expr, scope) => {
+                    format!("(*{})[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?)
+                }
                 index => format!("{}[{}]", self.expr(&i.expr, scope)?, self.expr(index, scope)?),
             },
             Expr::Field(f) => {
@@ -110,6 +117,13 @@ impl Context<'_> {
             // `&a[offset..]` is already a pointer.
             Expr::Reference(r) if matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
                 self.expr(&r.expr, scope)?
+            }
+            // Rust promotes `&77` to a constant in memory; C++ has no address for a literal.
+            Expr::Reference(r) if matches!(&*r.expr, Expr::Lit(_)) => {
+                return self.fail(
+                    r,
+                    format!("`{}`: a reference to a literal is not lowered", self.text(r)),
+                )
             }
             Expr::Reference(r) => format!("(&{})", self.expr(&r.expr, scope)?),
             Expr::MethodCall(m) => self.method(m, scope)?,
@@ -153,6 +167,10 @@ impl Context<'_> {
                 format!("kl::make_tuple({})", elems.join(", "))
             }
             Expr::Struct(s) => self.struct_literal(s, scope)?,
+            Expr::Array(a) => self.array_literal(a, scope)?,
+            Expr::Closure(c) => self.closure(c, scope)?,
+            Expr::Repeat(r) => self.array_repeat(r, scope)?,
+            Expr::Tuple(t) if t.elems.is_empty() => "kl::unit{}".to_string(),
             Expr::Match(m) => self.match_value(m, scope)?,
             Expr::RawAddr(_) | Expr::Macro(_) if super::oxide::raw_address(e).is_some() => {
                 match super::oxide::raw_address(e) {
@@ -265,7 +283,7 @@ impl Context<'_> {
     /// `match` used as a value: a chain of conditionals; an arm that cannot be reached
     /// (`unreachable!()`, `unreachable_unchecked()`) gives way to the one before it.
     fn match_value(&self, m: &syn::ExprMatch, scope: &mut Scope) -> Lowered<String> {
-        let scrutinee = self.scrutinee(&m.expr, scope)?;
+        let (temporary, scrutinee) = self.match_scrutinee(&m.expr, scope)?;
         let mut arms = Vec::new();
         for arm in &m.arms {
             if arm.guard.is_some() {
@@ -288,7 +306,7 @@ impl Context<'_> {
             };
             out = format!("({condition} ? ({value}) : ({out}))");
         }
-        Ok(out)
+        Ok(super::matching::value_with_temporary(temporary, out))
     }
 
     pub(super) fn literal(&self, lit: &syn::Lit) -> Lowered<String> {
@@ -341,6 +359,12 @@ impl Context<'_> {
         let Expr::Path(p) = &*c.func else {
             return self.fail(c, "call through an expression");
         };
+        if let Some(call) = self.local_call(c, scope)? {
+            return Ok(call);
+        }
+        if let Some(some) = self.option_call(c, scope)? {
+            return Ok(some);
+        }
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);
         }
@@ -497,6 +521,9 @@ impl Context<'_> {
         if let Some(numeric) = self.numeric_method(m, scope)? {
             return Ok(numeric);
         }
+        if let Some(walked) = self.iterator_method(m, scope)? {
+            return Ok(walked);
+        }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
         let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
@@ -522,7 +549,10 @@ impl Context<'_> {
                 }
             }
             "read" | "read_volatile" | "read_unaligned" => format!("(*{receiver})"),
-            "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" | "as_ptr" | "as_mut_ptr" => receiver,
+            "assume_init" | "assume_init_read" | "clone" | "unwrap" | "into" => receiver,
+            // An array's elements' address; a pointer or slice stays itself.
+            "as_ptr" | "as_mut_ptr" if is_slice_name(&m.receiver, scope) => receiver,
+            "as_ptr" | "as_mut_ptr" => format!("kl::as_ptr({receiver})"),
             "len" => format!("{receiver}_len"),
             // The receiver's type, as in Rust: `max(n, 1)` of two C types would be ambiguous.
             "min" | "max" => format!("kl::{method}({receiver}, {})", arg(0)?),
@@ -555,7 +585,10 @@ impl Context<'_> {
             "byte_sub" | "wrapping_byte_sub" => format!("kl::byte_sub({receiver}, {})", arg(0)?),
             _ => match self.nalgebra_method(m, &receiver, scope)? {
                 Some(c) => c,
-                None => return self.item_method(m, &receiver, &args, scope),
+                None => match self.option_method(m, &receiver, &args) {
+                    Some(option) => option,
+                    None => return self.item_method(m, &receiver, &args, scope),
+                },
             },
         })
     }
@@ -726,6 +759,16 @@ pub(super) fn is_unreachable(e: &Expr) -> bool {
         Expr::Block(b) => matches!(b.block.stmts.as_slice(), [Stmt::Expr(e, _)] if is_unreachable(e)),
         _ => false,
     }
+}
+
+/// A name bound to a slice (a pointer and a length in C).
+fn is_slice_name(e: &Expr, scope: &Scope) -> bool {
+    matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))))
+}
+
+/// A name bound to a reference (a pointer in C).
+fn is_reference_name(e: &Expr, scope: &Scope) -> bool {
+    matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))))
 }
 
 pub(super) fn receiver_is_pointer(e: &Expr) -> bool {

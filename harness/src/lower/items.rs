@@ -454,6 +454,7 @@ impl<'a> Context<'a> {
             .methods_named(&method, self.layouts.module)
             .filter(|f| f.sig.receiver().is_some())
             .collect();
+        let candidates = self.methods_of_receiver(&m.receiver, candidates, scope);
         let types: HashSet<(&ModulePath, Option<&str>)> = candidates.iter().map(|f| (f.module, f.self_type)).collect();
         let [function] = candidates.as_slice() else {
             return match types.len() {

@@ -11,24 +11,33 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+mod arrays;
 mod async_copy;
 mod atomics;
+mod closures;
 mod compiled;
 mod device_copy;
+mod excerpt;
 mod expr;
 mod generated;
 mod generics;
 mod groups;
 mod intrinsics;
 mod items;
+mod iterate;
 mod launch;
 mod launch_instances;
 mod macros;
+mod matching;
 mod nalgebra;
 mod numeric;
+mod options;
 mod oxide;
+mod patterns;
 mod prelude;
+mod receivers;
 mod stmt;
+mod tables;
 mod traits;
 mod types;
 
@@ -286,7 +295,7 @@ pub fn lower_file(
             Err((span, reason)) => not_lowered.push(NotLowered {
                 kernel: kernel.name.clone(),
                 span,
-                reason,
+                reason: excerpt::short_reason(&reason),
             }),
         }
     }
@@ -345,6 +354,8 @@ struct Scope {
     shared_counter: usize,
     names: Vec<HashMap<String, String>>,
     declared: HashMap<String, usize>,
+    /// The Rust type (last path segment) of C bindings whose type the source states.
+    types: HashMap<String, String>,
     /// Whether the call lowered last returns a reference (a pointer in C).
     reference_call: bool,
     oxide: oxide::OxideScope,
@@ -499,12 +510,22 @@ impl<'a> Context<'a> {
                 _ => None,
             })
             .collect();
+        // Statics are defined after the constants: a constant naming one is not lowered.
+        let statics: HashSet<String> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Static(s) => Some(s.ident.to_string()),
+                _ => None,
+            })
+            .collect();
         let mut failed = Vec::new();
         loop {
             let before = pending.len();
             pending.retain(|c| {
                 let names = expression_names(&c.expr);
-                if !names.iter().all(|n| defined.contains(n)) {
+                // Upper-case names that are not constants (types, variants) wait for nothing.
+                let item = |n: &String| self.consts.contains(n) || statics.contains(n);
+                if !names.iter().all(|n| defined.contains(n) || !item(n)) {
                     return true;
                 }
                 let value = match &*c.expr {
@@ -514,18 +535,17 @@ impl<'a> Context<'a> {
                         .map(|e| self.expr(e, &mut Scope::default()))
                         .collect::<Lowered<Vec<_>>>()
                         .map(|v| format!("{{{}}}", v.join(", "))),
-                    // C++ does not initialise an array from another.
-                    _ if matches!(&c.ty.as_ref(), Type::Array(_)) => Err((self.span(c), String::new())),
+                    _ if matches!(&c.ty.as_ref(), Type::Array(_)) => self.aliased_table(c, items),
                     other => self.expr(other, &mut Scope::default()),
                 };
                 match (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
                     // A table is indexed by device code: it lives in device memory.
-                    (Ok(value), Ok(decl)) if matches!(&*c.expr, Expr::Array(_)) => {
+                    (Ok(value), Ok(decl)) if matches!(&*c.expr, Expr::Array(_)) || value.starts_with('{') => {
                         let _ = writeln!(code, "__device__ const {decl} = {value};");
                         defined.insert(c.ident.to_string());
                     }
                     (Ok(value), Ok(decl)) => {
-                        let _ = writeln!(code, "[[maybe_unused]] constexpr {decl} = {value};");
+                        code.push_str(&self.constant_definition(&c.ty, &decl, &value));
                         defined.insert(c.ident.to_string());
                     }
                     _ => {
@@ -562,6 +582,9 @@ impl<'a> Context<'a> {
 
     /// A helper, or a method of `self_type` taking its receiver first (by C++ reference).
     fn lower_function(&self, f: &syn::ItemFn, self_type: Option<&str>) -> Lowered<(String, String)> {
+        if patterns::is_intrinsic_stub(f) {
+            return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
+        }
         let mut scope = Scope::default();
         let ret = match &f.sig.output {
             syn::ReturnType::Default => "void".to_string(),
@@ -577,7 +600,8 @@ impl<'a> Context<'a> {
                         path: quote::format_ident!("{}", ty).into(),
                     }))?;
                     params.push(items::receiver_param(receiver, &ty));
-                    scope.bind("self");
+                    let this = scope.bind("self");
+                    scope.types.insert(this, self_type.unwrap_or_default().to_string());
                     continue;
                 }
                 (syn::FnArg::Receiver(_), None) => return self.fail(input, "methods are not lowered"),
@@ -586,6 +610,7 @@ impl<'a> Context<'a> {
                 return self.fail(&typed.pat, "parameter pattern");
             };
             let name = scope.bind(&name.ident.to_string());
+            self.note_type(&name, Some(&typed.ty), None, &mut scope);
             if let Type::Reference(r) = &*typed.ty {
                 if let Type::Slice(s) = &*r.elem {
                     scope.slices.insert(name.clone());

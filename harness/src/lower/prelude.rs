@@ -218,12 +218,10 @@ template <typename A, typename B, typename C> __device__ tuple3<A, B, C> make_tu
 }
 template <typename A, typename B, typename C, typename D>
 __device__ tuple4<A, B, C, D> make_tuple(A a, B b, C c, D d) { return {a, b, c, d}; }
-template <typename T, int N> struct array {
-  T v[N];
-  __device__ T& operator[](unsigned long long i) { return v[i]; }
-  __device__ const T& operator[](unsigned long long i) const { return v[i]; }
-};
-__device__ inline array<float, 2> to_array(Vec2 a) { return {{a.x, a.y}}; }
+"#,
+    crate::array_prelude!(),
+    crate::option_prelude!(),
+    r#"__device__ inline array<float, 2> to_array(Vec2 a) { return {{a.x, a.y}}; }
 __device__ inline array<float, 3> to_array(Vec3 a) { return {{a.x, a.y, a.z}}; }
 __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w}}; }
 }

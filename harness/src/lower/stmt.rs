@@ -10,7 +10,7 @@ use syn::{Expr, Item, Stmt, Type};
 /// Loops of a twin stay rolled: a warp then makes one request per source iteration, as the
 /// analysis counts them. Unrolled, a loop whose trip count differs between lanes regroups the
 /// lanes of its last iterations into other requests.
-const ROLLED: &str = "#pragma unroll 1\n";
+pub(super) const ROLLED: &str = "#pragma unroll 1\n";
 
 impl Context<'_> {
     pub(super) fn block(&self, block: &syn::Block, scope: &mut Scope) -> Lowered<String> {
@@ -95,6 +95,9 @@ impl Context<'_> {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
         };
+        if let Some(out) = self.pattern_local(pat, local.init.as_ref().map(|i| &*i.expr), scope)? {
+            return Ok(out);
+        }
         if let (syn::Pat::Tuple(names), Some(init)) = (pat, &local.init) {
             return self.tuple_local(names, &init.expr, scope);
         }
@@ -158,6 +161,7 @@ impl Context<'_> {
             scope.references.insert(name.clone());
         }
         self.oxide_bound(&name, &init.expr, scope);
+        self.note_type(&name, ty, Some(&init.expr), scope);
         match ty {
             Some(ty) if !matches!(ty, Type::Infer(_) | Type::Reference(_)) => {
                 Ok(format!("{} = {value};\n", self.declarator(ty, &name)?))
@@ -228,10 +232,7 @@ impl Context<'_> {
                     syn::Lit::Bool(_) => "bool",
                     other => return self.fail(other, "literal is not lowered"),
                 };
-                format!(
-                    "{base} {name}{}",
-                    dims.iter().map(|d| format!("[{d}]")).collect::<String>()
-                )
+                Self::inferred_array(base, &dims, &name)
             }
         };
         Ok(match (elements, value) {
@@ -481,7 +482,7 @@ impl Context<'_> {
             };
             return self.if_stmt(&as_if, scope);
         }
-        let scrutinee = self.scrutinee(&m.expr, scope)?;
+        let (temporary, scrutinee) = self.match_scrutinee(&m.expr, scope)?;
         let mut out = String::new();
         let mut closed = false;
         for (k, arm) in m.arms.iter().enumerate() {
@@ -508,10 +509,13 @@ impl Context<'_> {
                 }
             }
         }
-        Ok(out)
+        Ok(super::matching::with_temporary(temporary, out))
     }
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
+        if let Some(looped) = self.collection_loop(f, scope)? {
+            return Ok(looped);
+        }
         let mut rust_var = match &*f.pat {
             syn::Pat::Ident(var) => var.ident.to_string(),
             // `for _ in 0..n`: a counter no statement reads.

@@ -38,8 +38,14 @@ impl Context<'_> {
                     format!("const {inner}*")
                 })
             }
+            Type::Reference(r) if matches!(&*r.elem, Type::Array(_)) => match self.array_reference(r)? {
+                Some(aref) => Ok(aref),
+                None => self.fail(ty, "reference to an array"),
+            },
             Type::Reference(r) if r.mutability.is_some() => Ok(format!("{}*", self.c_type(&r.elem)?)),
             Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
+            Type::Array(a) => self.array_type(a),
+            Type::Tuple(t) if t.elems.is_empty() => Ok("kl::unit".to_string()),
             Type::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
                 let elems = t.elems.iter().map(|e| self.c_type(e)).collect::<Lowered<Vec<_>>>()?;
                 Ok(format!("kl::tuple{}<{}>", elems.len(), elems.join(", ")))
@@ -57,6 +63,9 @@ impl Context<'_> {
                 let name = segment.ident.to_string();
                 if let Some(c) = Self::primitive(&name) {
                     return Ok(c.to_string());
+                }
+                if let Some(c) = self.option_type(segment)? {
+                    return Ok(c);
                 }
                 if let Some(c) = self.oxide_type(&name) {
                     return Ok(c);
@@ -101,15 +110,7 @@ impl Context<'_> {
             return Ok(shared);
         }
         match ty {
-            Type::Array(a) => {
-                let len = match self.layouts.const_value(&a.len) {
-                    Some(len) => len.to_string(),
-                    // `TILE * TILE` of a constant local to the function: C++ evaluates it.
-                    None if is_constant_expression(&a.len) => self.expr(&a.len, &mut super::Scope::default())?,
-                    None => return self.fail(&a.len, "array length is not a constant"),
-                };
-                self.declarator(&a.elem, &format!("{name}[{len}]"))
-            }
+            Type::Array(a) => Ok(format!("{} {name}", self.array_type(a)?)),
             Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "MaybeUninit") => {
                 let inner = p.path.segments.last().and_then(|s| match &s.arguments {
                     syn::PathArguments::AngleBracketed(args) => match args.args.first() {

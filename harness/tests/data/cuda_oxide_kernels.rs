@@ -9,7 +9,7 @@ const ROW: usize = 64;
 
 struct Unit;
 
-static FLAGS: Option<u32> = None;
+static FLAGS: Option<fn() -> u32> = None;
 
 #[cuda_module]
 mod kernels {
@@ -163,7 +163,7 @@ mod kernels {
     #[kernel]
     pub fn reads_missing(mut out: DisjointSlice<u32>) {
         if let Some(o) = out.get_mut(thread::index_1d()) {
-            *o = FLAGS.unwrap_or(0);
+            *o = FLAGS.map_or(0, |f| f());
         }
     }
 

@@ -1,0 +1,82 @@
+//! `Option<T>` as a value: `kl::option<T>`, a flag and the value, built by `Some(x)` and
+//! `None`, read by `unwrap_or`, `unwrap_or_default`, `is_some` and `is_none`.
+
+use super::{Context, Lowered, Scope};
+use syn::Expr;
+
+/// `kl::option` and `kl::none`; spliced into the prelude.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! option_prelude {
+    () => {
+        r#"template <typename T> struct option {
+  bool some;
+  T value;
+  // `Option<&mut T>` where an `Option<&T>` is wanted, and the like.
+  template <typename U, typename = typename std::enable_if<!std::is_same<U, T>::value>::type>
+  __host__ __device__ operator option<U>() const { return option<U>{some, static_cast<U>(value)}; }
+  // `unwrap()` and `expect()`: the value.
+  __host__ __device__ operator T() const { return value; }
+};
+struct none {
+  template <typename T> __host__ __device__ operator option<T>() const { return option<T>{false, T{}}; }
+};
+template <typename T> __host__ __device__ option<T> some(T value) { return option<T>{true, value}; }
+template <typename T, typename D> __host__ __device__ T unwrap_or(const option<T>& o, D fallback) {
+  return o.some ? o.value : static_cast<T>(fallback);
+}
+template <typename T> __host__ __device__ T unwrap_or_default(const option<T>& o) { return o.some ? o.value : T{}; }
+"#
+    };
+}
+
+impl Context<'_> {
+    /// `Option<T>` as `kl::option<T>`.
+    pub(super) fn option_type(&self, segment: &syn::PathSegment) -> Lowered<Option<String>> {
+        if segment.ident != "Option" {
+            return Ok(None);
+        }
+        let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return Ok(None);
+        };
+        let Some(syn::GenericArgument::Type(inner)) = args.args.first() else {
+            return Ok(None);
+        };
+        Ok(Some(format!("kl::option<{}>", self.c_type(inner)?)))
+    }
+
+    /// `Some(x)`.
+    pub(super) fn option_call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Expr::Path(p) = &*c.func else { return Ok(None) };
+        if !p.path.is_ident("Some") || c.args.len() != 1 || scope.is_bound("Some") {
+            return Ok(None);
+        }
+        Ok(Some(format!("kl::some({})", self.expr(&c.args[0], scope)?)))
+    }
+
+    /// `None`.
+    pub(super) fn option_none(&self, p: &syn::ExprPath, scope: &Scope) -> Option<String> {
+        (p.path.is_ident("None") && !scope.is_bound("None")).then(|| "kl::none{}".to_string())
+    }
+
+    /// The methods of an option, where the workspace defines none of that name.
+    pub(super) fn option_method(&self, m: &syn::ExprMethodCall, receiver: &str, args: &[String]) -> Option<String> {
+        let method = m.method.to_string();
+        if self
+            .layouts
+            .index
+            .methods_named(&method, self.layouts.module)
+            .next()
+            .is_some()
+        {
+            return None;
+        }
+        Some(match (method.as_str(), args) {
+            ("unwrap_or", [fallback]) => format!("kl::unwrap_or({receiver}, {fallback})"),
+            ("unwrap_or_default", []) => format!("kl::unwrap_or_default({receiver})"),
+            ("is_some", []) => format!("({receiver}).some"),
+            ("is_none", []) => format!("(!({receiver}).some)"),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,80 @@
+//! The Rust type of a local binding where the source states it (a declared type, a struct
+//! built by name, a typed parameter), so that a method defined for several types is called on
+//! the receiver's own.
+
+use super::{Context, Scope};
+use kernel_lint_analyzer::model::items::FunctionRef;
+use syn::{Expr, Type};
+
+impl Context<'_> {
+    /// Records the type of the C binding `name` from its declared type or its value.
+    pub(super) fn note_type(&self, name: &str, ty: Option<&Type>, init: Option<&Expr>, scope: &mut Scope) {
+        let named = ty
+            .and_then(type_name)
+            .or_else(|| init.and_then(|e| self.value_type(e, scope)));
+        if let Some(named) = named {
+            scope.types.insert(name.to_string(), named);
+        }
+    }
+
+    /// The type a value is built as: `Pair(x)`, `Pair { .. }`, `Pair::new(..)`, `&pair`.
+    fn value_type(&self, e: &Expr, scope: &Scope) -> Option<String> {
+        match e {
+            Expr::Paren(p) => self.value_type(&p.expr, scope),
+            Expr::Reference(r) => self.value_type(&r.expr, scope),
+            Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                scope.types.get(&scope.lookup(&name)).cloned()
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { return None };
+                if self.layouts.struct_fields(&p.path).is_some() {
+                    return p.path.segments.last().map(|s| s.ident.to_string());
+                }
+                // `Type::new(..)`: a constructor of the type named before it.
+                let segments: Vec<_> = p.path.segments.iter().collect();
+                let [.., ty, f] = segments.as_slice() else { return None };
+                let ty_path: syn::Path = ty.ident.clone().into();
+                (f.ident == "new" && self.layouts.struct_fields(&ty_path).is_some()).then(|| ty.ident.to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// Of several methods of one name, those of the receiver's type where it is known.
+    pub(super) fn methods_of_receiver<'f>(
+        &self,
+        receiver: &Expr,
+        candidates: Vec<FunctionRef<'f>>,
+        scope: &Scope,
+    ) -> Vec<FunctionRef<'f>> {
+        if candidates.len() < 2 {
+            return candidates;
+        }
+        let Some(ty) = self.value_type(receiver, scope) else {
+            return candidates;
+        };
+        let own: Vec<FunctionRef<'f>> = candidates
+            .iter()
+            .filter(|f| f.self_type == Some(ty.as_str()))
+            .cloned()
+            .collect();
+        if own.is_empty() {
+            candidates
+        } else {
+            own
+        }
+    }
+}
+
+/// `Pair`, `&Pair`, `&mut Pair`, `*const Pair`: the last segment of the type's path.
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Reference(r) => type_name(&r.elem),
+        Type::Ptr(p) => type_name(&p.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
