@@ -192,7 +192,7 @@ impl Context<'_> {
     /// Whether `path` names a `cuda_device` intrinsic here: the file is written against
     /// `cuda_device` or is part of it, no helper of the file has the name, and the function
     /// the path resolves to (if any) is a compiler stub.
-    fn names_intrinsic(&self, path: &syn::Path, name: &str) -> bool {
+    pub(super) fn names_intrinsic(&self, path: &syn::Path, name: &str) -> bool {
         let in_library = self.layouts.module.first().is_some_and(|c| c == "cuda_device");
         if !(self.oxide.enabled || in_library) || self.helpers.contains(name) {
             return false;
@@ -205,6 +205,9 @@ impl Context<'_> {
 
     /// A call of a `cuda_device` intrinsic as the builtin or instruction it stands for.
     pub(super) fn device_intrinsic(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        if let Some(stub) = self.warp_stub_call(c, scope)? {
+            return Ok(Some(stub));
+        }
         let Expr::Path(p) = &*c.func else { return Ok(None) };
         let name = last_segment(&p.path);
         let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());

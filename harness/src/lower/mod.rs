@@ -40,6 +40,7 @@ mod stmt;
 mod tables;
 mod traits;
 mod types;
+mod warp_stubs;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};

@@ -828,7 +828,7 @@ fn special_register(name: &str) -> Option<String> {
 
 /// `warp::shuffle_xor_f32(v, 1)` and friends: the CUDA `__shfl*_sync` builtin, with the full
 /// mask where the Rust function takes none.
-fn warp_intrinsic(name: &str, args: &[String]) -> Option<String> {
+pub(super) fn warp_intrinsic(name: &str, args: &[String]) -> Option<String> {
     let (name, synced) = match name.strip_suffix("_sync") {
         Some(stem) => (stem, true),
         None => (name, false),
