@@ -178,6 +178,7 @@ impl Context<'_> {
                     None => return self.fail(e, "address"),
                 }
             }
+            Expr::Macro(m) if super::last_segment(&m.mac.path) == "gpu_printf" => self.gpu_printf(&m.mac, scope)?,
             Expr::Macro(m) => match self.nalgebra_macro(m, scope)? {
                 Some(c) => c,
                 None => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),

@@ -48,6 +48,7 @@ impl Context<'_> {
                 Ok(format!("if (!({condition})) __trap();\n"))
             }
             "gpu_assert" => self.gpu_assert(mac, scope),
+            "gpu_printf" => Ok(format!("{};\n", self.gpu_printf(mac, scope)?)),
             _ => self.fail(mac, format!("macro `{name}!` is not lowered")),
         }
     }

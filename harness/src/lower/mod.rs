@@ -35,6 +35,7 @@ mod options;
 mod oxide;
 mod patterns;
 mod prelude;
+mod printf;
 mod receivers;
 mod stmt;
 mod tables;

@@ -38,7 +38,7 @@ impl Context<'_> {
                 let ty_path: syn::Path = ty.ident.clone().into();
                 (f.ident == "new" && self.layouts.struct_fields(&ty_path).is_some()).then(|| ty.ident.to_string())
             }
-            _ => None,
+            other => super::printf::scalar_type(other),
         }
     }
 
