@@ -1,0 +1,48 @@
+// Kernels in the shape of NVlabs/cuda-oxide @ a105afd522b73a6712a802e30bd900cd04cc8019
+// (crates/cuda-device/src/{warp,shared,wgmma,wmma}.rs and the examples printf, redux_sum,
+// elect_leader and tcgen05), written for the lowering tests of `gpu_printf!` and of the
+// code-generator stubs of `cuda_device`.
+
+use cuda_device::shared::cvta_generic_to_shared_offset;
+use cuda_device::tcgen05::tcgen05_alloc;
+use cuda_device::{gpu_printf, kernel, thread, warp, DisjointSlice};
+
+#[cuda_module]
+mod kernels {
+    use super::*;
+
+    #[kernel]
+    pub fn report(data: &[f32]) {
+        let tid = thread::index_1d().get();
+        let count: u32 = 255;
+        let wide: u64 = 7;
+        let on: bool = true;
+        if tid < 4 {
+            gpu_printf!("t{} got {:.4f} ({:#x}) 100%\n", tid, data[tid], count);
+            let n = gpu_printf!("[{:-8}] [{:08}] {}\n", wide, count as i32, on);
+            gpu_printf!("{} {:e}\n", n, 2.5f32);
+        }
+    }
+
+    #[kernel]
+    pub fn vote(values: &[u32], mut out: DisjointSlice<u32>) {
+        let lane = warp::lane_id();
+        let sum = warp::redux_sync_add(0xffff_ffff, values[lane as usize]);
+        let low = warp::redux_sync_min_i32(0xffff_ffff, values[lane as usize] as i32);
+        let (leader, elected) = warp::elect_sync(0xffff_ffff);
+        if elected {
+            unsafe {
+                *out.get_unchecked_mut(leader as usize) = sum + low as u32;
+            }
+        }
+    }
+
+    #[kernel]
+    pub fn tensor_memory(mut out: DisjointSlice<u32>) {
+        let slot = 0u32;
+        unsafe {
+            tcgen05_alloc(&slot as *const u32 as *mut u32, 32);
+            *out.get_unchecked_mut(0) = slot;
+        }
+    }
+}

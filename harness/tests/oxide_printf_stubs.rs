@@ -1,0 +1,65 @@
+//! `gpu_printf!` becomes the device `printf`, each placeholder the conversion of its argument's
+//! type; the warp stubs of `cuda_device` become their builtins, and the sm_100 ones are refused.
+
+use kernel_lint_analyzer::{LaunchPlan, SourceFile};
+use kernel_lint_harness::driver;
+
+mod support;
+use support::check_with_gxx;
+
+const KERNELS: &str = include_str!("data/oxide_printf_stubs.rs");
+
+fn emitted() -> driver::Emitted {
+    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+}
+
+fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
+    let start = program
+        .find(&format!("__global__ void {name}("))
+        .unwrap_or_else(|| panic!("`{name}` is defined:\n{program}"));
+    let rest = &program[start..];
+    let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+#[test]
+fn printf_conversions_follow_the_argument_types() {
+    let emitted = emitted();
+    let report = kernel(&emitted.program, "report");
+    assert!(
+        report.contains(
+            r#"printf("t%llu got %.4f (%#x) 100%%\n", (unsigned long long)(tid), (double)(data[tid]), (unsigned int)(count));"#
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            r#"auto n = printf("[%-8llu] [%08d] %s\n", (unsigned long long)(wide), (int)(((int)(count))), ((on) ? "true" : "false"));"#
+        ),
+        "{report}"
+    );
+    assert!(report.contains(r#"printf("%d %e\n", (int)(n), (double)(2.5f));"#), "{report}");
+    check_with_gxx(&emitted.program);
+}
+
+#[test]
+fn warp_stubs_are_builtins_and_sm100_is_refused() {
+    let emitted = emitted();
+    let vote = kernel(&emitted.program, "vote");
+    assert!(
+        vote.contains("((unsigned int)__reduce_add_sync(0xffffffffu, (unsigned int)(values[lane])))")
+            || vote.contains("__reduce_add_sync("),
+        "{vote}"
+    );
+    assert!(vote.contains("((int)__reduce_min_sync("), "{vote}");
+    assert!(vote.contains("kl::elect_sync("), "{vote}");
+    let refused = emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .find(|n| n.kernel == "tensor_memory")
+        .map(|n| n.reason.clone())
+        .unwrap_or_default();
+    assert!(refused.contains("`tcgen05_alloc` needs sm_100 (Blackwell)"), "{refused}");
+    check_with_gxx(&emitted.program);
+}
