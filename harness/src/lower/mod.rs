@@ -16,6 +16,7 @@ mod async_copy;
 mod atomics;
 mod closures;
 mod compiled;
+mod const_eval;
 mod device_copy;
 mod excerpt;
 mod expr;
@@ -537,6 +538,9 @@ impl<'a> Context<'a> {
                         .map(|e| self.expr(e, &mut Scope::default()))
                         .collect::<Lowered<Vec<_>>>()
                         .map(|v| format!("{{{}}}", v.join(", "))),
+                    Expr::Block(_) => self
+                        .evaluated_constant(&c.expr)
+                        .or_else(|why| self.fail(&c.ident, format!("a `const` block: {why} is not evaluated"))),
                     _ if matches!(&c.ty.as_ref(), Type::Array(_)) => self.aliased_table(c, items),
                     other => self.expr(other, &mut Scope::default()),
                 };

@@ -19,11 +19,16 @@ impl Context<'_> {
         });
         let (cx, elems) = match local {
             Some(Expr::Array(a)) => (None, a),
+            Some(built @ Expr::Block(_)) => return self.evaluated_table(p, built, self),
             _ => {
                 let target = self
                     .layouts
                     .resolve(&p.path)
                     .ok_or_else(|| (self.span(p), format!("`{}` is not a known constant", self.text(p))))?;
+                if let Some((module, built @ Expr::Block(_))) = self.layouts.index.const_expr(&target) {
+                    let cx = self.within(module);
+                    return self.evaluated_table(p, built, cx.as_ref().unwrap_or(self));
+                }
                 let Some((module, Expr::Array(a))) = self.layouts.index.const_expr(&target) else {
                     return self.fail(p, format!("`{}` is not a constant array literal", self.text(p)));
                 };

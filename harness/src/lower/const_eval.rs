@@ -1,0 +1,389 @@
+//! Constants built by a `const` block (`let mut t = [0; N]; while i < N { t[i] = ..; i += 1 }
+//! t`): evaluated here over integers, floats, arrays and tuples, and defined by the value's
+//! initializer, since a device table must be initialised by a constant expression.
+
+use super::Context;
+use std::collections::HashMap;
+use syn::{BinOp, Expr, Lit, Stmt, UnOp};
+
+/// A value of the evaluated constant. Integers carry their Rust type where it is stated.
+#[derive(Clone, Debug)]
+enum Value {
+    Int(i128, Option<String>),
+    Float(f64, bool),
+    Bool(bool),
+    Array(Vec<Value>),
+    Tuple(Vec<Value>),
+}
+
+/// Loop iterations allowed before the evaluation gives up.
+const STEP_LIMIT: usize = 1 << 20;
+
+/// The bits of an integer type and whether it is signed.
+fn int_width(ty: &str) -> Option<(u32, bool)> {
+    Some(match ty {
+        "u8" => (8, false),
+        "u16" => (16, false),
+        "u32" => (32, false),
+        "u64" | "usize" => (64, false),
+        "i8" => (8, true),
+        "i16" => (16, true),
+        "i32" => (32, true),
+        "i64" | "isize" => (64, true),
+        _ => return None,
+    })
+}
+
+fn wrap(v: i128, ty: Option<&str>) -> i128 {
+    let Some((bits, signed)) = ty.and_then(int_width) else { return v };
+    let m = v & ((1i128 << bits) - 1);
+    if signed && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
+}
+
+struct Eval<'a, 'c> {
+    cx: &'a Context<'c>,
+    env: HashMap<String, Value>,
+    steps: usize,
+}
+
+type R<T> = Result<T, String>;
+
+impl Eval<'_, '_> {
+    fn block(&mut self, b: &syn::Block) -> R<Option<Value>> {
+        let mut last = None;
+        for s in &b.stmts {
+            last = None;
+            match s {
+                Stmt::Local(l) => {
+                    let name = match &l.pat {
+                        syn::Pat::Ident(i) => i.ident.to_string(),
+                        syn::Pat::Type(t) => match &*t.pat {
+                            syn::Pat::Ident(i) => i.ident.to_string(),
+                            _ => return Err("a `let` pattern".into()),
+                        },
+                        _ => return Err("a `let` pattern".into()),
+                    };
+                    let init = l.init.as_ref().ok_or("a `let` without a value")?;
+                    let v = self.expr(&init.expr)?;
+                    self.env.insert(name, v);
+                }
+                Stmt::Expr(e, semi) => {
+                    let v = self.expr(e)?;
+                    if semi.is_none() {
+                        last = Some(v);
+                    }
+                }
+                _ => return Err("an item or macro".into()),
+            }
+        }
+        Ok(last)
+    }
+
+    fn place(&mut self, e: &Expr, f: &mut dyn FnMut(&mut Value) -> R<()>) -> R<()> {
+        match e {
+            Expr::Path(p) => {
+                let name = p.path.get_ident().ok_or("a path place")?.to_string();
+                let v = self.env.get_mut(&name).ok_or_else(|| format!("`{name}`"))?;
+                f(v)
+            }
+            Expr::Index(i) => {
+                let Value::Int(k, _) = self.expr(&i.index)? else { return Err("an index".into()) };
+                self.place(&i.expr, &mut |base| match base {
+                    Value::Array(items) => f(items.get_mut(k as usize).ok_or("an index out of bounds")?),
+                    _ => Err("indexing a non-array".into()),
+                })
+            }
+            Expr::Field(fe) => {
+                let syn::Member::Unnamed(n) = &fe.member else { return Err("a named field".into()) };
+                let n = n.index as usize;
+                self.place(&fe.base, &mut |base| match base {
+                    Value::Tuple(items) => f(items.get_mut(n).ok_or("a tuple field")?),
+                    _ => Err("a field of a non-tuple".into()),
+                })
+            }
+            Expr::Paren(p) => self.place(&p.expr, f),
+            _ => Err("an assignment target".into()),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> R<Value> {
+        Ok(match e {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Int(i) => Value::Int(
+                    i.base10_parse::<i128>().map_err(|e| e.to_string())?,
+                    (!i.suffix().is_empty()).then(|| i.suffix().to_string()),
+                ),
+                Lit::Float(f) => {
+                    let v: f64 = f.base10_parse().map_err(|e| e.to_string())?;
+                    let single = f.suffix() == "f32";
+                    Value::Float(if single { v as f32 as f64 } else { v }, single)
+                }
+                Lit::Bool(b) => Value::Bool(b.value),
+                _ => return Err("a literal".into()),
+            },
+            Expr::Paren(p) => self.expr(&p.expr)?,
+            Expr::Group(g) => self.expr(&g.expr)?,
+            Expr::Block(b) => self.block(&b.block)?.unwrap_or(Value::Tuple(Vec::new())),
+            Expr::Path(p) => match p.path.get_ident().and_then(|i| self.env.get(&i.to_string())) {
+                Some(v) => v.clone(),
+                None => Value::Int(
+                    self.cx
+                        .layouts
+                        .const_named(&p.path)
+                        .ok_or_else(|| format!("`{}`", self.cx.text(p)))? as i128,
+                    None,
+                ),
+            },
+            Expr::Array(a) => Value::Array(a.elems.iter().map(|e| self.expr(e)).collect::<R<_>>()?),
+            Expr::Tuple(t) => Value::Tuple(t.elems.iter().map(|e| self.expr(e)).collect::<R<_>>()?),
+            Expr::Repeat(r) => {
+                let v = self.expr(&r.expr)?;
+                let Value::Int(n, _) = self.expr(&r.len)? else { return Err("a length".into()) };
+                Value::Array(vec![v; n as usize])
+            }
+            Expr::Index(i) => {
+                let base = self.expr(&i.expr)?;
+                let Value::Int(k, _) = self.expr(&i.index)? else { return Err("an index".into()) };
+                match base {
+                    Value::Array(items) => items.get(k as usize).cloned().ok_or("an index out of bounds")?,
+                    _ => return Err("indexing a non-array".into()),
+                }
+            }
+            Expr::Field(f) => match (self.expr(&f.base)?, &f.member) {
+                (Value::Tuple(items), syn::Member::Unnamed(n)) => {
+                    items.get(n.index as usize).cloned().ok_or("a tuple field")?
+                }
+                _ => return Err("a field".into()),
+            },
+            Expr::Cast(c) => {
+                let ty = match &*c.ty {
+                    syn::Type::Path(p) => p.path.get_ident().map(|i| i.to_string()).ok_or("a cast")?,
+                    _ => return Err("a cast".into()),
+                };
+                let v = self.expr(&c.expr)?;
+                match (v, ty.as_str()) {
+                    (Value::Int(v, _), "f32") => Value::Float(v as f32 as f64, true),
+                    (Value::Int(v, _), "f64") => Value::Float(v as f64, false),
+                    (Value::Float(v, _), "f32") => Value::Float(v as f32 as f64, true),
+                    (Value::Float(v, _), "f64") => Value::Float(v, false),
+                    (Value::Int(v, _), t) if int_width(t).is_some() => Value::Int(wrap(v, Some(t)), Some(ty)),
+                    (Value::Bool(b), t) if int_width(t).is_some() => Value::Int(b as i128, Some(ty)),
+                    (Value::Float(v, _), t) if int_width(t).is_some() => {
+                        let (bits, signed) = int_width(t).unwrap_or((64, false));
+                        let (lo, hi) = match signed {
+                            true => (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1),
+                            false => (0, (1i128 << bits) - 1),
+                        };
+                        Value::Int((v.trunc() as i128).clamp(lo, hi), Some(ty))
+                    }
+                    _ => return Err("a cast".into()),
+                }
+            }
+            Expr::Unary(u) => match (&u.op, self.expr(&u.expr)?) {
+                (UnOp::Neg(_), Value::Int(v, t)) => Value::Int(-v, t),
+                (UnOp::Neg(_), Value::Float(v, s)) => Value::Float(-v, s),
+                (UnOp::Not(_), Value::Bool(b)) => Value::Bool(!b),
+                (UnOp::Not(_), Value::Int(v, t)) => Value::Int(wrap(!v, t.as_deref()), t),
+                _ => return Err("a unary operator".into()),
+            },
+            Expr::MethodCall(m) => {
+                let recv = self.expr(&m.receiver)?;
+                let args: Vec<Value> = m.args.iter().map(|a| self.expr(a)).collect::<R<_>>()?;
+                let op = match m.method.to_string().as_str() {
+                    "wrapping_add" => "+",
+                    "wrapping_sub" => "-",
+                    "wrapping_mul" => "*",
+                    other => return Err(format!("method `{other}`")),
+                };
+                let [arg] = args.as_slice() else { return Err("a method's arguments".into()) };
+                arith(op, recv, arg.clone(), true)?
+            }
+            Expr::Binary(b) => {
+                let l = self.expr(&b.left)?;
+                let r = self.expr(&b.right)?;
+                let compound = |op: &BinOp| -> Option<&'static str> {
+                    Some(match op {
+                        BinOp::AddAssign(_) => "+",
+                        BinOp::SubAssign(_) => "-",
+                        BinOp::MulAssign(_) => "*",
+                        BinOp::DivAssign(_) => "/",
+                        BinOp::RemAssign(_) => "%",
+                        BinOp::BitAndAssign(_) => "&",
+                        BinOp::BitOrAssign(_) => "|",
+                        BinOp::BitXorAssign(_) => "^",
+                        BinOp::ShlAssign(_) => "<<",
+                        BinOp::ShrAssign(_) => ">>",
+                        _ => return None,
+                    })
+                };
+                if let Some(op) = compound(&b.op) {
+                    let v = arith(op, l, r, false)?;
+                    self.place(&b.left, &mut |slot| {
+                        *slot = v.clone();
+                        Ok(())
+                    })?;
+                    return Ok(Value::Tuple(Vec::new()));
+                }
+                let op = match b.op {
+                    BinOp::Add(_) => "+",
+                    BinOp::Sub(_) => "-",
+                    BinOp::Mul(_) => "*",
+                    BinOp::Div(_) => "/",
+                    BinOp::Rem(_) => "%",
+                    BinOp::BitAnd(_) => "&",
+                    BinOp::BitOr(_) => "|",
+                    BinOp::BitXor(_) => "^",
+                    BinOp::Shl(_) => "<<",
+                    BinOp::Shr(_) => ">>",
+                    BinOp::Lt(_) => "<",
+                    BinOp::Le(_) => "<=",
+                    BinOp::Gt(_) => ">",
+                    BinOp::Ge(_) => ">=",
+                    BinOp::Eq(_) => "==",
+                    BinOp::Ne(_) => "!=",
+                    BinOp::And(_) => "&&",
+                    BinOp::Or(_) => "||",
+                    _ => return Err("an operator".into()),
+                };
+                arith(op, l, r, false)?
+            }
+            Expr::Assign(a) => {
+                let v = self.expr(&a.right)?;
+                self.place(&a.left, &mut |slot| {
+                    *slot = v.clone();
+                    Ok(())
+                })?;
+                Value::Tuple(Vec::new())
+            }
+            Expr::While(w) => {
+                loop {
+                    self.steps += 1;
+                    if self.steps > STEP_LIMIT {
+                        return Err("a loop of too many steps".into());
+                    }
+                    match self.expr(&w.cond)? {
+                        Value::Bool(true) => {
+                            self.block(&w.body)?;
+                        }
+                        Value::Bool(false) => break,
+                        _ => return Err("a loop condition".into()),
+                    }
+                }
+                Value::Tuple(Vec::new())
+            }
+            Expr::If(i) => match self.expr(&i.cond)? {
+                Value::Bool(true) => self.block(&i.then_branch)?.unwrap_or(Value::Tuple(Vec::new())),
+                Value::Bool(false) => match &i.else_branch {
+                    Some((_, e)) => self.expr(e)?,
+                    None => Value::Tuple(Vec::new()),
+                },
+                _ => return Err("a condition".into()),
+            },
+            _ => return Err(format!("`{}`", self.cx.text(e))),
+        })
+    }
+}
+
+/// A binary operation; integers wrap to their type when `wrapping` or when the type is known.
+fn arith(op: &str, l: Value, r: Value, wrapping: bool) -> R<Value> {
+    Ok(match (l, r) {
+        (Value::Int(a, ta), Value::Int(b, tb)) => {
+            let ty = ta.or(tb);
+            let t = ty.as_deref();
+            let int = |v: i128| Value::Int(wrap(v, t), ty.clone());
+            match op {
+                "+" => int(a + b),
+                "-" => int(a - b),
+                "*" => int(a.checked_mul(b).ok_or("an overflow")?),
+                "/" if b != 0 => int(a / b),
+                "%" if b != 0 => int(a % b),
+                "&" => int(a & b),
+                "|" => int(a | b),
+                "^" => int(a ^ b),
+                "<<" if (0..64).contains(&b) => int(a << b),
+                ">>" if (0..128).contains(&b) => int(a >> b),
+                "<" => Value::Bool(a < b),
+                "<=" => Value::Bool(a <= b),
+                ">" => Value::Bool(a > b),
+                ">=" => Value::Bool(a >= b),
+                "==" => Value::Bool(a == b),
+                "!=" => Value::Bool(a != b),
+                _ => return Err(format!("`{op}` on integers")),
+            }
+        }
+        (Value::Float(a, s), Value::Float(b, _)) if !wrapping => {
+            let f = |v: f64| Value::Float(if s { v as f32 as f64 } else { v }, s);
+            match op {
+                "+" => f(a + b),
+                "-" => f(a - b),
+                "*" => f(a * b),
+                "/" => f(a / b),
+                "<" => Value::Bool(a < b),
+                "<=" => Value::Bool(a <= b),
+                ">" => Value::Bool(a > b),
+                ">=" => Value::Bool(a >= b),
+                _ => return Err(format!("`{op}` on floats")),
+            }
+        }
+        (Value::Bool(a), Value::Bool(b)) => match op {
+            "&&" | "&" => Value::Bool(a && b),
+            "||" | "|" => Value::Bool(a || b),
+            "==" => Value::Bool(a == b),
+            "!=" => Value::Bool(a != b),
+            _ => return Err(format!("`{op}` on booleans")),
+        },
+        _ => return Err(format!("`{op}` on mixed operands")),
+    })
+}
+
+/// The C++ initializer of a value, fully braced.
+fn initializer(v: &Value) -> R<String> {
+    Ok(match v {
+        Value::Int(i, ty) => match ty.as_deref() {
+            Some("u64" | "usize") => format!("{i}ull"),
+            Some("i64" | "isize") if *i == i64::MIN as i128 => "(-9223372036854775807ll - 1)".to_string(),
+            Some("i64" | "isize") => format!("{i}ll"),
+            Some("u32") => format!("{i}u"),
+            _ if *i > i32::MAX as i128 || *i < i32::MIN as i128 => format!("{i}ll"),
+            _ => i.to_string(),
+        },
+        Value::Float(f, _) if !f.is_finite() => return Err("a non-finite float".into()),
+        Value::Float(f, true) => format!("{:?}f", *f as f32),
+        Value::Float(f, false) => format!("{f:?}"),
+        Value::Bool(b) => b.to_string(),
+        Value::Array(items) => {
+            let items = items.iter().map(initializer).collect::<R<Vec<_>>>()?;
+            format!("{{{{{}}}}}", items.join(", "))
+        }
+        Value::Tuple(items) => {
+            let items = items.iter().map(initializer).collect::<R<Vec<_>>>()?;
+            format!("{{{}}}", items.join(", "))
+        }
+    })
+}
+
+impl Context<'_> {
+    /// The initializer of a constant built by a `const` block, evaluated here; `Err` names the
+    /// construct the evaluation does not cover.
+    pub(super) fn evaluated_constant(&self, e: &Expr) -> Result<String, String> {
+        let mut eval = Eval {
+            cx: self,
+            env: HashMap::new(),
+            steps: 0,
+        };
+        initializer(&eval.expr(e)?)
+    }
+}
+
+impl Context<'_> {
+    /// `const T: [f32; N] = super::TABLE;` where `TABLE` is built by a block: its value.
+    pub(super) fn evaluated_table(&self, p: &syn::ExprPath, built: &Expr, cx: &Context<'_>) -> super::Lowered<String> {
+        cx.evaluated_constant(built).or_else(|why| {
+            self.fail(p, format!("`{}` is built by a block this evaluation does not cover: {why}", self.text(p)))
+        })
+    }
+}
