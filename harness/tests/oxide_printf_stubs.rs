@@ -63,3 +63,21 @@ fn warp_stubs_are_builtins_and_sm100_is_refused() {
     assert!(refused.contains("`tcgen05_alloc` needs sm_100 (Blackwell)"), "{refused}");
     check_with_gxx(&emitted.program);
 }
+
+#[test]
+fn const_block_tables_are_evaluated() {
+    let emitted = emitted();
+    let program = &emitted.program;
+    assert!(
+        program.contains(
+            "__device__ const kl::array<kl::tuple2<unsigned char, unsigned int>, 4> CODES = {{{0, 1u}, {1, 2654435770u}, {2, 1013904243u}, {3, 3668340012u}}};"
+        ),
+        "{program}"
+    );
+    assert!(
+        program.contains("LOCAL_RAMP = {{-1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 2.5f}};"),
+        "{program}"
+    );
+    assert!(kernel(program, "lookup").contains("LOCAL_RAMP["), "{program}");
+    check_with_gxx(program);
+}

@@ -46,3 +46,40 @@ mod kernels {
         }
     }
 }
+
+const STEPS: usize = 8;
+
+const RAMP: [f32; STEPS] = {
+    let mut t = [0.0_f32; STEPS];
+    let mut i = 0;
+    while i < STEPS {
+        t[i] = (i as f32) * 0.5 - 1.0;
+        i += 1;
+    }
+    t
+};
+
+#[cuda_module]
+mod tables {
+    use super::*;
+
+    const CODES: [(u8, u32); 4] = {
+        let mut t = [(0u8, 0u32); 4];
+        let mut i = 0;
+        while i < 4 {
+            t[i] = (i as u8, (i as u32).wrapping_mul(0x9E37_79B9).wrapping_add(1));
+            i += 1;
+        }
+        t
+    };
+    const LOCAL_RAMP: [f32; super::STEPS] = super::RAMP;
+
+    #[kernel]
+    pub fn lookup(keys: &[u32], mut out: DisjointSlice<f32>) {
+        let i = thread::index_1d().get();
+        let (tag, code) = CODES[(keys[i] & 3) as usize];
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = LOCAL_RAMP[(code as usize + tag as usize) & (super::STEPS - 1)];
+        }
+    }
+}
