@@ -38,7 +38,10 @@ fn printf_conversions_follow_the_argument_types() {
         ),
         "{report}"
     );
-    assert!(report.contains(r#"printf("%d %e\n", (int)(n), (double)(2.5f));"#), "{report}");
+    assert!(
+        report.contains(r#"printf("%d %e\n", (int)(n), (double)(2.5f));"#),
+        "{report}"
+    );
     check_with_gxx(&emitted.program);
 }
 
@@ -60,7 +63,10 @@ fn warp_stubs_are_builtins_and_sm100_is_refused() {
         .find(|n| n.kernel == "tensor_memory")
         .map(|n| n.reason.clone())
         .unwrap_or_default();
-    assert!(refused.contains("`tcgen05_alloc` needs sm_100 (Blackwell)"), "{refused}");
+    assert!(
+        refused.contains("`tcgen05_alloc` needs sm_100 (Blackwell)"),
+        "{refused}"
+    );
     check_with_gxx(&emitted.program);
 }
 
@@ -80,4 +86,12 @@ fn const_block_tables_are_evaluated() {
     );
     assert!(kernel(program, "lookup").contains("LOCAL_RAMP["), "{program}");
     check_with_gxx(program);
+}
+
+#[test]
+fn structs_of_an_inline_module_build_by_name() {
+    let emitted = emitted();
+    let windowed = kernel(&emitted.program, "windowed");
+    assert!(windowed.contains("auto w = Window{keys[i], 7};"), "{windowed}");
+    check_with_gxx(&emitted.program);
 }

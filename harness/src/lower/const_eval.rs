@@ -35,7 +35,9 @@ fn int_width(ty: &str) -> Option<(u32, bool)> {
 }
 
 fn wrap(v: i128, ty: Option<&str>) -> i128 {
-    let Some((bits, signed)) = ty.and_then(int_width) else { return v };
+    let Some((bits, signed)) = ty.and_then(int_width) else {
+        return v;
+    };
     let m = v & ((1i128 << bits) - 1);
     if signed && m >= 1i128 << (bits - 1) {
         m - (1i128 << bits)
@@ -91,14 +93,18 @@ impl Eval<'_, '_> {
                 f(v)
             }
             Expr::Index(i) => {
-                let Value::Int(k, _) = self.expr(&i.index)? else { return Err("an index".into()) };
+                let Value::Int(k, _) = self.expr(&i.index)? else {
+                    return Err("an index".into());
+                };
                 self.place(&i.expr, &mut |base| match base {
                     Value::Array(items) => f(items.get_mut(k as usize).ok_or("an index out of bounds")?),
                     _ => Err("indexing a non-array".into()),
                 })
             }
             Expr::Field(fe) => {
-                let syn::Member::Unnamed(n) = &fe.member else { return Err("a named field".into()) };
+                let syn::Member::Unnamed(n) = &fe.member else {
+                    return Err("a named field".into());
+                };
                 let n = n.index as usize;
                 self.place(&fe.base, &mut |base| match base {
                     Value::Tuple(items) => f(items.get_mut(n).ok_or("a tuple field")?),
@@ -142,12 +148,16 @@ impl Eval<'_, '_> {
             Expr::Tuple(t) => Value::Tuple(t.elems.iter().map(|e| self.expr(e)).collect::<R<_>>()?),
             Expr::Repeat(r) => {
                 let v = self.expr(&r.expr)?;
-                let Value::Int(n, _) = self.expr(&r.len)? else { return Err("a length".into()) };
+                let Value::Int(n, _) = self.expr(&r.len)? else {
+                    return Err("a length".into());
+                };
                 Value::Array(vec![v; n as usize])
             }
             Expr::Index(i) => {
                 let base = self.expr(&i.expr)?;
-                let Value::Int(k, _) = self.expr(&i.index)? else { return Err("an index".into()) };
+                let Value::Int(k, _) = self.expr(&i.index)? else {
+                    return Err("an index".into());
+                };
                 match base {
                     Value::Array(items) => items.get(k as usize).cloned().ok_or("an index out of bounds")?,
                     _ => return Err("indexing a non-array".into()),
@@ -199,7 +209,9 @@ impl Eval<'_, '_> {
                     "wrapping_mul" => "*",
                     other => return Err(format!("method `{other}`")),
                 };
-                let [arg] = args.as_slice() else { return Err("a method's arguments".into()) };
+                let [arg] = args.as_slice() else {
+                    return Err("a method's arguments".into());
+                };
                 arith(op, recv, arg.clone(), true)?
             }
             Expr::Binary(b) => {
@@ -383,7 +395,13 @@ impl Context<'_> {
     /// `const T: [f32; N] = super::TABLE;` where `TABLE` is built by a block: its value.
     pub(super) fn evaluated_table(&self, p: &syn::ExprPath, built: &Expr, cx: &Context<'_>) -> super::Lowered<String> {
         cx.evaluated_constant(built).or_else(|why| {
-            self.fail(p, format!("`{}` is built by a block this evaluation does not cover: {why}", self.text(p)))
+            self.fail(
+                p,
+                format!(
+                    "`{}` is built by a block this evaluation does not cover: {why}",
+                    self.text(p)
+                ),
+            )
         })
     }
 }

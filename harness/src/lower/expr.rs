@@ -195,6 +195,7 @@ impl Context<'_> {
         let (_, fields) = self
             .layouts
             .struct_fields(&s.path)
+            .or_else(|| self.layouts.struct_fields(&self.nested_struct_path(&s.path)?))
             .ok_or_else(|| (self.span(&s.path), format!("unknown struct `{}`", self.text(&s.path))))?;
         let ty = self.c_type(&Type::Path(syn::TypePath {
             qself: None,

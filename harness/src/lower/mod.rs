@@ -31,6 +31,7 @@ mod launch_instances;
 mod macros;
 mod matching;
 mod nalgebra;
+mod nested_structs;
 mod numeric;
 mod options;
 mod oxide;

@@ -155,7 +155,10 @@ impl Context<'_> {
                         spec.push(c);
                     }
                     let Some(rest) = spec.strip_prefix(':').or(spec.is_empty().then_some("")) else {
-                        return self.fail(mac, format!("`{{{spec}}}`: positional or named arguments are not lowered"));
+                        return self.fail(
+                            mac,
+                            format!("`{{{spec}}}`: positional or named arguments are not lowered"),
+                        );
                     };
                     let Some(value) = values.get(next) else {
                         return self.fail(mac, "`gpu_printf!` with fewer arguments than placeholders");

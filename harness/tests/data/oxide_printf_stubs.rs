@@ -72,6 +72,21 @@ mod tables {
         }
         t
     };
+    #[derive(Clone, Copy)]
+    pub struct Window {
+        pub lo: u32,
+        pub hi: u32,
+    }
+
+    #[kernel]
+    pub fn windowed(keys: &[u32], mut out: DisjointSlice<u32>) {
+        let i = thread::index_1d().get();
+        let w = Window { lo: keys[i], hi: 7 };
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = w.lo + w.hi;
+        }
+    }
+
     const LOCAL_RAMP: [f32; super::STEPS] = super::RAMP;
 
     #[kernel]
