@@ -93,5 +93,6 @@ fn structs_of_an_inline_module_build_by_name() {
     let emitted = emitted();
     let windowed = kernel(&emitted.program, "windowed");
     assert!(windowed.contains("auto w = Window{keys[i], 7};"), "{windowed}");
+    assert!(windowed.contains("kl::div_ceil(((w.lo + w.hi)), 32)"), "{windowed}");
     check_with_gxx(&emitted.program);
 }

@@ -40,6 +40,7 @@ const INTEGER: &[(&str, usize)] = &[
     ("saturating_add", 1),
     ("saturating_sub", 1),
     ("rotate_left", 1),
+    ("div_ceil", 1),
     ("rotate_right", 1),
     ("count_ones", 0),
     ("is_power_of_two", 0),
@@ -441,6 +442,8 @@ __device__ tuple2<unsigned_t<T>, T> carrying_mul(T a, B b, C c) { return carryin
 template <typename T, typename B> __device__ tuple2<unsigned_t<T>, T> widening_mul(T a, B b) {
   return carrying_mul_add(a, b, (T)0, (T)0);
 }
+// Unsigned `div_ceil` (the one Rust has stable): the quotient rounded up.
+template <typename T, typename U> __device__ T div_ceil(T a, U b) { return a / (T)b + (a % (T)b != 0 ? 1 : 0); }
 template <typename T, typename U> __device__ T saturating_add(T a, U b) {
   auto r = overflowing_add(a, b);
   if (!r._1) return r._0;
