@@ -17,6 +17,8 @@ pub(super) struct OxideScope {
     minted: HashMap<String, String>,
     /// Names bound to `p.add(i)` and the like: pointers, written through with `write`.
     pointers: HashSet<String>,
+    /// `DisjointSlice`s over `Runtime2DIndex`, by C name: each carries `{name}_row_width`.
+    pub(super) row_widths: HashSet<String>,
     /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
     pub(super) atomics: HashMap<String, (&'static str, u8)>,
     /// Names holding a cooperative group handle.
@@ -288,6 +290,20 @@ impl Context<'_> {
             let space_name = last_segment(&space.path);
             // These spaces resolve an index against the slice alone; the others carry a row
             // width or tile geometry the twin does not model.
+            let other = super::index_spaces::minted_by(&space_name, name);
+            if let Some(minted) = &other {
+                match minted {
+                    Some(minted) => scope.oxide.minted.insert(name.to_string(), minted.clone()),
+                    None => None,
+                };
+                scope.slices.insert(name.to_string());
+                scope.reserve_length(name);
+                return Ok(Some(Param::Slice {
+                    name: name.to_string(),
+                    elem: self.c_type(elem)?,
+                    elem_bytes: self.size_of(elem),
+                }));
+            }
             if !matches!(space_name.as_str(), "Index1D" | "Index2D" | "WarpIndex") {
                 return self.fail(
                     ty,
@@ -614,6 +630,9 @@ impl Context<'_> {
         if let Some(intrinsic) = self.async_call(c, scope)? {
             return Ok(Some(intrinsic));
         }
+        if let Some(index) = self.runtime_index_call(c, scope)? {
+            return Ok(Some(index));
+        }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some(register) = special_register(&name) {
             if args.is_empty() {
@@ -695,6 +714,9 @@ impl Context<'_> {
             let receiver = self.expr(&m.receiver, scope)?;
             return Ok(Some(format!("kl::oxide_{}({receiver})", m.method)));
         }
+        if let Some(width) = self.row_width_method(m, scope) {
+            return Ok(Some(width));
+        }
         if !self.is_thread_index(&m.receiver, scope) {
             return Ok(None);
         }
@@ -716,7 +738,7 @@ impl Context<'_> {
                 .get_ident()
                 .is_some_and(|i| scope.oxide.indices.contains(&scope.lookup(&i.to_string()))),
             Expr::Paren(p) => self.is_thread_index(&p.expr, scope),
-            other => callee(other).is_some_and(|(name, _)| name == "index_1d"),
+            other => callee(other).is_some_and(|(name, _)| matches!(name.as_str(), "index_1d" | "index_1d_u32")),
         }
     }
 
@@ -815,6 +837,7 @@ fn is_index_option(e: &Expr) -> bool {
         "warp_index" => true,
         _ => false,
     }) && matches!(e, Expr::Call(c) if c.args.is_empty())
+        || super::index_spaces::is_runtime_index(e)
 }
 
 /// `thread::threadIdx_x()` and the other special registers.

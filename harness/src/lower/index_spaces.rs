@@ -1,0 +1,126 @@
+//! cuda-oxide `DisjointSlice`s over index spaces beyond the flat ones.
+//!
+//! `Runtime2DIndex` binds the slice's row width on the host (`SpaceLayout::Data = u32`): the
+//! twin takes it as one more scalar after the slice, `{slice}_row_width`, which the driver fills
+//! like any other integer parameter (grid.x * block.x unless the launch names it), so every
+//! runtime-width slice of a launch shares one width. `index_2d_runtime(&s)` resolves the thread's
+//! `(row, col)` against that width (`row * width + col`, no witness where `col >= width`), which
+//! is where `get_mut` of any slice of the launch lands. `LinearTiles` and `RowMajorTiles` carry
+//! their geometry in the type; their slices are plain slices, and the tile views are refused
+//! where used.
+
+use super::oxide::generic_args;
+use super::{Context, Lowered, Param, Scope};
+use kernel_lint_analyzer::parse::last_segment;
+use syn::{Expr, Type};
+
+/// The C name of the row width a `Runtime2DIndex` slice carries.
+pub(super) fn row_width_name(slice: &str) -> String {
+    format!("{slice}_row_width")
+}
+
+/// The index space of a `DisjointSlice<T, Space>`, by its last segment.
+pub(super) fn space_of(ty: &Type) -> Option<String> {
+    let Type::Path(p) = ty else { return None };
+    if last_segment(&p.path) != "DisjointSlice" {
+        return None;
+    }
+    generic_args(&p.path)
+        .into_iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(Type::Path(t)) => Some(last_segment(&t.path)),
+            _ => None,
+        })
+        .nth(1)
+}
+
+/// Whether a slice over `space` is lowered by this module, and how its witnesses are minted
+/// (`None`: it mints none through `get_mut_indexed`).
+pub(super) fn minted_by(space: &str, slice: &str) -> Option<Option<String>> {
+    match space {
+        "Runtime2DIndex" => Some(Some(format!("kl::oxide_index_2d({})", row_width_name(slice)))),
+        "LinearTiles" | "RowMajorTiles" => Some(None),
+        _ => None,
+    }
+}
+
+impl Context<'_> {
+    /// The scalar a kernel's slice parameter carries after its pointer and length: the row
+    /// width of a `Runtime2DIndex` slice.
+    pub(super) fn space_data_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Option<Param> {
+        if !self.oxide.enabled || space_of(ty).as_deref() != Some("Runtime2DIndex") {
+            return None;
+        }
+        let width = row_width_name(name);
+        scope.declared.entry(width.clone()).or_insert(1);
+        scope.oxide.row_widths.insert(name.to_string());
+        Some(Param::Scalar {
+            name: width,
+            c_type: "unsigned int".to_string(),
+            float: false,
+        })
+    }
+
+    /// The C name of a `Runtime2DIndex` slice named by `e` (`s` or `&s`).
+    fn runtime_slice(&self, e: &Expr, scope: &Scope) -> Option<String> {
+        match e {
+            Expr::Reference(r) => self.runtime_slice(&r.expr, scope),
+            Expr::Paren(p) => self.runtime_slice(&p.expr, scope),
+            Expr::Path(p) => {
+                let name = scope.lookup(&p.path.get_ident()?.to_string());
+                scope.oxide.row_widths.contains(&name).then_some(name)
+            }
+            _ => None,
+        }
+    }
+
+    /// `thread::index_2d_runtime(&s)`: the thread's cell in `s`'s grid, or all ones.
+    pub(super) fn runtime_index_call(&self, c: &syn::ExprCall, scope: &Scope) -> Lowered<Option<String>> {
+        let Expr::Path(p) = &*c.func else { return Ok(None) };
+        // `thread::index_1d_u32(launch_context)`: the launch contract (one dimension, grid.x *
+        // block.x within 32 bits) makes it a witness for every thread, so no option.
+        if last_segment(&p.path) == "index_1d_u32" && c.args.len() == 1 {
+            return Ok(Some(
+                "((unsigned int)(blockIdx.x * blockDim.x + threadIdx.x))".to_string(),
+            ));
+        }
+        if last_segment(&p.path) != "index_2d_runtime" || c.args.len() != 1 {
+            return Ok(None);
+        }
+        match self.runtime_slice(&c.args[0], scope) {
+            Some(slice) => Ok(Some(format!("kl::oxide_index_2d({})", row_width_name(&slice)))),
+            None => self.fail(c, "`index_2d_runtime` of a slice whose row width is not known here"),
+        }
+    }
+
+    /// `s.row_width()` of a `Runtime2DIndex` slice.
+    pub(super) fn row_width_method(&self, m: &syn::ExprMethodCall, scope: &Scope) -> Option<String> {
+        if m.method != "row_width" || !m.args.is_empty() {
+            return None;
+        }
+        self.runtime_slice(&m.receiver, scope).map(|s| row_width_name(&s))
+    }
+}
+
+/// `thread::index_2d_runtime(&s)`, an option of a `ThreadIndex`.
+pub(super) fn is_runtime_index(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if c.args.len() == 1
+        && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "index_2d_runtime"))
+}
+
+/// Says, for each row width a launch passes with a `Runtime2DIndex` slice, its value and what
+/// it stands for.
+pub fn space_data_notes(params: &[Param], values: &std::collections::BTreeMap<String, i64>) -> Vec<String> {
+    params
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [Param::Slice { name: slice, .. }, Param::Scalar { name, .. }] if *name == row_width_name(slice) => {
+                let value = values.get(name).copied().unwrap_or(1);
+                Some(format!(
+                    "`{slice}` is a `DisjointSlice` over `Runtime2DIndex`: its host-bound row width is passed as `{name}` = {value} (grid.x * block.x unless scaled down), the same for every such slice of the launch"
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
