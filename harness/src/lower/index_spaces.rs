@@ -124,3 +124,59 @@ pub fn space_data_notes(params: &[Param], values: &std::collections::BTreeMap<St
         })
         .collect()
 }
+
+impl Context<'_> {
+    /// `if let (Some(a), Some(b)) = (x, y)`: one check of every option, then the bindings.
+    /// Each option is a `ThreadIndex` option (a call or a name bound to one) or `get(i)` of a
+    /// slice; building them reads no memory, so checking all first keeps the accesses.
+    pub(super) fn tuple_let_condition(&self, l: &syn::ExprLet, scope: &mut Scope) -> Lowered<Option<String>> {
+        let syn::Pat::Tuple(pats) = &*l.pat else {
+            return Ok(None);
+        };
+        let Expr::Tuple(values) = &*l.expr else {
+            return self.fail(
+                &l.expr,
+                "`if let` of a tuple pattern over other than a tuple of options",
+            );
+        };
+        if pats.elems.len() != values.elems.len() {
+            return self.fail(&l.pat, "`if let` of a tuple pattern of another arity");
+        }
+        let mut checks = Vec::new();
+        let mut bindings = Vec::new();
+        for (pat, value) in pats.elems.iter().zip(&values.elems) {
+            let binding = match pat {
+                syn::Pat::TupleStruct(t) if t.path.is_ident("Some") && t.elems.len() == 1 => match &t.elems[0] {
+                    syn::Pat::Ident(b) if b.subpat.is_none() => Some(b.ident.to_string()),
+                    syn::Pat::Wild(_) => None,
+                    other => return self.fail(other, "only names are bound in `if let`"),
+                },
+                other => return self.fail(other, "only `Some(..)` is lowered in a tuple `if let`"),
+            };
+            let index_name = matches!(value, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.oxide.indices.contains(&scope.lookup(&i.to_string()))));
+            let (check, element, index) = if index_name {
+                let name = self.expr(value, scope)?;
+                (format!("({name} != ~0ull)"), name, true)
+            } else {
+                let index = super::oxide::is_index_option_call(value);
+                let (check, element) = self.option_of_element(value, scope)?;
+                (check, element, index)
+            };
+            checks.push(format!("({check})"));
+            bindings.push((binding, element, index, value));
+        }
+        let mut out = format!("if ({}) {{\n", checks.join(" && "));
+        for (binding, element, index, value) in bindings {
+            let Some(binding) = binding else { continue };
+            let name = scope.bind(&binding);
+            if index {
+                scope.oxide.indices.insert(name.clone());
+            } else {
+                scope.references.insert(name.clone());
+                self.oxide_bound(&name, value, scope);
+            }
+            out.push_str(&format!("auto {name} = {element};\n"));
+        }
+        Ok(Some(out))
+    }
+}

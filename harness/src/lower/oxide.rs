@@ -12,7 +12,7 @@ use syn::{Expr, Type};
 #[derive(Default)]
 pub(super) struct OxideScope {
     /// C names holding a `ThreadIndex`.
-    indices: HashSet<String>,
+    pub(super) indices: HashSet<String>,
     /// The index a `DisjointSlice` parameter's `get_mut_indexed()` mints, by C name.
     minted: HashMap<String, String>,
     /// Names bound to `p.add(i)` and the like: pointers, written through with `write`.
@@ -525,7 +525,8 @@ impl Context<'_> {
         let mut conjuncts = Vec::new();
         conditions(&i.cond, &mut conjuncts);
         let chain = conjuncts.len() > 1 && conjuncts.iter().any(|c| matches!(c, Expr::Let(_)));
-        let indexed = matches!(conjuncts[..], [Expr::Let(l)] if self.minting_slice(&l.expr, scope).is_some());
+        let indexed = matches!(conjuncts[..], [Expr::Let(l)] if self.minting_slice(&l.expr, scope).is_some()
+            || matches!(&*l.pat, syn::Pat::Tuple(_)));
         if !chain && !indexed {
             return Ok(None);
         }
@@ -571,6 +572,9 @@ impl Context<'_> {
 
     /// `if (check) {` and the bindings of one `let` of a condition.
     fn let_condition(&self, l: &syn::ExprLet, scope: &mut Scope) -> Lowered<String> {
+        if let Some(tuple) = self.tuple_let_condition(l, scope)? {
+            return Ok(tuple);
+        }
         let syn::Pat::TupleStruct(t) = &*l.pat else {
             return self.fail(&l.pat, "only `Some(..)` is lowered in `if let`");
         };
@@ -828,6 +832,11 @@ pub(super) fn raw_address(e: &Expr) -> Option<Expr> {
         }
         _ => None,
     }
+}
+
+/// Whether `e` makes an option of a `ThreadIndex`.
+pub(super) fn is_index_option_call(e: &Expr) -> bool {
+    is_index_option(e)
 }
 
 /// `thread::index_2d::<W>()` and `thread::warp_index()`.
