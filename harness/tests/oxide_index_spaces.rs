@@ -101,3 +101,14 @@ fn linear_tile_slices_are_plain_slices_and_index_1d_u32_is_the_thread() {
     );
     assert!(runs.contains("auto slot = kl::make_ref(&data[(base + k)]);"), "{runs}");
 }
+
+#[test]
+fn a_match_over_a_slice_option_is_a_check_that_returns() {
+    let emitted = emitted();
+    let fill = kernel(&emitted.program, "fill_rows");
+    assert!(
+        fill.contains("if (!((unsigned long long)(idx) < out_len)) { return;\n }\nauto row = kl::make_ref(&out[idx]);"),
+        "{fill}"
+    );
+    assert!(fill.contains("(*row)[i] = ((float)(i));"), "{fill}");
+}

@@ -180,3 +180,50 @@ impl Context<'_> {
         Ok(Some(out))
     }
 }
+
+impl Context<'_> {
+    /// `let a = match s.get_mut(i) { Some(a) => a, None => return };`: as
+    /// `let Some(a) = s.get_mut(i) else { return };`, a check, the diverging arm, then `a`.
+    pub(super) fn match_let(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<Option<String>> {
+        let (syn::Pat::Ident(binding), Some(init)) = (&local.pat, &local.init) else {
+            return Ok(None);
+        };
+        if init.diverge.is_some() || binding.subpat.is_some() {
+            return Ok(None);
+        }
+        let Expr::Match(m) = &*init.expr else { return Ok(None) };
+        let [first, second] = m.arms.as_slice() else {
+            return Ok(None);
+        };
+        let arm_is = |arm: &syn::Arm, some: bool| match &arm.pat {
+            syn::Pat::TupleStruct(t) if some && t.path.is_ident("Some") && t.elems.len() == 1 => {
+                match (&t.elems[0], &*arm.body) {
+                    (syn::Pat::Ident(inner), Expr::Path(p)) => p.path.is_ident(&inner.ident),
+                    _ => false,
+                }
+            }
+            syn::Pat::Ident(i) if !some => i.ident == "None",
+            syn::Pat::Path(p) if !some => p.path.is_ident("None"),
+            _ => false,
+        };
+        let (none, ok) = if arm_is(first, true) && arm_is(second, false) {
+            (second, true)
+        } else if arm_is(second, true) && arm_is(first, false) {
+            (first, true)
+        } else {
+            (first, false)
+        };
+        let diverges = matches!(&*none.body, Expr::Return(_) | Expr::Continue(_) | Expr::Break(_));
+        if !ok || !diverges || m.arms.iter().any(|a| a.guard.is_some()) {
+            return Ok(None);
+        }
+        let (condition, element) = self.option_of_element(&m.expr, scope)?;
+        let otherwise = self.expr_stmt(&none.body, scope)?;
+        let name = scope.bind(&binding.ident.to_string());
+        scope.references.insert(name.clone());
+        self.oxide_bound(&name, &m.expr, scope);
+        Ok(Some(format!(
+            "if (!({condition})) {{ {otherwise} }}\nauto {name} = {element};\n"
+        )))
+    }
+}

@@ -787,6 +787,9 @@ impl Context<'_> {
 
     /// `let Some(x) = option else { return; };`: the check, the diverging block, then `x`.
     pub(super) fn oxide_let_else(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<Option<String>> {
+        if let Some(checked) = self.match_let(local, scope)? {
+            return Ok(Some(checked));
+        }
         let Some(init) = &local.init else { return Ok(None) };
         let Some((_, diverge)) = &init.diverge else {
             return Ok(None);

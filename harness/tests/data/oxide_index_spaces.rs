@@ -8,6 +8,27 @@ use cuda_device::{kernel, thread, DisjointSlice};
 
 const RUN: usize = 4;
 
+// Two types of the workspace with a `get_mut` of their own: a slice's is neither.
+struct Grid {
+    cells: [f32; 4],
+}
+
+impl Grid {
+    fn get_mut(&mut self, i: usize) -> &mut f32 {
+        &mut self.cells[i]
+    }
+}
+
+struct Table {
+    rows: [u32; 4],
+}
+
+impl Table {
+    fn get_mut(&mut self, i: usize) -> &mut u32 {
+        &mut self.rows[i]
+    }
+}
+
 #[cuda_module]
 mod kernels {
     use super::*;
@@ -55,6 +76,18 @@ mod kernels {
                 }
             }
             k += 1;
+        }
+    }
+
+    #[kernel]
+    pub fn fill_rows(mut out: DisjointSlice<[f32; 4]>) {
+        let idx = thread::index_1d();
+        let row = match out.get_mut(idx) {
+            Some(row) => row,
+            None => return,
+        };
+        for i in 0..4 {
+            row[i] = i as f32;
         }
     }
 }
