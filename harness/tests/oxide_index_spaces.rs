@@ -112,3 +112,18 @@ fn a_match_over_a_slice_option_is_a_check_that_returns() {
     );
     assert!(fill.contains("(*row)[i] = ((float)(i));"), "{fill}");
 }
+
+#[test]
+fn a_tile_view_is_refused_by_name() {
+    let source = "use cuda_device::{kernel, thread, DisjointSlice};\nuse cuda_device::view::LinearTiles;\n\
+        #[cuda_module]\nmod kernels {\n    use super::*;\n    #[kernel]\n    \
+        pub fn runs(mut data: DisjointSlice<f32, LinearTiles<4>>) {\n        \
+        let t = thread::index_1d();\n        \
+        if let Some(mut run) = data.thread_run(t) {\n            run.at(0);\n        }\n    }\n}\n";
+    let emitted = driver::emit(&[SourceFile::new("t.rs", source)], &LaunchPlan::default());
+    let reasons: Vec<&str> = emitted.manifest.not_lowered.iter().map(|n| n.reason.as_str()).collect();
+    assert_eq!(
+        reasons,
+        ["the tile view `data.thread_run(..)` of a `DisjointSlice` over `LinearTiles` is not lowered"]
+    );
+}

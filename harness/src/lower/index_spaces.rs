@@ -227,3 +227,26 @@ impl Context<'_> {
         )))
     }
 }
+
+impl Context<'_> {
+    /// Refuses a tile view (`s.tile_thread32(i)`, `s.thread_run32(i)`, ..) of a tile slice by
+    /// name: its element walk is the library's and is not lowered.
+    pub(super) fn tile_view(&self, e: &Expr, scope: &Scope) -> Lowered<()> {
+        let Expr::MethodCall(m) = e else { return Ok(()) };
+        let Expr::Path(p) = &*m.receiver else { return Ok(()) };
+        let Some(ident) = p.path.get_ident() else { return Ok(()) };
+        let Some(space) = scope.oxide.tiles.get(&scope.lookup(&ident.to_string())) else {
+            return Ok(());
+        };
+        if matches!(m.method.to_string().as_str(), "get" | "get_mut") {
+            return Ok(());
+        }
+        self.fail(
+            m,
+            format!(
+                "the tile view `{ident}.{}(..)` of a `DisjointSlice` over `{space}` is not lowered",
+                m.method
+            ),
+        )
+    }
+}

@@ -19,6 +19,8 @@ pub(super) struct OxideScope {
     pointers: HashSet<String>,
     /// `DisjointSlice`s over `Runtime2DIndex`, by C name: each carries `{name}_row_width`.
     pub(super) row_widths: HashSet<String>,
+    /// `DisjointSlice`s over `LinearTiles` or `RowMajorTiles`, by C name, with the space.
+    pub(super) tiles: HashMap<String, String>,
     /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
     pub(super) atomics: HashMap<String, (&'static str, u8)>,
     /// Names holding a cooperative group handle.
@@ -294,7 +296,7 @@ impl Context<'_> {
             if let Some(minted) = &other {
                 match minted {
                     Some(minted) => scope.oxide.minted.insert(name.to_string(), minted.clone()),
-                    None => None,
+                    None => scope.oxide.tiles.insert(name.to_string(), space_name.clone()),
                 };
                 scope.slices.insert(name.to_string());
                 scope.reserve_length(name);
@@ -749,6 +751,7 @@ impl Context<'_> {
     /// `thread::index_2d::<W>()` and `thread::warp_index()`, options of a `ThreadIndex`: the
     /// condition and the index.
     pub(super) fn oxide_option(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<(String, String)>> {
+        self.tile_view(e, scope)?;
         if !self.oxide.enabled || !is_index_option(e) {
             return Ok(None);
         }
