@@ -622,6 +622,7 @@ fn plan_launch(
         buffers = buffer_needs(&analysis.body.accesses, &launch);
     }
     let mut notes: Vec<String> = fitted.into_iter().map(|(_, why)| why).collect();
+    notes.extend(crate::lower::space_data_notes(&lowered.params, &launch.params));
     if lowered.needs.dynamic_shared_bytes > 0 {
         notes.push(format!(
             "launched with {} bytes of dynamic shared memory: the largest literal `shared_mem_bytes` of the file's launches, at least {} (the most without opting in), as the launch's own size is not read here",

@@ -23,6 +23,8 @@ mod expr;
 mod generated;
 mod generics;
 mod groups;
+mod index_spaces;
+pub use index_spaces::space_data_notes;
 mod intrinsics;
 mod items;
 mod iterate;
@@ -667,6 +669,10 @@ impl<'a> Context<'a> {
                 Param::Scalar { name, c_type, .. } | Param::Struct { name, c_type, .. } => format!("{c_type} {name}"),
             });
             params.push(param);
+            if let Some(data) = self.space_data_param(&name, &typed.ty, &mut scope) {
+                c_params.push(format!("unsigned int {}", data.name()));
+                params.push(data);
+            }
         }
         let body = self.function_body(&f.block, &mut scope, false)?;
         // The prologue is attributed to the Rust signature, so a launch's code lies in one file.

@@ -12,11 +12,15 @@ use syn::{Expr, Type};
 #[derive(Default)]
 pub(super) struct OxideScope {
     /// C names holding a `ThreadIndex`.
-    indices: HashSet<String>,
+    pub(super) indices: HashSet<String>,
     /// The index a `DisjointSlice` parameter's `get_mut_indexed()` mints, by C name.
     minted: HashMap<String, String>,
     /// Names bound to `p.add(i)` and the like: pointers, written through with `write`.
     pointers: HashSet<String>,
+    /// `DisjointSlice`s over `Runtime2DIndex`, by C name: each carries `{name}_row_width`.
+    pub(super) row_widths: HashSet<String>,
+    /// `DisjointSlice`s over `LinearTiles` or `RowMajorTiles`, by C name, with the space.
+    pub(super) tiles: HashMap<String, String>,
     /// Names of atomic cells and slices of them: the value type (Rust) and the scope.
     pub(super) atomics: HashMap<String, (&'static str, u8)>,
     /// Names holding a cooperative group handle.
@@ -288,6 +292,20 @@ impl Context<'_> {
             let space_name = last_segment(&space.path);
             // These spaces resolve an index against the slice alone; the others carry a row
             // width or tile geometry the twin does not model.
+            let other = super::index_spaces::minted_by(&space_name, name);
+            if let Some(minted) = &other {
+                match minted {
+                    Some(minted) => scope.oxide.minted.insert(name.to_string(), minted.clone()),
+                    None => scope.oxide.tiles.insert(name.to_string(), space_name.clone()),
+                };
+                scope.slices.insert(name.to_string());
+                scope.reserve_length(name);
+                return Ok(Some(Param::Slice {
+                    name: name.to_string(),
+                    elem: self.c_type(elem)?,
+                    elem_bytes: self.size_of(elem),
+                }));
+            }
             if !matches!(space_name.as_str(), "Index1D" | "Index2D" | "WarpIndex") {
                 return self.fail(
                     ty,
@@ -509,7 +527,8 @@ impl Context<'_> {
         let mut conjuncts = Vec::new();
         conditions(&i.cond, &mut conjuncts);
         let chain = conjuncts.len() > 1 && conjuncts.iter().any(|c| matches!(c, Expr::Let(_)));
-        let indexed = matches!(conjuncts[..], [Expr::Let(l)] if self.minting_slice(&l.expr, scope).is_some());
+        let indexed = matches!(conjuncts[..], [Expr::Let(l)] if self.minting_slice(&l.expr, scope).is_some()
+            || matches!(&*l.pat, syn::Pat::Tuple(_)));
         if !chain && !indexed {
             return Ok(None);
         }
@@ -555,6 +574,9 @@ impl Context<'_> {
 
     /// `if (check) {` and the bindings of one `let` of a condition.
     fn let_condition(&self, l: &syn::ExprLet, scope: &mut Scope) -> Lowered<String> {
+        if let Some(tuple) = self.tuple_let_condition(l, scope)? {
+            return Ok(tuple);
+        }
         let syn::Pat::TupleStruct(t) = &*l.pat else {
             return self.fail(&l.pat, "only `Some(..)` is lowered in `if let`");
         };
@@ -613,6 +635,9 @@ impl Context<'_> {
         }
         if let Some(intrinsic) = self.async_call(c, scope)? {
             return Ok(Some(intrinsic));
+        }
+        if let Some(index) = self.runtime_index_call(c, scope)? {
+            return Ok(Some(index));
         }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some(register) = special_register(&name) {
@@ -695,6 +720,9 @@ impl Context<'_> {
             let receiver = self.expr(&m.receiver, scope)?;
             return Ok(Some(format!("kl::oxide_{}({receiver})", m.method)));
         }
+        if let Some(width) = self.row_width_method(m, scope) {
+            return Ok(Some(width));
+        }
         if !self.is_thread_index(&m.receiver, scope) {
             return Ok(None);
         }
@@ -716,13 +744,14 @@ impl Context<'_> {
                 .get_ident()
                 .is_some_and(|i| scope.oxide.indices.contains(&scope.lookup(&i.to_string()))),
             Expr::Paren(p) => self.is_thread_index(&p.expr, scope),
-            other => callee(other).is_some_and(|(name, _)| name == "index_1d"),
+            other => callee(other).is_some_and(|(name, _)| matches!(name.as_str(), "index_1d" | "index_1d_u32")),
         }
     }
 
     /// `thread::index_2d::<W>()` and `thread::warp_index()`, options of a `ThreadIndex`: the
     /// condition and the index.
     pub(super) fn oxide_option(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<(String, String)>> {
+        self.tile_view(e, scope)?;
         if !self.oxide.enabled || !is_index_option(e) {
             return Ok(None);
         }
@@ -761,6 +790,9 @@ impl Context<'_> {
 
     /// `let Some(x) = option else { return; };`: the check, the diverging block, then `x`.
     pub(super) fn oxide_let_else(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<Option<String>> {
+        if let Some(checked) = self.match_let(local, scope)? {
+            return Ok(Some(checked));
+        }
         let Some(init) = &local.init else { return Ok(None) };
         let Some((_, diverge)) = &init.diverge else {
             return Ok(None);
@@ -808,6 +840,11 @@ pub(super) fn raw_address(e: &Expr) -> Option<Expr> {
     }
 }
 
+/// Whether `e` makes an option of a `ThreadIndex`.
+pub(super) fn is_index_option_call(e: &Expr) -> bool {
+    is_index_option(e)
+}
+
 /// `thread::index_2d::<W>()` and `thread::warp_index()`.
 fn is_index_option(e: &Expr) -> bool {
     callee(e).is_some_and(|(name, path)| match name.as_str() {
@@ -815,6 +852,7 @@ fn is_index_option(e: &Expr) -> bool {
         "warp_index" => true,
         _ => false,
     }) && matches!(e, Expr::Call(c) if c.args.is_empty())
+        || super::index_spaces::is_runtime_index(e)
 }
 
 /// `thread::threadIdx_x()` and the other special registers.

@@ -52,6 +52,11 @@ impl Context<'_> {
         if candidates.len() < 2 {
             return candidates;
         }
+        // A slice's methods are the language's: no type of the workspace is a slice.
+        let slice = matches!(receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
+        if slice {
+            return Vec::new();
+        }
         let Some(ty) = self.value_type(receiver, scope) else {
             return candidates;
         };

@@ -197,7 +197,7 @@ mod kernels {
     }
 
     #[kernel]
-    pub fn runtime_rows(mut dst: DisjointSlice<f32, thread::Runtime2DIndex>) {
+    pub fn runtime_rows(mut dst: DisjointSlice<f32, cuda_device::view::RuntimeRowMajorTiles<1, 2>>) {
         if let Some(idx) = thread::index_2d_runtime(&dst) {
             if let Some(d) = dst.get_mut(idx) {
                 *d = 1.0;
