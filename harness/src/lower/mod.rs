@@ -17,6 +17,7 @@ mod atomics;
 mod closures;
 mod compiled;
 mod device_copy;
+mod enums;
 mod excerpt;
 mod expr;
 mod generated;
