@@ -203,7 +203,10 @@ impl Context<'_> {
         let mut enum_path = path.clone();
         let last = enum_path.segments.pop()?.into_value().ident;
         enum_path.segments.pop_punct();
-        let target = self.layouts.resolve(&enum_path)?;
+        let target = self
+            .layouts
+            .resolve(&enum_path)
+            .or_else(|| self.nested_enum(&enum_path))?;
         let (_, def) = self.layouts.index.enum_def(&target)?;
         let index = def.variants.iter().position(|v| v.ident == last)?;
         let ty = self
@@ -213,6 +216,16 @@ impl Context<'_> {
             }))
             .ok()?;
         Some(Variant { ty, def, index })
+    }
+
+    /// An enum of a module nested in this file (`mod kernels { enum Slot .. }`), named from
+    /// the file's own items, which the kernel pass sees flattened.
+    pub(super) fn nested_enum(&self, path: &syn::Path) -> Option<kernel_lint_analyzer::model::items::Target> {
+        let name = path.get_ident()?.to_string();
+        let file = self.workspace.syntax.get(self.here).copied().flatten()?;
+        let mut module = self.layouts.module.clone();
+        find_enum(&file.items, &name, &mut module)?;
+        Some(kernel_lint_analyzer::model::items::Target::Item(module, name))
     }
 
     /// `E::A(x, y)`: the variant's constructor.
@@ -542,6 +555,79 @@ impl Context<'_> {
         Ok(Some(out))
     }
 
+    /// `let Variant(x) = e else { .. };`: the `else` block when the tag differs, then the
+    /// bindings in the enclosing scope.
+    pub(super) fn enum_let_else(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Some(init) = &local.init else { return Ok(None) };
+        let Some((_, diverge)) = &init.diverge else {
+            return Ok(None);
+        };
+        if !self.is_variant_pattern(&local.pat) {
+            return Ok(None);
+        }
+        let (place, by_ref) = self.variant_scrutinee(&init.expr, scope)?;
+        scope.shared_counter += 1;
+        let whole = format!("kl_let_{}", scope.shared_counter);
+        let (mut tests, mut binds) = (Vec::new(), Vec::new());
+        self.pattern_parts(&local.pat, &whole, by_ref, &mut tests, &mut binds)?;
+        let otherwise = self.expr_stmt(diverge, scope)?;
+        let declared = self.declare(&binds, scope);
+        Ok(Some(format!(
+            "auto&& {whole} = {place};\nif (!({})) {otherwise}{declared}",
+            conjunction(&tests)
+        )))
+    }
+
+    /// Whether an `if` condition is `let` of a variant pattern.
+    pub(super) fn is_variant_let(&self, cond: &Expr) -> bool {
+        matches!(cond, Expr::Let(l) if self.is_variant_pattern(&l.pat))
+    }
+
+    /// `if let P = e { a } else { b }` as a value: the `match` with arms `P => a, _ => b`.
+    pub(super) fn enum_if_let_value(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
+        let Expr::Let(l) = &*i.cond else {
+            return self.fail(i, "`if let` without `let`");
+        };
+        let Some((_, otherwise)) = &i.else_branch else {
+            return self.fail(i, "`if let` used as a value without `else`");
+        };
+        let block = |b: syn::Block| {
+            Box::new(Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: b,
+            }))
+        };
+        let arm = |pat: Pat, body: Box<Expr>| syn::Arm {
+            attrs: Vec::new(),
+            pat,
+            guard: None,
+            fat_arrow_token: Default::default(),
+            body,
+            comma: None,
+        };
+        let m = syn::ExprMatch {
+            attrs: Vec::new(),
+            match_token: Default::default(),
+            expr: l.expr.clone(),
+            brace_token: Default::default(),
+            arms: vec![
+                arm((*l.pat).clone(), block(i.then_branch.clone())),
+                arm(
+                    Pat::Wild(syn::PatWild {
+                        attrs: Vec::new(),
+                        underscore_token: Default::default(),
+                    }),
+                    otherwise.clone(),
+                ),
+            ],
+        };
+        match self.enum_match_value(&m, scope)? {
+            Some(v) => Ok(v),
+            None => self.fail(i, "`if let` used as a value is not lowered"),
+        }
+    }
+
     /// `matches!(e, pattern)` (with an optional `if` guard on no bindings).
     pub(super) fn matches_macro(&self, mac: &syn::Macro, scope: &mut Scope) -> Lowered<Option<String>> {
         if !mac.path.is_ident("matches") {
@@ -578,6 +664,25 @@ impl Context<'_> {
             conjunction(&tests)
         )))
     }
+}
+
+/// Appends to `module` the chain of inline modules that defines enum `name`.
+fn find_enum(items: &[syn::Item], name: &str, module: &mut Vec<String>) -> Option<()> {
+    if items.iter().any(|i| matches!(i, syn::Item::Enum(e) if e.ident == name)) {
+        return Some(());
+    }
+    for item in items {
+        if let syn::Item::Mod(m) = item {
+            if let Some((_, inner)) = &m.content {
+                module.push(m.ident.to_string());
+                if find_enum(inner, name, module).is_some() {
+                    return Some(());
+                }
+                module.pop();
+            }
+        }
+    }
+    None
 }
 
 fn conjunction(tests: &[String]) -> String {

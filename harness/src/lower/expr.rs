@@ -139,6 +139,7 @@ impl Context<'_> {
                 Stmt::Expr(inner, None) => self.expr(inner, scope)?,
                 _ => return self.fail(u, "block expression is not lowered"),
             },
+            Expr::If(i) if self.is_variant_let(&i.cond) => self.enum_if_let_value(i, scope)?,
             Expr::If(i) => {
                 let tail = |b: &syn::Block| match b.stmts.as_slice() {
                     [Stmt::Expr(e, None)] => Some(e.clone()),

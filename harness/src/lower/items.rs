@@ -224,7 +224,7 @@ impl<'a> Context<'a> {
 
     /// The C type a path names when it is an alias anywhere or a struct of another file.
     pub(super) fn item_type(&self, ty: &Type, path: &syn::Path) -> Lowered<Option<String>> {
-        let Some(target) = self.layouts.resolve(path) else {
+        let Some(target) = self.layouts.resolve(path).or_else(|| self.nested_enum(path)) else {
             return Ok(None);
         };
         let index = self.layouts.index;

@@ -91,6 +91,9 @@ impl Context<'_> {
         if let Some(out) = self.oxide_let_else(local, scope)? {
             return Ok(out);
         }
+        if let Some(out) = self.enum_let_else(local, scope)? {
+            return Ok(out);
+        }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
