@@ -88,10 +88,10 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
-        if let Some(out) = self.oxide_let_else(local, scope)? {
+        if let Some(out) = self.enum_let_else(local, scope)? {
             return Ok(out);
         }
-        if let Some(out) = self.enum_let_else(local, scope)? {
+        if let Some(out) = self.oxide_let_else(local, scope)? {
             return Ok(out);
         }
         let (pat, ty) = match &local.pat {
