@@ -562,7 +562,9 @@ impl Context<'_> {
         let Some((_, diverge)) = &init.diverge else {
             return Ok(None);
         };
-        if !self.is_variant_pattern(&local.pat) {
+        // `let Some(x) = s.get_mut(i) else` of a slice is the bounds check lowered elsewhere.
+        let option = matches!(&local.pat, Pat::TupleStruct(t) if t.path.is_ident("Some"));
+        if option || !self.is_variant_pattern(&local.pat) {
             return Ok(None);
         }
         let (place, by_ref) = self.variant_scrutinee(&init.expr, scope)?;
