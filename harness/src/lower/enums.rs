@@ -459,10 +459,7 @@ impl Context<'_> {
             self.pattern_parts(&arm.pat, &whole, by_ref, &mut tests, &mut binds)?;
             scope.names.push(Default::default());
             let declared = self.declare(&binds, scope);
-            let guard = match &arm.guard {
-                Some((_, g)) => Some(self.expr(g, scope)),
-                None => None,
-            };
+            let guard = arm.guard.as_ref().map(|(_, g)| self.expr(g, scope));
             let body = if super::expr::is_unreachable(&arm.body) {
                 Ok("{\n}\n".to_string())
             } else {
