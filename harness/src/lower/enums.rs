@@ -135,7 +135,18 @@ impl Context<'_> {
                     .ident
                     .as_ref()
                     .map_or_else(|| format!("_{i}"), |f| ident(&f.to_string()));
-                let _ = write!(fields, " {};", self.declarator(&field.ty, &f)?);
+                let declared = self.declarator(&field.ty, &f)?;
+                // The kernel file's own structs are defined after the enums.
+                if let syn::Type::Path(p) = &field.ty {
+                    let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                    if self.here == self.home && self.structs.contains(&last) {
+                        return self.fail(
+                            field,
+                            format!("enum `{}` holds `{last}` of the kernel's own file", def.ident),
+                        );
+                    }
+                }
+                let _ = write!(fields, " {declared};");
                 params.push(self.declarator(&field.ty, &format!("a{i}"))?);
                 let _ = write!(stores, " e.{}.{f} = a{i};", member(&v));
             }
@@ -165,6 +176,13 @@ impl Context<'_> {
             }
         }
         out.push_str(&constructors);
+        if def.variants.iter().all(|v| v.fields.is_empty()) {
+            // `e as u32` of a fieldless enum: its discriminant.
+            let _ = writeln!(
+                out,
+                "  template <typename I, typename = typename std::enable_if<std::is_arithmetic<I>::value>::type>\n  __host__ __device__ explicit operator I() const {{ return static_cast<I>(tag); }}"
+            );
+        }
         if derives(def, "PartialEq") {
             // Equal when the tags are, and then the payloads of that variant.
             let mut cases = String::new();
