@@ -65,6 +65,11 @@ fn variants_are_built_and_matched() {
     // Through `&mut`, the binding refers to the payload.
     assert!(program.contains("auto v = &((kl_let_1).v_Real._0);"), "{program}");
     assert!(program.contains("auto w = (kl_match_2).v_Small._1;"), "{program}");
+    assert!(program.contains("struct Code {\n  unsigned int tag;\n"), "{program}");
+    assert!(
+        program.contains("explicit operator I() const { return static_cast<I>(tag); }"),
+        "{program}"
+    );
     assert!(program.contains("if (!((kl_let_3).tag == 0)) {\n"), "{program}");
     assert!(program.contains("auto r = (kl_let_3).v_Real._0;"), "{program}");
 }

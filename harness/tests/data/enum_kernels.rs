@@ -24,6 +24,13 @@ pub enum Tagged {
     Bits(u32),
 }
 
+#[repr(u32)]
+#[derive(Copy, Clone)]
+pub enum Code {
+    Low = 2,
+    High = 9,
+}
+
 pub struct Cell {
     pub status: Status,
     pub mass: f32,
@@ -67,6 +74,8 @@ pub unsafe fn payloads(input: *const f32, out: *mut f32, n: usize) {
         Packed::Small(_, w) => w,
         Packed::Big { value } => value,
     };
+    let code = if extra > 4 { Code::High } else { Code::Low };
     let Tagged::Real(r) = t else { return };
+    *out.add(i) += code as u32 as f32;
     *out.add(i) = r + extra as f32;
 }
