@@ -903,8 +903,21 @@ fn argument(param: &Param, prefix: &str, planned: &PlannedLaunch, out: &mut Stri
             let bytes = allocation_bytes(param, &array, &planned.buffers);
             let elements = bytes / elem_bytes.max(&1);
             let _ = writeln!(out, "  {elem}* {var} = nullptr;");
-            let _ = writeln!(out, "  KL_CHECK(cudaMalloc((void**)&{var}, {bytes}ull));");
-            let _ = writeln!(out, "  KL_CHECK(cudaMemset({var}, 0, {bytes}ull));");
+            // A struct whose layout the analyzer leaves to rustc (it holds an enum with data)
+            // may be larger in the twin than the figure used here: as many elements, each whole.
+            let bytes = if elem.ends_with('*')
+                || INTEGER_TYPES.contains(&elem.as_str())
+                || elem == "float"
+                || elem == "double"
+                || elem == "bool"
+            {
+                format!("{bytes}ull")
+            } else {
+                let whole = format!("{elements}ull * sizeof({elem})");
+                format!("({bytes}ull > {whole} ? {bytes}ull : {whole})")
+            };
+            let _ = writeln!(out, "  KL_CHECK(cudaMalloc((void**)&{var}, {bytes}));");
+            let _ = writeln!(out, "  KL_CHECK(cudaMemset({var}, 0, {bytes}));");
             if need.is_some_and(|n| n.index_array) && INTEGER_TYPES.contains(&elem.as_str()) {
                 let _ = writeln!(
                     out,

@@ -28,6 +28,9 @@ impl Context<'_> {
                 if let Some(constant) = self.trait_const(p)? {
                     return Ok(constant);
                 }
+                if let Some(variant) = self.variant_value(p) {
+                    return Ok(variant);
+                }
                 if let Some(item) = self.item_value(p, scope)? {
                     return Ok(item);
                 }
@@ -136,6 +139,7 @@ impl Context<'_> {
                 Stmt::Expr(inner, None) => self.expr(inner, scope)?,
                 _ => return self.fail(u, "block expression is not lowered"),
             },
+            Expr::If(i) if self.is_variant_let(&i.cond) => self.enum_if_let_value(i, scope)?,
             Expr::If(i) => {
                 let tail = |b: &syn::Block| match b.stmts.as_slice() {
                     [Stmt::Expr(e, None)] => Some(e.clone()),
@@ -166,12 +170,18 @@ impl Context<'_> {
                     .collect::<Lowered<Vec<_>>>()?;
                 format!("kl::make_tuple({})", elems.join(", "))
             }
-            Expr::Struct(s) => self.struct_literal(s, scope)?,
+            Expr::Struct(s) => match self.variant_struct(s, scope)? {
+                Some(v) => v,
+                None => self.struct_literal(s, scope)?,
+            },
             Expr::Array(a) => self.array_literal(a, scope)?,
             Expr::Closure(c) => self.closure(c, scope)?,
             Expr::Repeat(r) => self.array_repeat(r, scope)?,
             Expr::Tuple(t) if t.elems.is_empty() => "kl::unit{}".to_string(),
-            Expr::Match(m) => self.match_value(m, scope)?,
+            Expr::Match(m) => match self.enum_match_value(m, scope)? {
+                Some(v) => v,
+                None => self.match_value(m, scope)?,
+            },
             Expr::RawAddr(_) | Expr::Macro(_) if super::oxide::raw_address(e).is_some() => {
                 match super::oxide::raw_address(e) {
                     Some(place) => format!("(&{})", self.expr(&place, scope)?),
@@ -179,6 +189,10 @@ impl Context<'_> {
                 }
             }
             Expr::Macro(m) if super::last_segment(&m.mac.path) == "gpu_printf" => self.gpu_printf(&m.mac, scope)?,
+            Expr::Macro(m) if m.mac.path.is_ident("matches") => match self.matches_macro(&m.mac, scope)? {
+                Some(c) => c,
+                None => return self.fail(m, "`matches!` is not lowered"),
+            },
             Expr::Macro(m) => match self.nalgebra_macro(m, scope)? {
                 Some(c) => c,
                 None => return self.fail(m, format!("macro `{}!` is not lowered", self.text(&m.mac.path))),
@@ -363,6 +377,9 @@ impl Context<'_> {
         };
         if let Some(call) = self.local_call(c, scope)? {
             return Ok(call);
+        }
+        if let Some(variant) = self.variant_call(c, scope)? {
+            return Ok(variant);
         }
         if let Some(some) = self.option_call(c, scope)? {
             return Ok(some);

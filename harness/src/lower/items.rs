@@ -224,7 +224,7 @@ impl<'a> Context<'a> {
 
     /// The C type a path names when it is an alias anywhere or a struct of another file.
     pub(super) fn item_type(&self, ty: &Type, path: &syn::Path) -> Lowered<Option<String>> {
-        let Some(target) = self.layouts.resolve(path) else {
+        let Some(target) = self.layouts.resolve(path).or_else(|| self.nested_enum(path)) else {
             return Ok(None);
         };
         let index = self.layouts.index;
@@ -241,18 +241,17 @@ impl<'a> Context<'a> {
                 )
             });
         }
-        if let Some((_, def)) = index.enum_def(&target) {
-            // A tagged union's layout (niche, tag size and placement) is rustc's choice.
-            if let Some(variant) = def.variants.iter().find(|v| !v.fields.is_empty()) {
-                return self.fail(
-                    ty,
-                    format!(
-                        "enum `{}` carries data (`{}`): enums with data are not lowered",
-                        def.ident, variant.ident
-                    ),
-                );
-            }
-            return self.fail(ty, format!("enum `{}` is not lowered", def.ident));
+        if let Some((module, def)) = index.enum_def(&target) {
+            let area = self.area(module, "struct").unwrap_or(Area::Early);
+            let key = ("enum", module.clone(), def.ident.to_string());
+            return self
+                .require(ty, key, area, |name| {
+                    let inner = self
+                        .within(module)
+                        .ok_or_else(|| (self.span(ty), "no file".to_string()))?;
+                    Ok((String::new(), inner.lower_enum(def, name)?))
+                })
+                .map(Some);
         }
         let Some((module, def)) = index.struct_def(&target) else {
             return Ok(None);

@@ -18,6 +18,7 @@ mod closures;
 mod compiled;
 mod const_eval;
 mod device_copy;
+mod enums;
 mod excerpt;
 mod expr;
 mod generated;

@@ -88,6 +88,9 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.enum_let_else(local, scope)? {
+            return Ok(out);
+        }
         if let Some(out) = self.oxide_let_else(local, scope)? {
             return Ok(out);
         }
@@ -364,6 +367,12 @@ impl Context<'_> {
             return Ok(out);
         }
         if let Expr::Let(l) = &*i.cond {
+            self.tile_view(&l.expr, scope)?;
+            if self.option_of_element(&l.expr, scope).is_err() {
+                if let Some(out) = self.enum_if_let(l, i, scope)? {
+                    return Ok(out);
+                }
+            }
             return self.if_let(l, i, scope);
         }
         let mut out = format!(
@@ -437,6 +446,11 @@ impl Context<'_> {
     /// `match` as a statement: an `if` chain on literal patterns, or a bounds check for
     /// `Some(x)` / `None` of `s.get(i)`.
     pub(super) fn match_stmt(&self, m: &syn::ExprMatch, scope: &mut Scope) -> Lowered<String> {
+        if self.option_of_element(&m.expr, scope).is_err() {
+            if let Some(out) = self.enum_match_stmt(m, scope)? {
+                return Ok(out);
+            }
+        }
         if m.arms.iter().any(|a| a.guard.is_some()) {
             return self.fail(m, "`match` guards are not lowered");
         }
@@ -758,7 +772,7 @@ impl Context<'_> {
 }
 
 /// A `match` arm's body as a block.
-fn arm_block(body: &Expr) -> syn::Block {
+pub(super) fn arm_block(body: &Expr) -> syn::Block {
     match body {
         Expr::Block(b) if b.label.is_none() => b.block.clone(),
         other => syn::Block {
