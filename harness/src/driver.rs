@@ -442,7 +442,29 @@ pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Resul
     };
     let mut failures = Vec::new();
     let mut dropped: Vec<usize> = Vec::new();
-    for (_, positions) in parts.kernels() {
+    // The compiler names the Rust file of each error (the twins' `#line`s): the kernels of
+    // those files are built alone first, and the others only if the rest still fails.
+    let named = |positions: &Vec<usize>| {
+        positions
+            .first()
+            .and_then(|&i| emitted.manifest.launches.get(i))
+            .is_some_and(|r| whole.contains(&format!("{}(", r.file)))
+    };
+    let (suspects, others): (Vec<_>, Vec<_>) = parts.kernels().into_iter().partition(|(_, p)| named(p));
+    let mut candidates = suspects;
+    if !candidates.is_empty() {
+        let rest: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|i| !candidates.iter().any(|(_, p)| p.contains(i)))
+            .collect();
+        if rest.is_empty() || compile(&parts.program(&rest)).is_err() {
+            candidates.extend(others);
+        }
+    } else {
+        candidates = others;
+    }
+    for (_, positions) in candidates {
         if let Err(message) = compile(&parts.program(&positions)) {
             let Some(record) = positions.first().and_then(|&i| emitted.manifest.launches.get(i)) else {
                 continue;

@@ -118,6 +118,32 @@ fn a_kernel_whose_twin_fails_to_compile_is_left_out_and_the_rest_built() {
 }
 
 #[test]
+fn only_the_kernels_of_the_files_the_compiler_names_are_built_alone() {
+    let third = TWO.replace("first", "third").replace("second", "fourth");
+    let files = [SourceFile::new("a.rs", TWO), SourceFile::new("b.rs", &third)];
+    let emitted = driver::emit(&files, &LaunchPlan::default());
+    assert_eq!(emitted.manifest.launches.len(), 4);
+    let mut calls = Vec::new();
+    let built = driver::build_surviving(&emitted, |program| {
+        calls.push(program.to_string());
+        if program.contains("void fourth(") {
+            Err("b.rs(31): error: something `fourth` needs".to_string())
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(built.error, None);
+    let failed: Vec<&str> = built.failures.iter().map(|f| f.kernel.as_str()).collect();
+    assert_eq!(failed, ["fourth"]);
+    // The whole program; without b.rs's kernels (it builds); b.rs's two alone; the rest.
+    assert_eq!(calls.len(), 5);
+    assert!(!calls[1].contains("void third(") && calls[1].contains("void second("));
+    assert!(calls[2].contains("void third(") && !calls[2].contains("void first("));
+    let kept: Vec<&str> = built.manifest.launches.iter().map(|l| l.kernel.as_str()).collect();
+    assert_eq!(kept, ["first", "second", "third"]);
+}
+
+#[test]
 fn a_program_that_builds_is_built_once() {
     let emitted = emit(TWO);
     let mut calls = 0;
