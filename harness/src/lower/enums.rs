@@ -204,9 +204,10 @@ impl Context<'_> {
                     let _ = write!(cases, " if (a.tag == {d}) return {};", parts.join(" && "));
                 }
             }
+            // Templates, so that a payload type without `==` only matters where it is used.
             let _ = writeln!(
                 out,
-                "  friend __host__ __device__ bool operator==(const {name}& a, const {name}& b) {{ if (a.tag != b.tag) return false;{cases} return true; }}\n  friend __host__ __device__ bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"
+                "  template <typename A = {name}> __host__ __device__ bool operator==(const A& b) const {{ const A& a = static_cast<const A&>(*this); if (a.tag != b.tag) return false;{cases} return true; }}\n  template <typename A = {name}> __host__ __device__ bool operator!=(const A& b) const {{ return !(*this == b); }}"
             );
         }
         out.push_str("};\n");
