@@ -9,15 +9,10 @@
 //! their geometry in the type; their slices are plain slices, and the tile views are refused
 //! where used.
 
-use super::oxide::generic_args;
+use super::oxide::{generic_args, row_width_name};
 use super::{Context, Lowered, Param, Scope};
 use kernel_lint_analyzer::parse::last_segment;
 use syn::{Expr, Type};
-
-/// The C name of the row width a `Runtime2DIndex` slice carries.
-pub(super) fn row_width_name(slice: &str) -> String {
-    format!("{slice}_row_width")
-}
 
 /// The index space of a `DisjointSlice<T, Space>`, by its last segment.
 pub(super) fn space_of(ty: &Type) -> Option<String> {
@@ -32,16 +27,6 @@ pub(super) fn space_of(ty: &Type) -> Option<String> {
             _ => None,
         })
         .nth(1)
-}
-
-/// Whether a slice over `space` is lowered by this module, and how its witnesses are minted
-/// (`None`: it mints none through `get_mut_indexed`).
-pub(super) fn minted_by(space: &str, slice: &str) -> Option<Option<String>> {
-    match space {
-        "Runtime2DIndex" => Some(Some(format!("kl::oxide_index_2d({})", row_width_name(slice)))),
-        "LinearTiles" | "RowMajorTiles" => Some(None),
-        _ => None,
-    }
 }
 
 impl Context<'_> {
@@ -100,12 +85,6 @@ impl Context<'_> {
         }
         self.runtime_slice(&m.receiver, scope).map(|s| row_width_name(&s))
     }
-}
-
-/// `thread::index_2d_runtime(&s)`, an option of a `ThreadIndex`.
-pub(super) fn is_runtime_index(e: &Expr) -> bool {
-    matches!(e, Expr::Call(c) if c.args.len() == 1
-        && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "index_2d_runtime"))
 }
 
 /// Says, for each row width a launch passes with a `Runtime2DIndex` slice, its value and what

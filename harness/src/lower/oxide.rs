@@ -292,7 +292,7 @@ impl Context<'_> {
             let space_name = last_segment(&space.path);
             // These spaces resolve an index against the slice alone; the others carry a row
             // width or tile geometry the twin does not model.
-            let other = super::index_spaces::minted_by(&space_name, name);
+            let other = minted_by(&space_name, name);
             if let Some(minted) = &other {
                 match minted {
                     Some(minted) => scope.oxide.minted.insert(name.to_string(), minted.clone()),
@@ -852,7 +852,7 @@ fn is_index_option(e: &Expr) -> bool {
         "warp_index" => true,
         _ => false,
     }) && matches!(e, Expr::Call(c) if c.args.is_empty())
-        || super::index_spaces::is_runtime_index(e)
+        || is_runtime_index(e)
 }
 
 /// `thread::threadIdx_x()` and the other special registers.
@@ -1015,4 +1015,25 @@ __device__ inline unsigned long long oxide_warp_index() {
 }
 "#
     };
+}
+
+/// The C name of the row width a `Runtime2DIndex` slice carries.
+pub(super) fn row_width_name(slice: &str) -> String {
+    format!("{slice}_row_width")
+}
+
+/// Whether a slice over `space` is lowered as an index space, and how its witnesses are minted
+/// (`None`: it mints none through `get_mut_indexed`).
+pub(super) fn minted_by(space: &str, slice: &str) -> Option<Option<String>> {
+    match space {
+        "Runtime2DIndex" => Some(Some(format!("kl::oxide_index_2d({})", row_width_name(slice)))),
+        "LinearTiles" | "RowMajorTiles" => Some(None),
+        _ => None,
+    }
+}
+
+/// `thread::index_2d_runtime(&s)`, an option of a `ThreadIndex`.
+pub(super) fn is_runtime_index(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if c.args.len() == 1
+        && matches!(&*c.func, Expr::Path(p) if last_segment(&p.path) == "index_2d_runtime"))
 }
