@@ -6,17 +6,7 @@ use kernel_lint_harness::driver::{self, Sources};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod support;
-use support::check_with_gxx;
-
-/// The definition of one kernel in the program, up to the next kernel.
-fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
-    let start = program
-        .find(&format!("__global__ void {name}("))
-        .unwrap_or_else(|| panic!("`{name}` is defined:\n{program}"));
-    let rest = &program[start..];
-    let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
-    &rest[..end]
-}
+use support::{check_with_gxx, kernel};
 
 fn without_line_directives(text: &str) -> String {
     text.lines()

@@ -6,18 +6,9 @@ use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::check_with_gxx;
+use support::{check_with_gxx, kernel};
 
 const KERNELS: &str = include_str!("data/oxide_async_copy.rs");
-
-fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
-    let start = program
-        .find(&format!("__global__ void {name}("))
-        .unwrap_or_else(|| panic!("`{name}` is defined:\n{program}"));
-    let rest = &program[start..];
-    let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
-    &rest[..end]
-}
 
 #[test]
 fn barriers_and_async_copies_lower_to_their_instructions() {

@@ -5,21 +5,12 @@ use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::check_with_gxx;
+use support::{check_with_gxx, kernel};
 
 const KERNELS: &str = include_str!("data/oxide_printf_stubs.rs");
 
 fn emitted() -> driver::Emitted {
     driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
-}
-
-fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
-    let start = program
-        .find(&format!("__global__ void {name}("))
-        .unwrap_or_else(|| panic!("`{name}` is defined:\n{program}"));
-    let rest = &program[start..];
-    let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
-    &rest[..end]
 }
 
 #[test]

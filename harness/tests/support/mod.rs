@@ -39,3 +39,14 @@ pub fn check_with_gxx(program: &str) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The definition of one kernel in a program, up to the next kernel.
+#[allow(dead_code)] // Not every test file looks into single kernels.
+pub fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
+    let start = program
+        .find(&format!("__global__ void {name}("))
+        .unwrap_or_else(|| panic!("`{name}` is defined:\n{program}"));
+    let rest = &program[start..];
+    let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
