@@ -50,6 +50,22 @@ pub enum ParamKind {
     Other,
 }
 
+impl ParamKind {
+    /// The kind of a parameter of type `ty`, by its last path segment.
+    pub fn of_type(ty: &Type) -> ParamKind {
+        let primitive = match ty {
+            Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        match primitive.as_deref() {
+            Some("u8" | "u16" | "u32" | "u64" | "u128" | "usize") => ParamKind::Unsigned,
+            Some("i8" | "i16" | "i32" | "i64" | "i128" | "isize") => ParamKind::Signed,
+            Some("f32" | "f64") => ParamKind::Float,
+            _ => ParamKind::Other,
+        }
+    }
+}
+
 /// A GPU dialect whose entry points are recognized but not analyzed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Dialect {
@@ -222,16 +238,7 @@ fn params_of(file: &SourceFile, item: &ItemFn) -> Vec<KernelParam> {
             let Pat::Ident(ident) = &*typed.pat else {
                 return None;
             };
-            let primitive = match &*typed.ty {
-                Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| s.ident.to_string()),
-                _ => None,
-            };
-            let kind = match primitive.as_deref() {
-                Some("u8" | "u16" | "u32" | "u64" | "u128" | "usize") => ParamKind::Unsigned,
-                Some("i8" | "i16" | "i32" | "i64" | "i128" | "isize") => ParamKind::Signed,
-                Some("f32" | "f64") => ParamKind::Float,
-                _ => ParamKind::Other,
-            };
+            let kind = ParamKind::of_type(&typed.ty);
             Some(KernelParam {
                 name: ident.ident.to_string(),
                 ty: file.snippet(file.span_of_node(&typed.ty)).to_string(),

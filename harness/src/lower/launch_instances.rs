@@ -285,16 +285,7 @@ fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
             let Pat::Ident(ident) = &*typed.pat else {
                 return None;
             };
-            let primitive = match &*typed.ty {
-                Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| s.ident.to_string()),
-                _ => None,
-            };
-            let kind = match primitive.as_deref() {
-                Some("u8" | "u16" | "u32" | "u64" | "u128" | "usize") => ParamKind::Unsigned,
-                Some("i8" | "i16" | "i32" | "i64" | "i128" | "isize") => ParamKind::Signed,
-                Some("f32" | "f64") => ParamKind::Float,
-                _ => ParamKind::Other,
-            };
+            let kind = ParamKind::of_type(&typed.ty);
             Some(KernelParam {
                 name: ident.ident.to_string(),
                 ty: typed.ty.to_token_stream().to_string(),
