@@ -66,6 +66,31 @@ impl ParamKind {
     }
 }
 
+impl KernelParam {
+    /// The parameters of a function that have a plain name (`n: u32`, `mut n: u32`), with each
+    /// type written as `type_text` gives it.
+    pub fn named(item: &ItemFn, type_text: impl Fn(&Type) -> String) -> Vec<KernelParam> {
+        item.sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Typed(typed) => Some(typed),
+                FnArg::Receiver(_) => None,
+            })
+            .filter_map(|typed| {
+                let Pat::Ident(ident) = &*typed.pat else {
+                    return None;
+                };
+                Some(KernelParam {
+                    name: ident.ident.to_string(),
+                    ty: type_text(&typed.ty),
+                    kind: ParamKind::of_type(&typed.ty),
+                })
+            })
+            .collect()
+    }
+}
+
 /// A GPU dialect whose entry points are recognized but not analyzed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Dialect {
@@ -225,27 +250,9 @@ pub fn find_kernels(
     kernels
 }
 
-/// The parameters of a kernel that have a plain name (`n: u32`, `mut n: u32`).
+/// The parameters of a kernel that have a plain name, with their types as written.
 fn params_of(file: &SourceFile, item: &ItemFn) -> Vec<KernelParam> {
-    item.sig
-        .inputs
-        .iter()
-        .filter_map(|input| match input {
-            FnArg::Typed(typed) => Some(typed),
-            FnArg::Receiver(_) => None,
-        })
-        .filter_map(|typed| {
-            let Pat::Ident(ident) = &*typed.pat else {
-                return None;
-            };
-            let kind = ParamKind::of_type(&typed.ty);
-            Some(KernelParam {
-                name: ident.ident.to_string(),
-                ty: file.snippet(file.span_of_node(&typed.ty)).to_string(),
-                kind,
-            })
-        })
-        .collect()
+    KernelParam::named(item, |ty| file.snippet(file.span_of_node(ty)).to_string())
 }
 
 /// The block of a kernel's launch hint: the first `kernel-lint:` comment directly above the

@@ -3,11 +3,11 @@
 //! each instantiation is a kernel of its own, `scale_f32`, whose parameters name the concrete
 //! types, so that it is analyzed, lowered and launched as any other.
 
-use kernel_lint_analyzer::model::kernel::{Kernel, KernelParam, ParamKind};
+use kernel_lint_analyzer::model::kernel::{Kernel, KernelParam};
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::HashSet;
-use syn::{Expr, FnArg, GenericArgument, GenericParam, Pat, Type};
+use syn::{Expr, GenericArgument, GenericParam, Type};
 
 /// `kernels` with each generic kernel replaced by its instantiations that the file launches;
 /// a generic kernel that the file never instantiates stays, to be refused with the reason.
@@ -274,25 +274,7 @@ pub(super) fn substitute(tokens: TokenStream, params: &[String], values: &[Token
 
 /// The named parameters of an instantiated kernel, with their kinds.
 fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
-    item.sig
-        .inputs
-        .iter()
-        .filter_map(|input| match input {
-            FnArg::Typed(typed) => Some(typed),
-            FnArg::Receiver(_) => None,
-        })
-        .filter_map(|typed| {
-            let Pat::Ident(ident) = &*typed.pat else {
-                return None;
-            };
-            let kind = ParamKind::of_type(&typed.ty);
-            Some(KernelParam {
-                name: ident.ident.to_string(),
-                ty: typed.ty.to_token_stream().to_string(),
-                kind,
-            })
-        })
-        .collect()
+    KernelParam::named(item, |ty| ty.to_token_stream().to_string())
 }
 
 /// A helper still generic is lowered only as the copies its calls with explicit arguments
