@@ -2,6 +2,7 @@
 //! CUDA tools (nvcc, ncu) on the machine.
 
 use crate::analysis::{analyze, Outcome};
+use crate::build::Nvcc;
 use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCommand, ReduceArgs, ValidateArgs};
 use crate::error::CliError;
 use crate::exit::Status;
@@ -332,6 +333,15 @@ fn profile(command: &mut Command, stall: Duration) -> std::io::Result<Profiled> 
 /// Launches left out for failing at run time before `validate` gives up.
 const MAX_FAILED_LAUNCHES: usize = 8;
 
+/// The emitted positions of the launches the program started, in order, from the line it
+/// writes before each launch.
+fn launches_started(output: &str) -> Vec<usize> {
+    output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix(driver::LAUNCH_MARK)?.trim().parse().ok())
+        .collect()
+}
+
 /// The emitted position of the launch the program started last, from the line it writes
 /// before each launch.
 fn last_launch(output: &str) -> Option<usize> {
@@ -355,22 +365,20 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
         )?;
         measurable(&emitted.manifest)?;
         let binary = args.out.join("kernels");
-        let source = args.out.join("kernels.cu");
         eprintln!("[2/5] building with nvcc");
-        let built = driver::build_surviving(&emitted, |program| {
-            std::fs::write(&source, program).map_err(|e| format!("cannot write `{}`: {e}", source.display()))?;
-            let output = nvcc(&nvcc_path, &args.arch, &source, &binary)
-                .output()
-                .map_err(|e| format!("cannot start: {e}"))?;
-            if output.status.success() {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{}{}",
-                    String::from_utf8_lossy(&output.stderr),
-                    String::from_utf8_lossy(&output.stdout)
-                ))
-            }
+        let nvcc = Nvcc {
+            program: &nvcc_path,
+            arch: &args.arch,
+            dir: args.out.join("build"),
+            binary: binary.clone(),
+        };
+        let pieces = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let built = driver::build_surviving(&emitted, |batch| {
+            let programs: Vec<_> = batch
+                .iter()
+                .map(|launches| emitted.parts.split(launches, pieces))
+                .collect();
+            nvcc.build(&programs)
         });
         for failure in &built.failures {
             eprintln!(
@@ -391,14 +399,23 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
         } else {
             Status::Failed
         };
-        let report = args.out.join("report");
         eprintln!("[3/5] profiling with Nsight Compute (SourceCounters)");
         // A launch that fails at run time ends the program, one that never finishes stalls it:
-        // it is left out and the others are built and measured again.
+        // it is left out and the program runs again. After a failure, the report holds the
+        // launches before it, so the next run starts after them; after a stall there is no
+        // report and the run is made again.
         let mut failed_launches = 0;
+        let mut reports: Vec<(PathBuf, Vec<usize>)> = Vec::new();
         loop {
+            let done: Vec<usize> = reports.iter().flat_map(|(_, ran)| ran.iter().copied()).collect();
+            let skipped: Vec<String> = (0..emitted.manifest.launches.len())
+                .filter(|i| !kept.contains(i) || done.contains(i))
+                .map(|i| i.to_string())
+                .collect();
+            let report = args.out.join(format!("report-{}", reports.len() + failed_launches));
             let mut command = Command::new(&ncu);
             command
+                .env(driver::SKIP_VARIABLE, skipped.join(","))
                 .args(["--section", "SourceCounters", "--import-source", "yes", "-f", "-o"])
                 .arg(&report)
                 .arg(&binary);
@@ -408,7 +425,12 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
                     message: format!("cannot start: {e}"),
                 })?;
             let (text, ended, stalled) = match profiled {
-                Profiled::Finished { success: true, .. } => break,
+                Profiled::Finished {
+                    success: true, output, ..
+                } => {
+                    reports.push((report, launches_started(&output)));
+                    break;
+                }
                 Profiled::Finished { output, status, .. } => (output, status, false),
                 Profiled::Stalled { output } => {
                     (output, format!("no launch finished in {} s", args.launch_timeout), true)
@@ -423,6 +445,13 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
             };
             failed_launches += 1;
             status = Status::Failed;
+            if !stalled && report.with_extension("ncu-rep").is_file() {
+                let mut ran = launches_started(&text);
+                ran.pop();
+                if !ran.is_empty() {
+                    reports.push((report, ran));
+                }
+            }
             let launch = &manifest.launches[position];
             let reason = if stalled {
                 format!("its launch runs past {} s under Nsight Compute", args.launch_timeout)
@@ -433,31 +462,39 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
                 "error: `{}` in {} (launch {position}): {reason}; measuring the others without it",
                 launch.kernel, launch.file
             );
-            let (program, rest, next) = driver::without_launch(&emitted, &kept, &manifest, position, &reason);
+            let (rest, next) = driver::without_launch(&kept, &manifest, position, &reason);
             (kept, manifest) = (rest, next);
             measurable(&manifest)?;
-            write(&source, &program)?;
-            tool(
-                "[2/5] building again with nvcc",
-                &mut nvcc(&nvcc_path, &args.arch, &source, &binary),
-            )?;
             eprintln!("[3/5] profiling again");
         }
         if status == Status::Failed {
             let manifest_path = args.out.join("manifest.json");
             write(&manifest_path, &to_json(&manifest, &manifest_path)?)?;
         }
-        let export = tool(
-            "[4/5] exporting the source page",
-            Command::new(&ncu)
-                .arg("-i")
-                .arg(report.with_extension("ncu-rep"))
-                .args(["--page", "source", "--csv", "--print-source", "cuda,sass"]),
-        )?;
-        write(&args.out.join("source.csv"), &export)?;
-        eprintln!("[5/5] comparing");
+        eprintln!("[4/5] exporting the source page");
         let export_path = args.out.join("source.csv");
-        let rows = reduce::reduce(&export).map_err(|e| CliError::malformed(&export_path, e))?;
+        let mut exports = String::new();
+        let mut rows = Vec::new();
+        for (report, ran) in &reports {
+            let export = tool(
+                &format!("  {}", report.display()),
+                Command::new(&ncu)
+                    .arg("-i")
+                    .arg(report.with_extension("ncu-rep"))
+                    .args(["--page", "source", "--csv", "--print-source", "cuda,sass"]),
+            )?;
+            // Each report numbers its launches from 0: they become the manifest's positions.
+            for mut row in reduce::reduce(&export).map_err(|e| CliError::malformed(&export_path, e))? {
+                let Some(position) = ran.get(row.launch).and_then(|at| kept.iter().position(|k| k == at)) else {
+                    continue;
+                };
+                row.launch = position;
+                rows.push(row);
+            }
+            exports.push_str(&export);
+        }
+        write(&export_path, &exports)?;
+        eprintln!("[5/5] comparing");
         write(
             &args.out.join("measured.csv"),
             &reduce::write_csv(&rows).map_err(|e| CliError::malformed(&export_path, e))?,
@@ -599,9 +636,10 @@ mod tests {
         let output = "==PROF== Connected\nkernel-lint launch 0\n==PROF== Profiling \"a\" - 0: 100%\n\
                       kernel-lint launch 1\nCUDA error an illegal memory access was encountered\n";
         assert_eq!(last_launch(output), Some(1));
+        assert_eq!(launches_started(output), vec![0, 1]);
         assert_eq!(last_launch("==PROF== Connected\n"), None);
         let kept = vec![0, 1, 2];
-        let (program, rest, manifest) = driver::without_launch(&emitted, &kept, &emitted.manifest, 1, "fails");
+        let (rest, manifest) = driver::without_launch(&kept, &emitted.manifest, 1, "fails");
         assert_eq!(rest, vec![0, 2]);
         let names: Vec<(usize, &str)> = manifest.launches.iter().map(|l| (l.index, l.kernel.as_str())).collect();
         assert_eq!(names, vec![(0, "a"), (1, "c")]);
@@ -612,6 +650,9 @@ mod tests {
                 .map(|n| (n.kernel.as_str(), n.reason.as_str())),
             Some(("b", "fails"))
         );
-        assert!(program.contains("kernel-lint launch 2") && !program.contains("kernel-lint launch 1\\n"));
+        // The program stays as built: it is told to skip launch 1.
+        assert!(emitted
+            .program
+            .contains("if (!kl_skipped(1)) { kl_file0::kl_launch_1(); ran++; }"));
     }
 }

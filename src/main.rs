@@ -2,6 +2,7 @@
 
 mod analysis;
 mod app;
+mod build;
 mod cli;
 mod config;
 mod config_check;

@@ -250,6 +250,7 @@ pub fn emit_sources(sources: &Sources, plan: &LaunchPlan) -> Emitted {
         launches: launches
             .iter()
             .map(|planned| LaunchCode {
+                position: planned.record.index,
                 namespace: planned.namespace.clone(),
                 kernel: planned.record.kernel.clone(),
                 launcher: launcher(planned, &LaunchMode::Once),
@@ -291,6 +292,8 @@ struct UnitCode {
 
 #[derive(Debug, Clone)]
 struct LaunchCode {
+    /// Position among the emitted launches.
+    position: usize,
     namespace: String,
     kernel: String,
     launcher: String,
@@ -301,37 +304,58 @@ impl ProgramParts {
     /// The program that makes the launches at these positions (in the order given), with the
     /// files and kernels they need and no others.
     pub fn program(&self, launches: &[usize]) -> String {
-        let kept: Vec<&LaunchCode> = launches.iter().filter_map(|&i| self.launches.get(i)).collect();
+        let kept = self.kept(launches);
         let mut program = self.head.clone();
         for unit in &self.units {
-            let kernels: Vec<&(String, String)> = unit
-                .kernels
-                .iter()
-                .filter(|(name, _)| kept.iter().any(|l| l.namespace == unit.namespace && &l.kernel == name))
-                .collect();
-            if kernels.is_empty() {
-                continue;
-            }
-            program.push_str(&unit.common);
-            for (_, code) in kernels {
-                program.push_str(code);
-            }
-            program.push_str(&unit.close);
+            program.push_str(&unit_code(unit, &kept));
         }
-        program.push_str("#line 1 \"kernel-lint-driver.cu\"\n");
+        program.push_str(DRIVER_LINE);
         for launch in &kept {
             program.push_str(&launch.launcher);
         }
-        program.push_str("int main() {\n");
-        for launch in &kept {
-            let _ = writeln!(program, "  {}", launch.call);
-        }
-        let _ = writeln!(
-            program,
-            "  printf(\"kernel-lint harness: {} launches ok\\n\");\n  return 0;\n}}",
-            kept.len()
-        );
+        program.push_str(&main_code(&kept));
         program
+    }
+
+    /// The same program cut into at most `pieces` translation units that compile apart (each
+    /// with the prelude, some files' code and those files' launchers) and a `main` that calls
+    /// the launchers: the units of a large program build in parallel.
+    pub fn split(&self, launches: &[usize], pieces: usize) -> SplitProgram {
+        let kept = self.kept(launches);
+        let used: Vec<&UnitCode> = self
+            .units
+            .iter()
+            .filter(|u| kept.iter().any(|l| l.namespace == u.namespace))
+            .collect();
+        let per_piece = used.len().div_ceil(pieces.max(1)).max(1);
+        let units = used
+            .chunks(per_piece)
+            .map(|group| {
+                let mut code = self.head.clone();
+                for unit in group {
+                    code.push_str(&unit_code(unit, &kept));
+                }
+                code.push_str(DRIVER_LINE);
+                for launch in kept.iter().filter(|l| group.iter().any(|u| u.namespace == l.namespace)) {
+                    code.push_str(&launch.launcher);
+                }
+                code
+            })
+            .collect();
+        let mut main = String::from("#include <cstdio>\n#include <cstdlib>\n");
+        main.push_str(DRIVER_LINE);
+        for launch in &kept {
+            let declared = launch.call.trim_end_matches(';').trim_end_matches("()");
+            if let Some((namespace, name)) = declared.rsplit_once("::") {
+                let _ = writeln!(main, "namespace {namespace} {{ void {name}(); }}");
+            }
+        }
+        main.push_str(&main_code(&kept));
+        SplitProgram { units, main }
+    }
+
+    fn kept(&self, launches: &[usize]) -> Vec<&LaunchCode> {
+        launches.iter().filter_map(|&i| self.launches.get(i)).collect()
     }
 
     /// The kernels launched, in launch order, each with the positions of its launches.
@@ -346,6 +370,66 @@ impl ProgramParts {
         }
         out
     }
+}
+
+/// A program as translation units that compile apart, and the `main` that links them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitProgram {
+    /// Each a whole CUDA source: prelude, the code of some files, their launchers.
+    pub units: Vec<String>,
+    /// Declares every launcher and calls them in launch order.
+    pub main: String,
+}
+
+/// Where the emitted driver code starts: its lines are not the kernels' source.
+const DRIVER_LINE: &str = "#line 1 \"kernel-lint-driver.cu\"\n";
+
+/// Environment variable naming, comma-separated, the emitted launch positions a program skips:
+/// a launch that fails at run time is left out without building the program again.
+pub const SKIP_VARIABLE: &str = "KERNEL_LINT_SKIP";
+
+/// A file's shared code and the kept launches' kernels of it; empty when none is kept.
+fn unit_code(unit: &UnitCode, kept: &[&LaunchCode]) -> String {
+    let kernels: Vec<&(String, String)> = unit
+        .kernels
+        .iter()
+        .filter(|(name, _)| kept.iter().any(|l| l.namespace == unit.namespace && &l.kernel == name))
+        .collect();
+    if kernels.is_empty() {
+        return String::new();
+    }
+    let mut code = unit.common.clone();
+    for (_, kernel) in kernels {
+        code.push_str(kernel);
+    }
+    code.push_str(&unit.close);
+    code
+}
+
+/// `main`: each launch in order unless the skip variable names its emitted position.
+fn main_code(kept: &[&LaunchCode]) -> String {
+    let mut code = format!(
+        "static bool kl_skipped(int position) {{\n\
+         \x20 const char* list = getenv(\"{SKIP_VARIABLE}\");\n\
+         \x20 while (list != nullptr && *list != '\\0') {{\n\
+         \x20   char* end = nullptr;\n\
+         \x20   if (strtol(list, &end, 10) == position) return true;\n\
+         \x20   list = (*end == ',') ? end + 1 : nullptr;\n\
+         \x20 }}\n\
+         \x20 return false;\n\
+         }}\n\
+         int main() {{\n\
+         \x20 int ran = 0;\n"
+    );
+    for launch in kept {
+        let _ = writeln!(
+            code,
+            "  if (!kl_skipped({})) {{ {} ran++; }}",
+            launch.position, launch.call
+        );
+    }
+    code.push_str("  printf(\"kernel-lint harness: %d launches ok\\n\", ran);\n  return 0;\n}\n");
+    code
 }
 
 /// A kernel left out of the build because the compiler rejects its twin.
@@ -379,15 +463,10 @@ pub struct Surviving {
 /// position among the emitted ones.
 pub const LAUNCH_MARK: &str = "kernel-lint launch ";
 
-/// The program and manifest without the launch at `position` of `manifest` (a launch that
-/// failed at run time), listed as not measured with `reason`; and the emitted positions kept.
-pub fn without_launch(
-    emitted: &Emitted,
-    kept: &[usize],
-    manifest: &Manifest,
-    position: usize,
-    reason: &str,
-) -> (String, Vec<usize>, Manifest) {
+/// The emitted positions kept and the manifest without the launch at `position` of
+/// `manifest` (a launch that failed at run time), listed as not measured with `reason`. The
+/// built program stays: it skips the positions no longer kept (see [`SKIP_VARIABLE`]).
+pub fn without_launch(kept: &[usize], manifest: &Manifest, position: usize, reason: &str) -> (Vec<usize>, Manifest) {
     let rest: Vec<usize> = kept
         .iter()
         .enumerate()
@@ -415,20 +494,25 @@ pub fn without_launch(
             ..record.clone()
         })
         .collect();
-    (emitted.parts.program(&rest), rest, next)
+    (rest, next)
 }
 
 /// Lines of compiler output kept per failing kernel.
 const FAILURE_LINES: usize = 4;
 
-/// Builds the whole program with `compile`; when it fails, compiles each kernel's own program
-/// (its file's shared code, the kernel, its launchers and a `main`), leaves out the kernels
-/// whose program fails and builds the program of the rest. When [`Surviving::error`] is `None`,
-/// the last call to `compile` was for [`Surviving::program`].
-pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Result<(), String>) -> Surviving {
+/// Builds the program of every launch with `compile`; when it fails, builds each kernel's own
+/// program (its file's shared code, the kernel, its launchers and a `main`), leaves out the
+/// kernels whose program fails and builds the program of the rest. `compile` is given a batch of
+/// launch sets, one program each, which it may build in parallel, and answers for each in
+/// order. When [`Surviving::error`] is `None`, the last program built was that of
+/// [`Surviving::kept`].
+pub fn build_surviving(
+    emitted: &Emitted,
+    mut compile: impl FnMut(&[Vec<usize>]) -> Vec<Result<(), String>>,
+) -> Surviving {
     let parts = &emitted.parts;
     let all: Vec<usize> = (0..parts.launches.len()).collect();
-    let whole = match compile(&emitted.program) {
+    let whole = match build_one(&mut compile, all.clone()) {
         Ok(()) => {
             return Surviving {
                 program: emitted.program.clone(),
@@ -458,14 +542,16 @@ pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Resul
             .copied()
             .filter(|i| !candidates.iter().any(|(_, p)| p.contains(i)))
             .collect();
-        if rest.is_empty() || compile(&parts.program(&rest)).is_err() {
+        if rest.is_empty() || build_one(&mut compile, rest).is_err() {
             candidates.extend(others);
         }
     } else {
         candidates = others;
     }
-    for (_, positions) in candidates {
-        if let Err(message) = compile(&parts.program(&positions)) {
+    let alone: Vec<Vec<usize>> = candidates.iter().map(|(_, positions)| positions.clone()).collect();
+    let answers = compile(&alone);
+    for (positions, answer) in alone.into_iter().zip(answers) {
+        if let Err(message) = answer {
             let Some(record) = positions.first().and_then(|&i| emitted.manifest.launches.get(i)) else {
                 continue;
             };
@@ -512,7 +598,9 @@ pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Resul
     } else if rest.is_empty() {
         Some("no kernel's twin compiles".to_string())
     } else {
-        compile(&program).err().map(|e| first_error_lines(&e))
+        build_one(&mut compile, rest.clone())
+            .err()
+            .map(|e| first_error_lines(&e))
     };
     Surviving {
         program,
@@ -521,6 +609,16 @@ pub fn build_surviving(emitted: &Emitted, mut compile: impl FnMut(&str) -> Resul
         error,
         kept: rest,
     }
+}
+
+/// Builds one program with a batch compiler.
+fn build_one(
+    compile: &mut impl FnMut(&[Vec<usize>]) -> Vec<Result<(), String>>,
+    launches: Vec<usize>,
+) -> Result<(), String> {
+    compile(&[launches])
+        .pop()
+        .unwrap_or_else(|| Err("the compiler gave no answer".to_string()))
 }
 
 /// The first lines of compiler output that name an error, else its first lines.

@@ -5,6 +5,8 @@
 use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver::{self, MAX_BUFFER_BYTES, MAX_LAUNCH_BYTES};
 
+mod support;
+
 const HUGE: &str = r#"
 use cuda_std::prelude::*;
 use cuda_std::thread;
@@ -84,13 +86,19 @@ fn a_kernel_whose_twin_fails_to_compile_is_left_out_and_the_rest_built() {
     assert_eq!(emitted.manifest.launches.len(), 2);
     let mut calls = Vec::new();
     // A compiler that rejects any program holding `second`.
-    let built = driver::build_surviving(&emitted, |program| {
-        calls.push(program.to_string());
-        if program.contains("void second(") {
-            Err("k.rs(22): error: something `second` needs\n1 error detected".to_string())
-        } else {
-            Ok(())
-        }
+    let built = driver::build_surviving(&emitted, |batch| {
+        batch
+            .iter()
+            .map(|launches| {
+                let program = emitted.parts.program(launches);
+                calls.push(program.clone());
+                if program.contains("void second(") {
+                    Err("k.rs(22): error: something `second` needs\n1 error detected".to_string())
+                } else {
+                    Ok(())
+                }
+            })
+            .collect()
     });
     assert_eq!(built.error, None);
     assert_eq!(built.failures.len(), 1);
@@ -105,7 +113,7 @@ fn a_kernel_whose_twin_fails_to_compile_is_left_out_and_the_rest_built() {
     assert_eq!(calls[0], emitted.program);
     assert!(calls[1].contains("void first(") && !calls[1].contains("void second("));
     assert_eq!(calls.last(), Some(&built.program));
-    assert!(built.program.contains("void first(") && built.program.contains("1 launches ok"));
+    assert!(built.program.contains("void first(") && !built.program.contains("kl_launch_1"));
     assert_eq!(built.manifest.launches.len(), 1);
     assert_eq!(built.manifest.launches[0].kernel, "first");
     assert_eq!(built.manifest.launches[0].index, 0);
@@ -124,13 +132,19 @@ fn only_the_kernels_of_the_files_the_compiler_names_are_built_alone() {
     let emitted = driver::emit(&files, &LaunchPlan::default());
     assert_eq!(emitted.manifest.launches.len(), 4);
     let mut calls = Vec::new();
-    let built = driver::build_surviving(&emitted, |program| {
-        calls.push(program.to_string());
-        if program.contains("void fourth(") {
-            Err("b.rs(31): error: something `fourth` needs".to_string())
-        } else {
-            Ok(())
-        }
+    let built = driver::build_surviving(&emitted, |batch| {
+        batch
+            .iter()
+            .map(|launches| {
+                let program = emitted.parts.program(launches);
+                calls.push(program.clone());
+                if program.contains("void fourth(") {
+                    Err("b.rs(31): error: something `fourth` needs".to_string())
+                } else {
+                    Ok(())
+                }
+            })
+            .collect()
     });
     assert_eq!(built.error, None);
     let failed: Vec<&str> = built.failures.iter().map(|f| f.kernel.as_str()).collect();
@@ -144,12 +158,51 @@ fn only_the_kernels_of_the_files_the_compiler_names_are_built_alone() {
 }
 
 #[test]
+fn a_split_program_holds_each_file_once_and_its_main_calls_every_launch() {
+    let third = TWO.replace("first", "third").replace("second", "fourth");
+    let files = [SourceFile::new("a.rs", TWO), SourceFile::new("b.rs", &third)];
+    let emitted = driver::emit(&files, &LaunchPlan::default());
+    let all: Vec<usize> = (0..4).collect();
+    let split = emitted.parts.split(&all, 8);
+    // One unit a file at most, each with its kernels and their launchers only.
+    assert_eq!(split.units.len(), 2);
+    for (unit, (mine, theirs)) in split
+        .units
+        .iter()
+        .zip([(["first", "second"], "third"), (["third", "fourth"], "first")])
+    {
+        for name in mine {
+            assert_eq!(unit.matches(&format!("__global__ void {name}(")).count(), 1);
+        }
+        assert!(!unit.contains(&format!("void {theirs}(")));
+        assert!(!unit.contains("int main()"));
+    }
+    assert!(split.units[0].contains("void kl_launch_0()") && split.units[0].contains("void kl_launch_1()"));
+    assert!(split.units[1].contains("void kl_launch_2()") && split.units[1].contains("void kl_launch_3()"));
+    assert!(split.main.contains("namespace kl_file1 { void kl_launch_3(); }"));
+    assert!(split
+        .main
+        .contains("  if (!kl_skipped(3)) { kl_file1::kl_launch_3(); ran++; }"));
+    assert!(!split.main.contains("__global__"));
+    // The units and `main` link: nothing is defined twice.
+    let mut units: Vec<&str> = split.units.iter().map(String::as_str).collect();
+    units.push(&split.main);
+    support::link_with_gxx(&units);
+    // Asked for one piece, the one unit holds both files; a subset keeps only its files.
+    assert_eq!(emitted.parts.split(&all, 1).units.len(), 1);
+    let second_file = emitted.parts.split(&[2], 8);
+    assert_eq!(second_file.units.len(), 1);
+    assert!(second_file.units[0].contains("__global__ void third(") && !second_file.units[0].contains("void fourth("));
+    assert!(!second_file.main.contains("kl_launch_0"));
+}
+
+#[test]
 fn a_program_that_builds_is_built_once() {
     let emitted = emit(TWO);
     let mut calls = 0;
-    let built = driver::build_surviving(&emitted, |_| {
-        calls += 1;
-        Ok(())
+    let built = driver::build_surviving(&emitted, |batch| {
+        calls += batch.len();
+        batch.iter().map(|_| Ok(())).collect()
     });
     assert_eq!(calls, 1);
     assert_eq!(built.program, emitted.program);
@@ -160,12 +213,18 @@ fn a_program_that_builds_is_built_once() {
 #[test]
 fn a_failure_no_kernel_explains_is_reported() {
     let emitted = emit(TWO);
-    let built = driver::build_surviving(&emitted, |program| {
-        if program.contains("void first(") && program.contains("void second(") {
-            Err("error: both".to_string())
-        } else {
-            Ok(())
-        }
+    let built = driver::build_surviving(&emitted, |batch| {
+        batch
+            .iter()
+            .map(|launches| {
+                let program = emitted.parts.program(launches);
+                if program.contains("void first(") && program.contains("void second(") {
+                    Err("error: both".to_string())
+                } else {
+                    Ok(())
+                }
+            })
+            .collect()
     });
     assert!(built.failures.is_empty());
     assert_eq!(built.error.as_deref(), Some("error: both"));

@@ -12,7 +12,62 @@ fn fingerprint(text: &str) -> u64 {
 }
 
 /// Compiles a generated program as host C++ (kernel launches become plain calls).
+#[allow(dead_code)] // Not every test file checks whole programs.
 pub fn check_with_gxx(program: &str) {
+    let (file, support) = host_file(program);
+    let output = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(support)
+        .arg(&file)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        output.status.success(),
+        "g++ rejects the program:\n{}\n{program}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Compiles translation units as host C++ and links them into one relocatable object: a
+/// symbol defined by two units fails the link.
+#[allow(dead_code)] // Not every test file builds split programs.
+pub fn link_with_gxx(units: &[&str]) {
+    let mut objects = Vec::new();
+    for unit in units {
+        let (file, support) = host_file(unit);
+        let object = file.with_extension("o");
+        let output = Command::new("g++")
+            .args(["-std=c++17", "-c", "-I"])
+            .arg(support)
+            .arg(&file)
+            .arg("-o")
+            .arg(&object)
+            .output()
+            .expect("g++ runs");
+        assert!(
+            output.status.success(),
+            "g++ rejects the unit:\n{}\n{unit}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        objects.push(object);
+    }
+    let linked = objects[0].with_extension("linked.o");
+    let output = Command::new("g++")
+        .args(["-r", "-nostdlib", "-o"])
+        .arg(&linked)
+        .args(&objects)
+        .output()
+        .expect("g++ links");
+    assert!(
+        output.status.success(),
+        "the units do not link:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The program as a host C++ file (kernel launches become plain calls), and the folder of the
+/// stand-in CUDA header.
+fn host_file(program: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     let mut host = String::new();
     let mut rest = program;
     while let Some(start) = rest.find("<<<") {
@@ -26,18 +81,7 @@ pub fn check_with_gxx(program: &str) {
     // One file a program: tests run in parallel.
     let file = dir.join(format!("program-{:016x}.cpp", fingerprint(&host)));
     std::fs::write(&file, host).expect("written");
-    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support");
-    let output = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
-        .arg(support)
-        .arg(&file)
-        .output()
-        .expect("g++ runs");
-    assert!(
-        output.status.success(),
-        "g++ rejects the program:\n{}\n{program}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    (file, Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support"))
 }
 
 /// The definition of one kernel in a program, up to the next kernel.
