@@ -44,6 +44,7 @@ mod prelude;
 mod printf;
 mod receivers;
 mod stmt;
+mod struct_instances;
 mod tables;
 mod traits;
 mod types;
