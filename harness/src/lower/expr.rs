@@ -473,9 +473,9 @@ impl Context<'_> {
             // Slices passed to helpers travel with their length.
             let mut with_lengths = Vec::new();
             for (arg, text) in c.args.iter().zip(args) {
-                let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&i.to_string())));
+                let slice = super::disjoint_views::slice_argument(arg, scope);
                 with_lengths.push(match self.sub_slice_length(arg, scope)? {
-                    _ if slice => format!("{text}, {text}_len"),
+                    _ if slice.is_some() => slice.map(|s| format!("{s}, {s}_len")).unwrap_or_default(),
                     // `&bytes[2 * i..]`: the view's start and its own length.
                     Some(length) => format!("{text}, {length}"),
                     None => text,

@@ -18,6 +18,7 @@ mod closures;
 mod compiled;
 mod const_eval;
 mod device_copy;
+mod disjoint_views;
 mod enums;
 mod excerpt;
 mod expr;
@@ -43,6 +44,7 @@ mod prelude;
 mod printf;
 mod receivers;
 mod stmt;
+mod struct_instances;
 mod tables;
 mod traits;
 mod types;
@@ -620,6 +622,10 @@ impl<'a> Context<'a> {
                 return self.fail(&typed.pat, "parameter pattern");
             };
             let name = scope.bind(&name.ident.to_string());
+            if let Some(param) = self.disjoint_helper_param(&name, &typed.ty, &mut scope)? {
+                params.push(param);
+                continue;
+            }
             self.note_type(&name, Some(&typed.ty), None, &mut scope);
             if let Type::Reference(r) = &*typed.ty {
                 if let Type::Slice(s) = &*r.elem {

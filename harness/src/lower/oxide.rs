@@ -14,7 +14,7 @@ pub(super) struct OxideScope {
     /// C names holding a `ThreadIndex`.
     pub(super) indices: HashSet<String>,
     /// The index a `DisjointSlice` parameter's `get_mut_indexed()` mints, by C name.
-    minted: HashMap<String, String>,
+    pub(super) minted: HashMap<String, String>,
     /// Names bound to `p.add(i)` and the like: pointers, written through with `write`.
     pointers: HashSet<String>,
     /// `DisjointSlice`s over `Runtime2DIndex`, by C name: each carries `{name}_row_width`.

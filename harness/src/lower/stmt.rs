@@ -139,6 +139,9 @@ impl Context<'_> {
         if let Some(out) = self.oxide_array_slice(&rust_name, ty, &init.expr, scope)? {
             return Ok(out);
         }
+        if let Some(out) = self.disjoint_local(&rust_name, &init.expr, scope)? {
+            return Ok(out);
+        }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
         scope.reference_call = false;
         let value = self.expr(&init.expr, scope)?;

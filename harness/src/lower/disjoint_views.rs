@@ -1,0 +1,117 @@
+//! cuda-oxide `DisjointSlice`s that travel beyond a kernel's parameters: taken by a helper
+//! (by value or by reference), rebound by `let`, or rebuilt from a raw pointer and a length.
+//! Each stays a pointer and a length, so the helper's accesses keep their addresses.
+
+use super::{Context, Lowered, Param, Scope};
+use kernel_lint_analyzer::parse::last_segment;
+use syn::{Expr, Type};
+
+/// `x`, `&x` or `&mut x` where `x` names a slice of the scope: the slice's name.
+pub(super) fn slice_argument(arg: &Expr, scope: &Scope) -> Option<String> {
+    match arg {
+        Expr::Path(p) => {
+            let name = p.path.get_ident().map(|i| scope.lookup(&i.to_string()))?;
+            scope.slices.contains(&name).then_some(name)
+        }
+        Expr::Reference(r) => match &*r.expr {
+            Expr::Path(p) => {
+                let name = p.path.get_ident().map(|i| scope.lookup(&i.to_string()))?;
+                (scope.slices.contains(&name) && scope.oxide.minted.contains_key(&name)).then_some(name)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `unsafe { e }` as `e`.
+fn without_unsafe(e: &Expr) -> &Expr {
+    match e {
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => without_unsafe(inner),
+            _ => e,
+        },
+        Expr::Paren(p) => without_unsafe(&p.expr),
+        _ => e,
+    }
+}
+
+impl Context<'_> {
+    /// A helper's `DisjointSlice<T>` parameter, by value or by reference: a pointer and a
+    /// length, as a kernel's. Spaces whose witnesses need launch data (a runtime row width,
+    /// tile geometry) are left to the caller's refusal.
+    pub(super) fn disjoint_helper_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Lowered<Option<String>> {
+        if !self.oxide.enabled {
+            return Ok(None);
+        }
+        let inner = match ty {
+            Type::Reference(r) => &*r.elem,
+            other => other,
+        };
+        if let Type::Slice(_) = inner {
+            // A slice of atomic cells: its cells' value type and scope, as for a kernel's.
+            self.oxide_param(name, ty, scope)?;
+            return Ok(None);
+        }
+        if !super::oxide::is_disjoint_slice(inner) {
+            return Ok(None);
+        }
+        let Type::Path(p) = inner else { return Ok(None) };
+        let space = super::oxide::generic_args(&p.path)
+            .into_iter()
+            .nth(1)
+            .and_then(|a| match a {
+                syn::GenericArgument::Type(Type::Path(s)) => Some(last_segment(&s.path)),
+                _ => None,
+            });
+        if space.is_some_and(|s| super::oxide::minted_by(&s, name).is_some()) {
+            return Ok(None);
+        }
+        match self.oxide_param(name, inner, scope)? {
+            Some(Param::Slice { elem, .. }) => Ok(Some(format!("{elem}* {name}, unsigned long long {name}_len"))),
+            _ => Ok(None),
+        }
+    }
+
+    /// `let mut out = out;` of a `DisjointSlice`, or `DisjointSlice::from_raw_parts(ptr, len)`:
+    /// a pointer and its length under the new name, minting indices as the source did.
+    pub(super) fn disjoint_local(&self, rust_name: &str, init: &Expr, scope: &mut Scope) -> Lowered<Option<String>> {
+        if !self.oxide.enabled {
+            return Ok(None);
+        }
+        let init = without_unsafe(init);
+        let (pointer, length, minted) = match init {
+            Expr::Path(p) => {
+                let Some(source) = p.path.get_ident().map(|i| scope.lookup(&i.to_string())) else {
+                    return Ok(None);
+                };
+                let Some(minted) = scope.oxide.minted.get(&source).cloned() else {
+                    return Ok(None);
+                };
+                if !scope.slices.contains(&source) {
+                    return Ok(None);
+                }
+                (source.clone(), format!("{source}_len"), minted)
+            }
+            Expr::Call(c) => {
+                let Expr::Path(f) = &*c.func else { return Ok(None) };
+                let owner = f.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
+                if owner.as_deref() != Some("DisjointSlice") || last_segment(&f.path) != "from_raw_parts" {
+                    return Ok(None);
+                }
+                let (Some(pointer), Some(length), 2) = (c.args.first(), c.args.get(1), c.args.len()) else {
+                    return Ok(None);
+                };
+                let pointer = self.expr(pointer, scope)?;
+                let length = format!("(unsigned long long)({})", self.expr(length, scope)?);
+                (pointer, length, "kl::oxide_index_1d()".to_string())
+            }
+            _ => return Ok(None),
+        };
+        let name = scope.bind(rust_name);
+        scope.slices.insert(name.clone());
+        scope.reserve_length(&name);
+        scope.oxide.minted.insert(name.clone(), minted);
+        Ok(Some(format!("auto {name} = {pointer};\nauto {name}_len = {length};\n")))
+    }
+}

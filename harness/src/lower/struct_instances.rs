@@ -1,0 +1,116 @@
+//! A struct of the kernel's file generic over types or constants, as one C struct per
+//! instantiation (`Tagged<u32, On>` as `Tagged_u32_On`): its fields with the arguments put in,
+//! less the `PhantomData` markers, which take no bytes.
+
+use super::{Context, Lowered};
+use kernel_lint_analyzer::parse::last_segment;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::{GenericParam, Item, Type};
+
+/// Whether a field's type is a zero-sized marker.
+fn is_marker(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if last_segment(&p.path) == "PhantomData")
+}
+
+/// `Tagged_u32_On` for `Tagged<u32, On>`: the name and the arguments' words.
+fn instance_name(ty: &Type) -> String {
+    let text = ty.to_token_stream().to_string();
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.join("_")
+}
+
+impl Context<'_> {
+    /// The C struct of one instantiation of a generic struct of the kernel's file, defined once
+    /// ahead of the file's own items; `None` when `ty` names no such struct.
+    pub(super) fn generic_struct_instance(&self, ty: &Type) -> Lowered<Option<String>> {
+        let Type::Path(p) = ty else { return Ok(None) };
+        let Some(last) = p.path.segments.last() else {
+            return Ok(None);
+        };
+        let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+            return Ok(None);
+        };
+        let Some(syntax) = self.workspace.syntax.get(self.here).copied().flatten() else {
+            return Ok(None);
+        };
+        let mut items = Vec::new();
+        super::compiled::compiled_items(&syntax.items, &self.layouts, &mut items);
+        let Some(def) = items.iter().find_map(|i| match i {
+            Item::Struct(s) if s.ident == last.ident => Some(s),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let params: Vec<String> = def
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| match g {
+                GenericParam::Type(t) => Some(t.ident.to_string()),
+                GenericParam::Const(c) => Some(c.ident.to_string()),
+                GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        let values: Vec<TokenStream> = arguments
+            .args
+            .iter()
+            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+            .map(|a| match a {
+                syn::GenericArgument::Const(e) => e.to_token_stream(),
+                other => other.to_token_stream(),
+            })
+            .collect();
+        if params.is_empty() || params.len() != values.len() {
+            return Ok(None);
+        }
+        let mut instance = (*def).clone();
+        instance.generics = syn::Generics::default();
+        let fields = match &mut instance.fields {
+            syn::Fields::Named(named) => &mut named.named,
+            syn::Fields::Unnamed(unnamed) => {
+                if unnamed.unnamed.iter().any(|f| is_marker(&f.ty)) {
+                    return self.fail(ty, "a tuple struct with a `PhantomData` field is not lowered");
+                }
+                &mut unnamed.unnamed
+            }
+            syn::Fields::Unit => return Ok(None),
+        };
+        let kept: syn::punctuated::Punctuated<syn::Field, syn::Token![,]> = fields
+            .iter()
+            .filter(|f| !is_marker(&f.ty))
+            .map(|f| {
+                let mut f = f.clone();
+                let tokens = super::launch_instances::substitute(f.ty.to_token_stream(), &params, &values);
+                f.ty = syn::parse2(tokens).unwrap_or(f.ty);
+                f
+            })
+            .collect();
+        // The instance is defined ahead of the file's own structs: it may not name them.
+        for field in &kept {
+            if let Type::Path(fp) = &field.ty {
+                if self.structs.contains(&last_segment(&fp.path)) {
+                    return self.fail(
+                        ty,
+                        format!(
+                            "generic struct `{}`: a field of the file's own struct `{}` is not lowered",
+                            def.ident,
+                            last_segment(&fp.path)
+                        ),
+                    );
+                }
+            }
+        }
+        *fields = kept;
+        let wanted = instance_name(ty);
+        let key = ("struct", self.layouts.module.clone(), wanted);
+        self.require(ty, key, super::items::Area::Early, |name| {
+            instance.ident = syn::Ident::new(name, def.ident.span());
+            Ok((String::new(), self.lower_struct(&instance)?))
+        })
+        .map(Some)
+    }
+}
