@@ -34,7 +34,7 @@ impl Context<'_> {
                 // Wait for the constants it names.
                 if expression_names(&c.expr)
                     .iter()
-                    .any(|n| still.contains(n) && *n != c.ident.to_string())
+                    .any(|n| still.contains(n) && c.ident != n)
                 {
                     return true;
                 }
