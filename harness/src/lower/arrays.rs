@@ -17,8 +17,8 @@ template <typename T, unsigned long long N> struct array {
   T v[N];
   // A template index is an exact match for every integer, so the array's own subscript is
   // preferred to the built-in one on the decayed pointer.
-  template <typename I> __host__ __device__ T& operator[](I i) { return v[i]; }
-  template <typename I> __host__ __device__ const T& operator[](I i) const { return v[i]; }
+  template <typename I> __host__ __device__ constexpr T& operator[](I i) { return v[i]; }
+  template <typename I> __host__ __device__ constexpr const T& operator[](I i) const { return v[i]; }
   __host__ __device__ T* begin() { return v; }
   __host__ __device__ T* end() { return v + N; }
   __host__ __device__ const T* begin() const { return v; }

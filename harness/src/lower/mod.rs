@@ -43,6 +43,7 @@ mod patterns;
 mod prelude;
 mod printf;
 mod receivers;
+mod static_refs;
 mod stmt;
 mod struct_instances;
 mod tables;
@@ -218,10 +219,7 @@ pub fn lower_file(
     }
     // Other constants (floats, arrays, expressions of constants), in an order C++ accepts: a
     // constant is defined once those it names are.
-    for failed in cx.lower_other_consts(&items, &mut code) {
-        cx.consts.remove(&failed);
-        cx.undefined.insert(failed);
-    }
+    let failed_consts = cx.lower_other_consts(&items, &mut code);
     // Shared and device statics at file level.
     for item in &items {
         if let Item::Static(s) = item {
@@ -234,6 +232,10 @@ pub fn lower_file(
                 }
             }
         }
+    }
+    for failed in cx.consts_naming_statics(&items, failed_consts, &mut code) {
+        cx.consts.remove(&failed);
+        cx.undefined.insert(failed);
     }
     let helpers: Vec<&syn::ItemFn> = items
         .iter()

@@ -198,26 +198,28 @@ __device__ inline Vec2 xy(Vec4 a) { return Vec2{a.x, a.y}; }
 __device__ inline Vec3 xyz(Vec4 a) { return Vec3{a.x, a.y, a.z}; }
 template <typename A, typename B> struct tuple2 {
   A _0; B _1;
-  template <typename X, typename Y> __device__ operator tuple2<X, Y>() const { return {(X)_0, (Y)_1}; }
+  template <typename X, typename Y> __host__ __device__ constexpr operator tuple2<X, Y>() const { return {(X)_0, (Y)_1}; }
 };
 template <typename A, typename B, typename C> struct tuple3 {
   A _0; B _1; C _2;
-  template <typename X, typename Y, typename Z> __device__ operator tuple3<X, Y, Z>() const {
+  template <typename X, typename Y, typename Z> __host__ __device__ constexpr operator tuple3<X, Y, Z>() const {
     return {(X)_0, (Y)_1, (Z)_2};
   }
 };
 template <typename A, typename B, typename C, typename D> struct tuple4 {
   A _0; B _1; C _2; D _3;
-  template <typename X, typename Y, typename Z, typename W> __device__ operator tuple4<X, Y, Z, W>() const {
+  template <typename X, typename Y, typename Z, typename W>
+  __host__ __device__ constexpr operator tuple4<X, Y, Z, W>() const {
     return {(X)_0, (Y)_1, (Z)_2, (W)_3};
   }
 };
-template <typename A, typename B> __device__ tuple2<A, B> make_tuple(A a, B b) { return {a, b}; }
-template <typename A, typename B, typename C> __device__ tuple3<A, B, C> make_tuple(A a, B b, C c) {
+// Constant: tables of tuples initialize `__device__` variables.
+template <typename A, typename B> __host__ __device__ constexpr tuple2<A, B> make_tuple(A a, B b) { return {a, b}; }
+template <typename A, typename B, typename C> __host__ __device__ constexpr tuple3<A, B, C> make_tuple(A a, B b, C c) {
   return {a, b, c};
 }
 template <typename A, typename B, typename C, typename D>
-__device__ tuple4<A, B, C, D> make_tuple(A a, B b, C c, D d) { return {a, b, c, d}; }
+__host__ __device__ constexpr tuple4<A, B, C, D> make_tuple(A a, B b, C c, D d) { return {a, b, c, d}; }
 "#,
     crate::array_prelude!(),
     crate::option_prelude!(),

@@ -1,0 +1,69 @@
+//! Constants that hold the address of a static (`&DATA`, `&DATA[7]`, `&raw const DATA`): each
+//! becomes a `__device__` variable initialized with the address of the static's `__device__`
+//! variable, which C++ accepts as a constant initializer once the statics are declared.
+
+use super::{expression_names, ident, Context, Scope};
+use quote::ToTokens;
+use std::collections::HashSet;
+use std::fmt::Write;
+use syn::{Expr, Item};
+
+impl Context<'_> {
+    /// Defines the constants of `failed` that name a static, after the statics; returns those
+    /// still not lowered.
+    pub(super) fn consts_naming_statics(&self, items: &[&Item], failed: Vec<String>, code: &mut String) -> Vec<String> {
+        let statics: HashSet<String> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Static(s) => Some(s.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut pending: Vec<&syn::ItemConst> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Const(c) if failed.contains(&c.ident.to_string()) => Some(c),
+                _ => None,
+            })
+            .filter(|c| expression_names(&c.expr).iter().any(|n| statics.contains(n)))
+            .collect();
+        let mut still: HashSet<String> = failed.iter().cloned().collect();
+        loop {
+            let before = pending.len();
+            pending.retain(|c| {
+                // Wait for the constants it names.
+                if expression_names(&c.expr)
+                    .iter()
+                    .any(|n| still.contains(n) && c.ident != n)
+                {
+                    return true;
+                }
+                // A cast pointer (`&raw const T as *const U`) is a `reinterpret_cast`: not a constant
+                // initializer, which a `__device__` variable needs.
+                if c.expr.to_token_stream().to_string().contains(" as *") {
+                    return false;
+                }
+                let value = match &*c.expr {
+                    Expr::Array(a) => a
+                        .elems
+                        .iter()
+                        .map(|e| self.expr(e, &mut Scope::default()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(|v| format!("{{{}}}", v.join(", "))),
+                    other => self.expr(other, &mut Scope::default()),
+                };
+                if let (Ok(value), Ok(decl)) = (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
+                    // A pointer's declarator already leads with the pointee's `const`.
+                    let qualifier = if decl.starts_with("const ") { "" } else { "const " };
+                    let _ = writeln!(code, "__device__ {qualifier}{decl} = {value};");
+                    still.remove(&c.ident.to_string());
+                }
+                false
+            });
+            if pending.len() == before {
+                break;
+            }
+        }
+        failed.into_iter().filter(|f| still.contains(f)).collect()
+    }
+}
