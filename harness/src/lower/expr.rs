@@ -561,7 +561,7 @@ impl Context<'_> {
             // A Rust reference reads through itself in arithmetic: `kl::ref` converts likewise.
             "get_unchecked" | "get_unchecked_mut" => format!("kl::make_ref(&{receiver}[{}])", arg(0)?),
             "write" | "write_volatile" | "write_unaligned" => {
-                if receiver_is_pointer(&m.receiver) {
+                if receiver_is_pointer(&m.receiver) || Self::names_raw_pointer(&m.receiver, scope) {
                     format!("(*{receiver} = {})", arg(0)?)
                 } else {
                     format!("({receiver} = {})", arg(0)?)

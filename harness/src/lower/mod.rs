@@ -367,6 +367,8 @@ struct Scope {
     declared: HashMap<String, usize>,
     /// The Rust type (last path segment) of C bindings whose type the source states.
     types: HashMap<String, String>,
+    /// C bindings the source declares as raw pointers: `p.write(v)` stores through them.
+    raw_pointers: HashSet<String>,
     /// Whether the call lowered last returns a reference (a pointer in C).
     reference_call: bool,
     oxide: oxide::OxideScope,
@@ -667,6 +669,9 @@ impl<'a> Context<'a> {
                 return self.fail(&typed.pat, "parameter pattern is not a name");
             };
             let name = scope.bind(&name.ident.to_string());
+            if matches!(&*typed.ty, Type::Ptr(_)) {
+                scope.raw_pointers.insert(name.clone());
+            }
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => {

@@ -9,12 +9,20 @@ use syn::{Expr, Type};
 impl Context<'_> {
     /// Records the type of the C binding `name` from its declared type or its value.
     pub(super) fn note_type(&self, name: &str, ty: Option<&Type>, init: Option<&Expr>, scope: &mut Scope) {
+        if matches!(ty, Some(Type::Ptr(_))) {
+            scope.raw_pointers.insert(name.to_string());
+        }
         let named = ty
             .and_then(type_name)
             .or_else(|| init.and_then(|e| self.value_type(e, scope)));
         if let Some(named) = named {
             scope.types.insert(name.to_string(), named);
         }
+    }
+
+    /// Whether an expression names a binding declared as a raw pointer.
+    pub(super) fn names_raw_pointer(e: &Expr, scope: &Scope) -> bool {
+        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.raw_pointers.contains(&scope.lookup(&i.to_string()))))
     }
 
     /// The type a value is built as: `Pair(x)`, `Pair { .. }`, `Pair::new(..)`, `&pair`.
