@@ -14,6 +14,7 @@ use syn::{Expr, Item, Stmt, Type};
 mod arrays;
 mod async_copy;
 mod atomics;
+mod byte_order;
 mod closures;
 mod compiled;
 mod const_eval;

@@ -15,7 +15,10 @@ impl Context<'_> {
             return self.fail(block, "a block used as a value ends without a value");
         };
         if diverges(tail) {
-            return self.fail(tail, "a block used as a value that leaves with `return`, `break` or `continue`");
+            return self.fail(
+                tail,
+                "a block used as a value that leaves with `return`, `break` or `continue`",
+            );
         }
         if body.is_empty() {
             return self.expr(tail, scope);

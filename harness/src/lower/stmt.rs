@@ -218,8 +218,15 @@ impl Context<'_> {
                 let Expr::Lit(lit) = element else {
                     let first = elements.as_ref().and_then(|v| v.first()).or(value.as_ref());
                     match first {
-                        Some(first) => break 'inferred Self::inferred_array(&super::element_types::of_value(first), &dims, &name),
-                        None => return self.fail(element, "the element type of an array needs a literal or a declared type"),
+                        Some(first) => {
+                            break 'inferred Self::inferred_array(&super::element_types::of_value(first), &dims, &name)
+                        }
+                        None => {
+                            return self.fail(
+                                element,
+                                "the element type of an array needs a literal or a declared type",
+                            )
+                        }
                     }
                 };
                 if let Some(base) = super::element_types::of_literal(&lit.lit) {
