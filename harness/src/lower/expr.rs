@@ -159,7 +159,7 @@ impl Context<'_> {
                         self.expr(&a, scope)?,
                         self.expr(&b, scope)?
                     ),
-                    _ => return self.fail(i, "`if` used as a value with statements inside is not lowered"),
+                    _ => self.if_value_with_statements(i, scope)?,
                 }
             }
             Expr::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
@@ -352,6 +352,7 @@ impl Context<'_> {
                 }
             }
             syn::Lit::Bool(b) => b.value.to_string(),
+            syn::Lit::Char(c) => super::element_types::char_literal(c),
             other => return self.fail(other, "literal is not lowered"),
         })
     }

@@ -41,6 +41,7 @@ const INTEGER: &[(&str, usize)] = &[
     ("saturating_sub", 1),
     ("rotate_left", 1),
     ("div_ceil", 1),
+    ("is_multiple_of", 1),
     ("rotate_right", 1),
     ("count_ones", 0),
     ("is_power_of_two", 0),
@@ -248,6 +249,12 @@ impl Context<'_> {
             // `core::f32::math::floor(x)`: the float method as a function.
             other if owner.as_deref() == Some("math") && c.args.len() == 1 && float_method(other) => true,
             "mul_add" if owner.as_deref() == Some("math") && c.args.len() == 3 => true,
+            "powi" | "powf" if owner.as_deref() == Some("math") && c.args.len() == 2 => true,
+            "from_ne_bytes" | "from_le_bytes"
+                if owner.as_deref().and_then(Self::primitive).is_some() && c.args.len() == 1 =>
+            {
+                true
+            }
             other if other.strip_prefix("__nv_").is_some_and(c_math) => true,
             _ => false,
         };
@@ -294,6 +301,10 @@ impl Context<'_> {
             ("sincos" | "sincosf", [x]) => format!("kl::sin_cos({x})"),
             (other, [x]) if owner.as_deref() == Some("math") => format!("kl::{other}({x})"),
             ("mul_add", [a, b, c]) => format!("kl::mul_add({a}, {b}, {c})"),
+            ("powi" | "powf", [x, n]) => format!("kl::{name}({x}, {n})"),
+            ("from_ne_bytes" | "from_le_bytes", [bytes]) => {
+                super::byte_order::from_bytes(owner.as_deref().and_then(Self::primitive).unwrap_or("int"), bytes)
+            }
             ("read_volatile", [pointer]) => format!("kl::read_volatile({pointer})"),
             ("write_volatile", [pointer, value]) => format!("kl::write_volatile({pointer}, {value})"),
             // The C function of one float type: its operands in that type, as Rust's are.

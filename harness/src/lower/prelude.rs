@@ -234,6 +234,8 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::async_copy_prelude!(),
     crate::nalgebra_prelude!(),
     crate::numeric_prelude!(),
+    crate::divisibility_prelude!(),
+    crate::byte_order_prelude!(),
     crate::intrinsics_prelude!(),
     crate::warp_stubs_prelude!(),
     crate::atomics_prelude!(),

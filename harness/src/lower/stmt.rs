@@ -217,13 +217,24 @@ impl Context<'_> {
         let name = scope.bind(rust_name);
         let declaration = match ty {
             Some(ty) if !matches!(ty, Type::Infer(_)) => self.declarator(ty, &name)?,
-            _ => {
+            _ => 'inferred: {
                 let Expr::Lit(lit) = element else {
-                    return self.fail(
-                        element,
-                        "the element type of an array needs a literal or a declared type",
-                    );
+                    let first = elements.as_ref().and_then(|v| v.first()).or(value.as_ref());
+                    match first {
+                        Some(first) => {
+                            break 'inferred Self::inferred_array(&super::element_types::of_value(first), &dims, &name)
+                        }
+                        None => {
+                            return self.fail(
+                                element,
+                                "the element type of an array needs a literal or a declared type",
+                            )
+                        }
+                    }
                 };
+                if let Some(base) = super::element_types::of_literal(&lit.lit) {
+                    break 'inferred Self::inferred_array(base, &dims, &name);
+                }
                 let base = match &lit.lit {
                     syn::Lit::Int(i) => match i.suffix() {
                         "" => "int",

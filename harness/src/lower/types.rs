@@ -21,6 +21,8 @@ impl Context<'_> {
             "f16" => "__half",
             "bf16" => "__nv_bfloat16",
             "bool" => "bool",
+            // A Unicode scalar value, four bytes.
+            "char" => "unsigned int",
             _ => return None,
         })
     }
