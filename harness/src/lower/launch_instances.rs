@@ -280,7 +280,11 @@ fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
 /// A helper still generic is lowered only as the copies its calls with explicit arguments
 /// instantiate; a call that leaves them to inference is refused with this reason.
 pub(super) fn refuse_generic_helpers(helpers: &[&syn::ItemFn], failed: &mut std::collections::HashMap<String, String>) {
-    for f in helpers.iter().filter(|f| is_generic(f)) {
+    // Those generic over types only are function templates, which C++ instantiates.
+    for f in helpers
+        .iter()
+        .filter(|f| is_generic(f) && super::templates::type_params(f).is_none())
+    {
         let params: Vec<String> = f
             .sig
             .generics

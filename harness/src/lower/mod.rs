@@ -44,6 +44,7 @@ mod printf;
 mod receivers;
 mod stmt;
 mod tables;
+mod templates;
 mod traits;
 mod types;
 mod warp_stubs;
@@ -179,6 +180,7 @@ pub fn lower_file(
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         instances: HashMap::new(),
+        template_types: HashMap::new(),
         structs: HashSet::new(),
         undefined: HashSet::new(),
         consts: items
@@ -343,6 +345,8 @@ struct Context<'a> {
     helpers: HashSet<String>,
     /// The C names of the copies of const-generic helpers, by the call (`blur::<8>`).
     instances: HashMap<String, String>,
+    /// The C++ names of the type parameters of the function template being lowered.
+    template_types: HashMap<String, String>,
     structs: HashSet<String>,
     /// File-level constants and statics that could not be defined: a kernel naming one is not
     /// lowered.
@@ -587,6 +591,9 @@ impl<'a> Context<'a> {
     }
 
     fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {
+        if let Some(template) = self.template_helper(f) {
+            return template;
+        }
         self.lower_function(f, None)
     }
 
