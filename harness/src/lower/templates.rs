@@ -67,8 +67,21 @@ impl Context<'_> {
         } else {
             format!("template <{}> ", typenames.join(", "))
         };
+        // `g: &G` is `G* g`: `const G*` would not match a pointer to a function, whose type
+        // takes no `const`.
+        let mut f = f.clone();
+        for input in f.sig.inputs.iter_mut() {
+            if let FnArg::Typed(t) = input {
+                if let Type::Reference(r) = &mut *t.ty {
+                    if matches!(&*r.elem, Type::Path(p) if p.path.get_ident().is_some_and(|i| names.iter().any(|n| i == n)))
+                    {
+                        r.mutability = Some(Default::default());
+                    }
+                }
+            }
+        }
         Some(
-            cx.lower_function(f, None)
+            cx.lower_function(&f, None)
                 .map(|(prototype, body)| (format!("{header}{prototype}"), format!("{header}{body}"))),
         )
     }
