@@ -51,7 +51,7 @@ mod warp_stubs;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
-pub use launch_instances::instantiate_kernels;
+pub use launch_instances::{host_program, instantiate_kernels, instantiate_kernels_launched_by};
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
