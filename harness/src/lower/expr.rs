@@ -34,6 +34,9 @@ impl Context<'_> {
                 if let Some(item) = self.item_value(p, scope)? {
                     return Ok(item);
                 }
+                if let Some(ordering) = super::ordering::ordering_value(&p.path) {
+                    return Ok(ordering);
+                }
                 if p.path.segments.len() > 1
                     && self.layouts.const_named(&p.path).is_none()
                     && !self.consts.contains(&name)
@@ -283,6 +286,10 @@ impl Context<'_> {
                 }
                 Some(format!("({})", cases.join(" || ")))
             }
+            syn::Pat::Path(p) if super::ordering::ordering_value(&p.path).is_some() => Some(format!(
+                "({scrutinee} == {})",
+                super::ordering::ordering_value(&p.path).unwrap_or_default()
+            )),
             other => return self.fail(other, "only literal, range and `_` patterns are lowered in `match`"),
         })
     }

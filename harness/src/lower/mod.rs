@@ -37,6 +37,7 @@ mod nalgebra;
 mod nested_structs;
 mod numeric;
 mod options;
+mod ordering;
 mod oxide;
 mod patterns;
 mod prelude;

@@ -236,5 +236,6 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::warp_stubs_prelude!(),
     crate::atomics_prelude!(),
     crate::trait_prelude!(),
-    crate::callables_prelude!()
+    crate::callables_prelude!(),
+    crate::ordering_prelude!()
 );

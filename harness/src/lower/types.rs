@@ -99,6 +99,9 @@ impl Context<'_> {
                 if let Some(c) = self.nalgebra_type(ty)? {
                     return Ok(c);
                 }
+                if let Some(c) = self.ordering_type(ty) {
+                    return Ok(c);
+                }
                 if let Some(reason) = self.generic_struct(ty) {
                     return self.fail(ty, reason);
                 }
