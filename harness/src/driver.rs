@@ -2,7 +2,9 @@
 //! configuration and buffers sized from the analysis, and the manifest of predictions.
 
 use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS};
-use crate::lower::{instantiate_kernels, lower_file, LoweredKernel, Param, Workspace, PRELUDE};
+use crate::lower::{
+    host_program, instantiate_kernels_launched_by, lower_file, LoweredKernel, Param, Workspace, PRELUDE,
+};
 use crate::manifest::{BufferRecord, LaunchRecord, Manifest, NotLoweredRecord, PredictedAccess, SCHEMA};
 use kernel_lint_analyzer::algebra::interval::{iteration_bound, Interval};
 use kernel_lint_analyzer::algebra::{Atom, Predicate};
@@ -133,7 +135,12 @@ impl LoweredSet {
             };
             let namespace = format!("kl_file{i}");
             let (kernels, _) = program.kernels(i, plan);
-            let kernels = instantiate_kernels(syntax, kernels);
+            let host = kernels
+                .iter()
+                .any(|k| !k.item.sig.generics.params.is_empty())
+                .then(|| host_program(&file.path))
+                .flatten();
+            let kernels = instantiate_kernels_launched_by(syntax, host.as_ref(), kernels);
             let lowered = lower_file(&workspace, i, syntax, scope, &kernels, &namespace);
             code.push_str(&lowered.code);
             for failure in &lowered.not_lowered {

@@ -225,7 +225,7 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
             ),
             (
                 "reads_missing".to_string(),
-                "`FLAGS` names a constant or static whose definition is not lowered".to_string()
+                "method `map_or` is not lowered".to_string()
             ),
             (
                 "runtime_rows".to_string(),

@@ -74,6 +74,57 @@ impl Context<'_> {
             .iter()
             .map(|a| self.expr(a, scope))
             .collect::<Lowered<Vec<_>>>()?;
+        // A callable taken by reference (`f: &F`) is a pointer in C++.
+        if scope.references.contains(&callee) {
+            return Ok(Some(format!("(*{callee})({})", args.join(", "))));
+        }
         Ok(Some(format!("{callee}({})", args.join(", "))))
+    }
+}
+
+impl Context<'_> {
+    /// `(**rr)(x)`, `(*f)(x)`, `(holder.f)(x)`: the callable the expression reaches (a lambda,
+    /// a pointer to one, a function pointer), called as C++ calls it.
+    pub(super) fn callee_call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Expr::Paren(inner) = &*c.func else { return Ok(None) };
+        if !matches!(&*inner.expr, Expr::Unary(_) | Expr::Field(_) | Expr::Path(_)) {
+            return Ok(None);
+        }
+        let callee = self.expr(&inner.expr, scope)?;
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.expr(a, scope))
+            .collect::<Lowered<Vec<_>>>()?;
+        Ok(Some(format!("({callee})({})", args.join(", "))))
+    }
+}
+
+/// `fn(A, B) -> R` as a C++ type that fits a declarator: `kl::fn_ptr<R, A, B>`.
+#[macro_export]
+macro_rules! callables_prelude {
+    () => {
+        r#"namespace kl {
+template <typename R, typename... A> using fn_ptr = R (*)(A...);
+}
+"#
+    };
+}
+
+impl Context<'_> {
+    /// `fn(u32) -> u32`: a pointer to a `__device__` function.
+    pub(super) fn fn_pointer_type(&self, f: &syn::TypeBareFn) -> Lowered<String> {
+        if f.variadic.is_some() || f.abi.is_some() {
+            return self.fail(f, "a variadic or extern function pointer type is not lowered");
+        }
+        let ret = match &f.output {
+            syn::ReturnType::Default => "void".to_string(),
+            syn::ReturnType::Type(_, ty) => self.c_type(ty)?,
+        };
+        let mut types = vec![ret];
+        for input in &f.inputs {
+            types.push(self.c_type(&input.ty)?);
+        }
+        Ok(format!("kl::fn_ptr<{}>", types.join(", ")))
     }
 }

@@ -34,6 +34,9 @@ impl Context<'_> {
                 if let Some(item) = self.item_value(p, scope)? {
                     return Ok(item);
                 }
+                if let Some(ordering) = super::ordering::ordering_value(&p.path) {
+                    return Ok(ordering);
+                }
                 if p.path.segments.len() > 1
                     && self.layouts.const_named(&p.path).is_none()
                     && !self.consts.contains(&name)
@@ -283,6 +286,10 @@ impl Context<'_> {
                 }
                 Some(format!("({})", cases.join(" || ")))
             }
+            syn::Pat::Path(p) if super::ordering::ordering_value(&p.path).is_some() => Some(format!(
+                "({scrutinee} == {})",
+                super::ordering::ordering_value(&p.path).unwrap_or_default()
+            )),
             other => return self.fail(other, "only literal, range and `_` patterns are lowered in `match`"),
         })
     }
@@ -374,6 +381,9 @@ impl Context<'_> {
 
     pub(super) fn call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<String> {
         let Expr::Path(p) = &*c.func else {
+            if let Some(call) = self.callee_call(c, scope)? {
+                return Ok(call);
+            }
             return self.fail(c, "call through an expression");
         };
         if let Some(call) = self.local_call(c, scope)? {
@@ -441,6 +451,8 @@ impl Context<'_> {
         match name.as_str() {
             "from_raw_parts" | "from_raw_parts_mut" if !args.is_empty() => return Ok(args[0].clone()),
             "min" | "max" if args.len() == 2 => return Ok(format!("{name}({}, {})", args[0], args[1])),
+            // Function pointers are equal when they name the same function.
+            "fn_addr_eq" if args.len() == 2 => return Ok(format!("({} == {})", args[0], args[1])),
             _ => {}
         }
         if let (Some(op), [a, b]) = (fast_math_op(&name), args.as_slice()) {

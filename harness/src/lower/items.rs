@@ -147,6 +147,7 @@ impl<'a> Context<'a> {
             helpers_failed: HashMap::new(),
             helpers: HashSet::new(),
             instances: HashMap::new(),
+            template_types: HashMap::new(),
             structs: HashSet::new(),
             consts: HashSet::new(),
             undefined: HashSet::new(),

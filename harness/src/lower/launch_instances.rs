@@ -12,11 +12,25 @@ use syn::{Expr, GenericArgument, GenericParam, Type};
 /// `kernels` with each generic kernel replaced by its instantiations that the file launches;
 /// a generic kernel that the file never instantiates stays, to be refused with the reason.
 pub fn instantiate_kernels(syntax: &syn::File, kernels: Vec<Kernel>) -> Vec<Kernel> {
+    instantiate_kernels_launched_by(syntax, None, kernels)
+}
+
+/// As [`instantiate_kernels`], with the launches of `host` too: the program of a library
+/// crate's generic kernels instantiates them (`module.scale::<f32>(..)` in a sibling crate).
+pub fn instantiate_kernels_launched_by(
+    syntax: &syn::File,
+    host: Option<&syn::File>,
+    kernels: Vec<Kernel>,
+) -> Vec<Kernel> {
     if kernels.iter().all(|k| !is_generic(&k.item)) {
         return kernels;
     }
-    let tokens = syntax.to_token_stream();
-    let placeholders = generic_names(syntax);
+    let mut tokens = syntax.to_token_stream();
+    let mut placeholders = generic_names(syntax);
+    if let Some(host) = host {
+        tokens.extend(host.to_token_stream());
+        placeholders.extend(generic_names(host));
+    }
     let mut taken: HashSet<String> = kernels.iter().map(|k| k.name.clone()).collect();
     let mut out = Vec::new();
     for kernel in kernels {
@@ -109,6 +123,8 @@ fn launches(
 ) -> Vec<Result<Vec<String>, String>> {
     let mut found = Vec::new();
     scan(tokens.clone(), name, &mut found);
+    // `kernels::name_ptx_name::<4>()` names the entry point of that instantiation.
+    scan(tokens.clone(), &format!("{name}_ptx_name"), &mut found);
     let mut seen = HashSet::new();
     found
         .into_iter()
@@ -280,7 +296,11 @@ fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
 /// A helper still generic is lowered only as the copies its calls with explicit arguments
 /// instantiate; a call that leaves them to inference is refused with this reason.
 pub(super) fn refuse_generic_helpers(helpers: &[&syn::ItemFn], failed: &mut std::collections::HashMap<String, String>) {
-    for f in helpers.iter().filter(|f| is_generic(f)) {
+    // Those generic over types only are function templates, which C++ instantiates.
+    for f in helpers
+        .iter()
+        .filter(|f| is_generic(f) && super::templates::type_params(f).is_none())
+    {
         let params: Vec<String> = f
             .sig
             .generics
@@ -324,4 +344,17 @@ fn block_constant(syntax: &syn::File, e: &Expr) -> Option<Expr> {
         })
     }
     find(&syntax.items, &ty.ident, &constant.ident)
+}
+
+/// The host program of the example a library crate's file belongs to: for
+/// `ex/kernel-lib/src/lib.rs`, `ex/src/main.rs`, parsed; `None` when there is none.
+pub fn host_program(path: &str) -> Option<syn::File> {
+    let path = std::path::Path::new(path);
+    let src = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "src"))?;
+    let example = src.parent()?.parent()?;
+    let host = example.join("src").join("main.rs");
+    if host == path {
+        return None;
+    }
+    syn::parse_file(&std::fs::read_to_string(host).ok()?).ok()
 }

@@ -41,6 +41,7 @@ mod nalgebra;
 mod nested_structs;
 mod numeric;
 mod options;
+mod ordering;
 mod oxide;
 mod patterns;
 mod prelude;
@@ -51,13 +52,14 @@ mod statement_values;
 mod stmt;
 mod struct_instances;
 mod tables;
+mod templates;
 mod traits;
 mod types;
 mod warp_stubs;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
-pub use launch_instances::instantiate_kernels;
+pub use launch_instances::{host_program, instantiate_kernels, instantiate_kernels_launched_by};
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
@@ -186,6 +188,7 @@ pub fn lower_file(
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         instances: HashMap::new(),
+        template_types: HashMap::new(),
         structs: HashSet::new(),
         undefined: HashSet::new(),
         consts: items
@@ -351,6 +354,8 @@ struct Context<'a> {
     helpers: HashSet<String>,
     /// The C names of the copies of const-generic helpers, by the call (`blur::<8>`).
     instances: HashMap<String, String>,
+    /// The C++ names of the type parameters of the function template being lowered.
+    template_types: HashMap<String, String>,
     structs: HashSet<String>,
     /// File-level constants and statics that could not be defined: a kernel naming one is not
     /// lowered.
@@ -597,6 +602,9 @@ impl<'a> Context<'a> {
     }
 
     fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {
+        if let Some(template) = self.template_helper(f) {
+            return template;
+        }
         self.lower_function(f, None)
     }
 

@@ -239,5 +239,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::intrinsics_prelude!(),
     crate::warp_stubs_prelude!(),
     crate::atomics_prelude!(),
-    crate::trait_prelude!()
+    crate::trait_prelude!(),
+    crate::callables_prelude!(),
+    crate::ordering_prelude!()
 );

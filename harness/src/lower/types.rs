@@ -56,6 +56,10 @@ impl Context<'_> {
                 qself: Some(qself),
                 path,
             }) => self.associated_type(ty, qself, path),
+            Type::BareFn(f) => self.fn_pointer_type(f),
+            // `-> !`: the function never returns, which C++ spells as returning nothing.
+            Type::Never(_) => Ok("void".to_string()),
+            Type::Path(_) if self.template_type(ty).is_some() => Ok(self.template_type(ty).unwrap_or_default()),
             Type::Path(p) => {
                 let segment = p
                     .path
@@ -98,6 +102,9 @@ impl Context<'_> {
                     return Ok(c);
                 }
                 if let Some(c) = self.generic_struct_instance(ty)? {
+                    return Ok(c);
+                }
+                if let Some(c) = self.ordering_type(ty) {
                     return Ok(c);
                 }
                 if let Some(reason) = self.generic_struct(ty) {
