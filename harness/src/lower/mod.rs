@@ -41,6 +41,7 @@ mod oxide;
 mod patterns;
 mod prelude;
 mod printf;
+mod ptx_ops;
 mod receivers;
 mod stmt;
 mod tables;
