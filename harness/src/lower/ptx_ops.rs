@@ -210,7 +210,7 @@ macro_rules! ptx_ops_prelude {
 #define KL_PTX_VALUE(type, ptx, out, ...) ([&] { type d_; asm volatile(ptx : out(d_) : __VA_ARGS__); return d_; }())
 #define KL_PTX_FENCE(ptx) asm volatile(ptx ::: "memory")
 #else
-#define KL_PTX_VALUE(type, ptx, out, ...) (type{})
+#define KL_PTX_VALUE(type, ptx, out, ...) ((type)0)
 #define KL_PTX_FENCE(ptx) ((void)0)
 #endif
 enum prmt_modes { PRMT_F4E, PRMT_B4E, PRMT_RC8, PRMT_ECL, PRMT_ECR, PRMT_RC16 };
