@@ -114,6 +114,22 @@ fn tensor_map_copies_and_blackwell_matrix_forms_are_refused_with_why() {
 }
 
 #[test]
+fn ptx_asm_is_cuda_asm_with_its_constraints() {
+    let emitted = emitted();
+    let inline = kernel(&emitted.program, "inline_asm");
+    assert!(
+        inline.contains("asm volatile(\"add.u32 %0, %1, %1;\" : \"=r\"(doubled) : \"r\"(x) : );"),
+        "{inline}"
+    );
+    assert!(
+        inline.contains(
+            "asm volatile(\"add.u32 %0, %0, %1;\\n                 membar.gl;\" : \"+r\"(total) : \"r\"(doubled) : \"memory\");"
+        ),
+        "{inline}"
+    );
+}
+
+#[test]
 fn the_program_compiles() {
     check_with_gxx(&emitted().program);
 }

@@ -199,6 +199,108 @@ impl Context<'_> {
     }
 }
 
+/// One operand of `ptx_asm!`: `out("=r") x`, `inout("+r") x`, `in("r") e`, `clobber("memory")`
+/// or `options(register_only)`.
+struct AsmOperand {
+    kind: String,
+    constraint: Option<syn::LitStr>,
+    value: Option<Expr>,
+}
+
+impl syn::parse::Parse for AsmOperand {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let kind = input.call(<syn::Ident as syn::ext::IdentExt>::parse_any)?.to_string();
+        let inner;
+        syn::parenthesized!(inner in input);
+        if kind == "options" {
+            let _: proc_macro2::TokenStream = inner.parse()?;
+            return Ok(AsmOperand {
+                kind,
+                constraint: None,
+                value: None,
+            });
+        }
+        let constraint = Some(inner.parse()?);
+        let value = match kind.as_str() {
+            "out" | "inout" | "in" => Some(input.parse()?),
+            _ => None,
+        };
+        Ok(AsmOperand {
+            kind,
+            constraint,
+            value,
+        })
+    }
+}
+
+impl Context<'_> {
+    /// `ptx_asm!("tmpl", out("=r") x, in("r") y, clobber("memory"))` as CUDA's `asm volatile`:
+    /// the macro numbers outputs before inputs, as CUDA does, so the template is kept as is.
+    pub(super) fn ptx_asm(&self, mac: &syn::Macro, scope: &mut Scope) -> Lowered<String> {
+        use syn::parse::Parser;
+        let parser = |input: syn::parse::ParseStream| {
+            let template: syn::LitStr = input.parse()?;
+            let mut operands = Vec::new();
+            while !input.is_empty() {
+                let _: syn::Token![,] = input.parse()?;
+                if input.is_empty() {
+                    break;
+                }
+                operands.push(input.parse::<AsmOperand>()?);
+            }
+            Ok((template, operands))
+        };
+        let Ok((template, operands)) = parser.parse2(mac.tokens.clone()) else {
+            return self.fail(
+                mac,
+                "`ptx_asm!` whose operands are not `out`/`inout`/`in`/`clobber`/`options`",
+            );
+        };
+        let (mut outputs, mut inputs, mut clobbers) = (Vec::new(), Vec::new(), Vec::new());
+        for operand in &operands {
+            let constraint = operand.constraint.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            match (operand.kind.as_str(), &operand.value) {
+                (_, Some(_)) if constraint == "C" => {
+                    return self.fail(
+                        mac,
+                        "`ptx_asm!` with a compile-time string operand (`in(\"C\")`) is not lowered",
+                    );
+                }
+                ("out" | "inout", Some(place)) => {
+                    outputs.push(format!("\"{constraint}\"({})", self.expr(place, scope)?));
+                }
+                ("in", Some(value)) => inputs.push(format!("\"{constraint}\"({})", self.expr(value, scope)?)),
+                ("clobber", None) => clobbers.push(format!("\"{constraint}\"")),
+                ("options", None) => {}
+                _ => return self.fail(mac, format!("`ptx_asm!` operand `{}` is not lowered", operand.kind)),
+            }
+        }
+        Ok(format!(
+            "asm volatile({} : {} : {} : {});\n",
+            c_string(&template.value()),
+            outputs.join(", "),
+            inputs.join(", "),
+            clobbers.join(", ")
+        ))
+    }
+}
+
+/// `text` as a C++ string literal: PTX templates may span lines.
+fn c_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            other => out.push(other),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// C++ of these intrinsics, appended to the prelude.
 #[macro_export]
 #[doc(hidden)]

@@ -7,7 +7,7 @@ use cuda_device::barrier::{mbarrier_arrive_cluster, Barrier};
 use core::ptr::addr_of;
 use cuda_device::wgmma::{wgmma_commit_group, wgmma_fence, wgmma_wait_group};
 use cuda_device::wmma::ldmatrix_x2;
-use cuda_device::{cluster, kernel, thread, DisjointSlice, SharedArray};
+use cuda_device::{cluster, kernel, ptx_asm, thread, DisjointSlice, SharedArray};
 use cuda_intrinsics::f16 as raw_f16;
 use cuda_intrinsics::float as raw_float;
 use cuda_intrinsics::matrix;
@@ -83,6 +83,25 @@ mod kernels {
         let d = unsafe { matrix::mma_m16n8k32_f32_e2m1_e2m1([0.0; 4], [0; 4], [0; 2]) };
         if let Some(o) = out.get_mut(thread::index_1d()) {
             *o = d[0];
+        }
+    }
+
+    #[kernel]
+    pub fn inline_asm(mut out: DisjointSlice<u32>, x: u32) {
+        let doubled: u32;
+        let mut total = x;
+        unsafe {
+            ptx_asm!("add.u32 %0, %1, %1;", out("=r") doubled, in("r") x, options(register_only));
+            ptx_asm!(
+                "add.u32 %0, %0, %1;
+                 membar.gl;",
+                inout("+r") total,
+                in("r") doubled,
+                clobber("memory"),
+            );
+        }
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = total;
         }
     }
 }
