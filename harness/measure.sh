@@ -5,11 +5,11 @@
 #   harness/measure.sh OUT_DIR [kernel-lint options and paths...]
 #   e.g. harness/measure.sh target/measure --config fixtures/seeds.toml fixtures/seeds
 #
-# Environment: ARCH (default sm_90), KERNEL_LINT (default: cargo-kernel-lint on the PATH).
+# Environment: ARCH (default sm_90a, which `wgmma` needs), KERNEL_LINT (default: cargo-kernel-lint on the PATH).
 set -euo pipefail
 out=${1:?usage: harness/measure.sh OUT_DIR [kernel-lint options and paths...]}
 shift
-arch=${ARCH:-sm_90}
+arch=${ARCH:-sm_90a}
 kl=${KERNEL_LINT:-cargo-kernel-lint}
 mkdir -p "$out"
 

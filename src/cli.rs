@@ -109,8 +109,8 @@ pub struct BenchArgs {
     /// Also build, time, profile and write `pairs.md` (needs nvcc and ncu).
     #[arg(long)]
     pub run: bool,
-    /// GPU architecture for nvcc.
-    #[arg(long, default_value = "sm_90")]
+    /// GPU architecture for nvcc: sm_90a, as `wgmma` needs the Hopper-specific target.
+    #[arg(long, default_value = "sm_90a")]
     pub arch: String,
 }
 
@@ -123,8 +123,8 @@ pub struct ValidateArgs {
     /// Folder for the generated program, the profile and the measurements.
     #[arg(long, value_name = "DIR", default_value = "target/kernel-lint-validate")]
     pub out: PathBuf,
-    /// GPU architecture for nvcc.
-    #[arg(long, default_value = "sm_90")]
+    /// GPU architecture for nvcc: sm_90a, as `wgmma` needs the Hopper-specific target.
+    #[arg(long, default_value = "sm_90a")]
     pub arch: String,
     /// Fail (exit 1) when fewer measured accesses than this fraction are exact.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.9)]

@@ -10,7 +10,7 @@ use syn::Expr;
 pub(super) const BARRIER_TYPE: &str = "kl::mbarrier";
 
 /// The C++ function of a `barrier` or `async_copy` intrinsic taking its arguments as they are.
-fn intrinsic(item: &str) -> Option<&'static str> {
+pub(super) fn intrinsic(item: &str) -> Option<&'static str> {
     Some(match item {
         "barrier::mbarrier_init" => "kl::mbarrier_init",
         "barrier::mbarrier_arrive" => "kl::mbarrier_arrive",
@@ -21,6 +21,8 @@ fn intrinsic(item: &str) -> Option<&'static str> {
         "barrier::mbarrier_wait" => "kl::mbarrier_wait",
         "barrier::mbarrier_arrive_and_wait" => "kl::mbarrier_arrive_and_wait",
         "barrier::mbarrier_inval" => "kl::mbarrier_inval",
+        "barrier::mbarrier_arrive_cluster" => "kl::mbarrier_arrive_cluster",
+        "barrier::fence_mbarrier_init_release_cluster" => "kl::fence_mbarrier_init_release_cluster",
         "barrier::fence_proxy_async_shared_cta" => "kl::fence_proxy_async_shared_cta",
         "barrier::nanosleep" => "kl::nanosleep",
         "async_copy::cp_async_ca_4" => "kl::cp_async_ca<4>",

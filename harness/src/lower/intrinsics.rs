@@ -95,7 +95,7 @@ fn is_stub(block: &syn::Block) -> bool {
 
 /// `add_bf16x2`, `fma_ftz_relu_f16x2`, `max_nan_xorsign_abs_bf16x2`: the PTX instruction
 /// (`max.NaN.xorsign.abs.bf16x2`) and its number of operands.
-fn packed_half_op(name: &str, arity: usize) -> Option<String> {
+pub(super) fn packed_half_op(name: &str, arity: usize) -> Option<String> {
     let (stem, ty) = name.rsplit_once('_')?;
     if !matches!(ty, "f16x2" | "bf16x2") {
         return None;
@@ -207,6 +207,9 @@ impl Context<'_> {
     pub(super) fn device_intrinsic(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
         if let Some(stub) = self.warp_stub_call(c, scope)? {
             return Ok(Some(stub));
+        }
+        if let Some(op) = self.ptx_op_call(c, scope)? {
+            return Ok(Some(op));
         }
         let Expr::Path(p) = &*c.func else { return Ok(None) };
         let name = last_segment(&p.path);

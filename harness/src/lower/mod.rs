@@ -46,6 +46,7 @@ mod oxide;
 mod patterns;
 mod prelude;
 mod printf;
+mod ptx_ops;
 mod receivers;
 mod static_refs;
 mod statement_values;

@@ -238,6 +238,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::byte_order_prelude!(),
     crate::intrinsics_prelude!(),
     crate::warp_stubs_prelude!(),
+    crate::ptx_ops_prelude!(),
     crate::atomics_prelude!(),
     crate::trait_prelude!(),
     crate::callables_prelude!(),

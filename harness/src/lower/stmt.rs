@@ -217,6 +217,9 @@ impl Context<'_> {
         let name = scope.bind(rust_name);
         let declaration = match ty {
             Some(ty) if !matches!(ty, Type::Infer(_)) => self.declarator(ty, &name)?,
+            _ if self.ptx_op_type(element).is_some() => {
+                Self::inferred_array(self.ptx_op_type(element).unwrap_or_default(), &dims, &name)
+            }
             _ => 'inferred: {
                 let Expr::Lit(lit) = element else {
                     let first = elements.as_ref().and_then(|v| v.first()).or(value.as_ref());
