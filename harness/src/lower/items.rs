@@ -329,8 +329,11 @@ impl<'a> Context<'a> {
             return Ok(None);
         };
         let index = self.layouts.index;
-        if let Target::Associated(..) = target {
-            return Ok(self.layouts.const_named(&p.path).map(|v| format!("{v}ll")));
+        if let Target::Associated(_, ty, _) = &target {
+            if let Some(v) = self.layouts.const_named(&p.path) {
+                return Ok(Some(format!("{v}ll")));
+            }
+            return self.associated_value(p, &target, ty);
         }
         let Target::Item(module, name) = &target else {
             return Ok(None);
@@ -382,6 +385,23 @@ impl<'a> Context<'a> {
         })?;
         self.items.state.borrow_mut().hoisted.insert(name);
         Ok(lowered)
+    }
+
+    /// An associated constant of another type than an integer (`HaloState::EMPTY`): its
+    /// initializer, lowered where it is written; a constant's initializer has no effects.
+    fn associated_value(&self, p: &syn::ExprPath, target: &Target, ty: &str) -> Lowered<Option<String>> {
+        let Some((module, expr)) = self.layouts.index.const_expr(target) else {
+            return Ok(None);
+        };
+        let mut expr = expr.clone();
+        SelfType(ty).visit_expr_mut(&mut expr);
+        let inner = self
+            .within(module)
+            .ok_or_else(|| (self.span(p), "no file".to_string()))?;
+        let value = inner
+            .expr(&expr, &mut Scope::default())
+            .map_err(|(_, reason)| (self.span(p), format!("constant `{}` is not lowered: {reason}", self.text(p))))?;
+        Ok(Some(format!("({value})")))
     }
 
     /// The `const` item itself (with its type), from the file that defines it.
