@@ -114,7 +114,11 @@ fn kernel_file_items_named_by_another_file_are_defined_before_it() {
     let emitted = emit(KERNELS, GRID);
     let program = &emitted.program;
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     // Each of the kernel file's structs once, before the grid that points to them.
     let flags = program.find("struct Flags {").expect("Flags defined");
     let tile = program.find("struct Tile {").expect("Tile defined");
@@ -133,4 +137,41 @@ fn kernel_file_items_named_by_another_file_are_defined_before_it() {
     assert!(program.contains("Counter_get("), "{program}");
     assert!(!program.contains("Other_get("), "{program}");
     check_with_gxx(program);
+}
+
+#[test]
+fn items_of_crates_outside_the_workspace_name_their_crate() {
+    let kernel = r#"
+use cuda_std::thread;
+use crate::grid::Collider;
+use hashes::Hasher;
+
+#[kernel]
+pub unsafe fn project(colliders: *const Collider, out: *mut f32) {
+    let id = thread::index_1d() as usize;
+    let c = &*colliders.add(id);
+    *out.add(id) = 1.0;
+}
+
+#[kernel]
+pub unsafe fn digest(input: &[u8], out: *mut u8) {
+    let h = Hasher::digest(input);
+    *out = h;
+}
+"#;
+    let grid = "use parry::shape::Cuboid;\npub struct Collider {\n    pub shape: Cuboid,\n}\n";
+    let emitted = emit(kernel, grid);
+    let reasons: Vec<&str> = emitted.manifest.not_lowered.iter().map(|n| n.reason.as_str()).collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("`Cuboid` comes from crate `parry`, whose source is not in the analyzed workspace")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains(
+            "call to `Hasher::digest` is not lowered: `Hasher::digest` comes from crate `hashes`, whose source is not in the analyzed workspace"
+        )),
+        "{reasons:?}"
+    );
 }

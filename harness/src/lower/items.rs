@@ -398,9 +398,12 @@ impl<'a> Context<'a> {
         let inner = self
             .within(module)
             .ok_or_else(|| (self.span(p), "no file".to_string()))?;
-        let value = inner
-            .expr(&expr, &mut Scope::default())
-            .map_err(|(_, reason)| (self.span(p), format!("constant `{}` is not lowered: {reason}", self.text(p))))?;
+        let value = inner.expr(&expr, &mut Scope::default()).map_err(|(_, reason)| {
+            (
+                self.span(p),
+                format!("constant `{}` is not lowered: {reason}", self.text(p)),
+            )
+        })?;
         Ok(Some(format!("({value})")))
     }
 

@@ -21,6 +21,7 @@ mod device_copy;
 mod enums;
 mod excerpt;
 mod expr;
+mod external_crates;
 mod generated;
 mod generics;
 mod groups;
