@@ -175,3 +175,23 @@ pub unsafe fn digest(input: &[u8], out: *mut u8) {
         "{reasons:?}"
     );
 }
+
+#[test]
+fn unresolved_paths_of_the_workspace_are_not_blamed_on_a_crate() {
+    let kernel = r#"
+use cuda_std::thread;
+use crate::grid::Wall;
+
+#[kernel]
+pub unsafe fn bounce(walls: *const Wall, out: *mut f32) {
+    let id = thread::index_1d() as usize;
+    *out.add(id) = 1.0;
+}
+"#;
+    let grid = "use crate::shapes::Plane;\npub struct Wall {\n    pub plane: Plane,\n}\n";
+    let emitted = emit(kernel, grid);
+    let [refused] = emitted.manifest.not_lowered.as_slice() else {
+        panic!("{:?}", emitted.manifest.not_lowered)
+    };
+    assert!(!refused.reason.contains("comes from crate"), "{}", refused.reason);
+}

@@ -4,8 +4,9 @@
 use super::Context;
 use kernel_lint_analyzer::model::items::Target;
 
-/// Crates of the language itself: their items are builtins or not lowered for other reasons.
-const LANGUAGE: &[&str] = &["core", "std", "alloc"];
+/// Crates of the language itself (their items are builtins or not lowered for other reasons),
+/// and the workspace's own path roots, left when a path did not resolve.
+const NOT_EXTERNAL: &[&str] = &["core", "std", "alloc", "crate", "self", "super"];
 
 impl Context<'_> {
     /// Why an item of another crate is not lowered, when `path` names one.
@@ -14,7 +15,7 @@ impl Context<'_> {
             return None;
         };
         let krate = full.split("::").next().filter(|k| !k.is_empty())?;
-        if LANGUAGE.contains(&krate) {
+        if NOT_EXTERNAL.contains(&krate) {
             return None;
         }
         let name = path
