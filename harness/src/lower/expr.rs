@@ -473,6 +473,9 @@ impl Context<'_> {
             return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
         }
         if !self.helpers.contains(&name) {
+            if let Some(reason) = self.external_item(&p.path) {
+                return self.fail(c, format!("call to `{}` is not lowered: {reason}", self.text(&c.func)));
+            }
             // The program would not build: the harness defines no such function.
             return self.fail(
                 c,

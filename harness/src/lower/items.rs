@@ -70,6 +70,9 @@ struct State {
     late_prototypes: String,
     late: String,
     late_keys: Vec<Key>,
+    /// Structs of the kernel file defined early, for items of other files: its own pass
+    /// leaves them out.
+    hoisted: HashSet<String>,
 }
 
 impl ItemSet {
@@ -89,6 +92,11 @@ impl ItemSet {
     pub(super) fn late(&self) -> (String, String) {
         let state = self.state.borrow();
         (state.late_prototypes.clone(), state.late.clone())
+    }
+
+    /// The kernel file's structs already defined with the items of other files.
+    pub(super) fn hoisted(&self) -> HashSet<String> {
+        self.state.borrow().hoisted.clone()
     }
 
     /// Forgets the kernel file's methods: a helper of the file they may call no longer lowers.
@@ -162,6 +170,8 @@ impl<'a> Context<'a> {
             workspace: self.workspace,
             here: owner,
             home: self.home,
+            // Code of the kernel's file reached from another file's item goes before it.
+            hoisting: owner == self.home,
         })
     }
 
@@ -170,9 +180,15 @@ impl<'a> Context<'a> {
         let owner = self.workspace.owner(module)?;
         match (owner == self.home, kind) {
             (false, _) => Some(Area::Early),
-            (true, "method" | "function") if self.here == self.home => Some(Area::Late),
+            (true, "method" | "function") if !self.foreign() => Some(Area::Late),
             (true, _) => None,
         }
+    }
+
+    /// Whether the code being lowered goes before the kernel file's items: it is another
+    /// file's, or the kernel file's reached from another file's.
+    pub(super) fn foreign(&self) -> bool {
+        self.here != self.home || self.hoisting
     }
 
     /// Lowers an item once; `lower` returns its code given its C name.
@@ -183,7 +199,20 @@ impl<'a> Context<'a> {
         area: Area,
         lower: impl FnOnce(&str) -> Lowered<(String, String)>,
     ) -> Lowered<String> {
-        let what = format!("{} `{}`", key.0, key.2);
+        self.require_as(node, key, area, None, lower)
+    }
+
+    /// `require` for an item whose C name is fixed: a struct of the kernel file defined early
+    /// keeps the name its own code uses.
+    fn require_as(
+        &self,
+        node: &impl quote::ToTokens,
+        key: Key,
+        area: Area,
+        fixed: Option<&str>,
+        lower: impl FnOnce(&str) -> Lowered<(String, String)>,
+    ) -> Lowered<String> {
+        let what = format!("{} `{}`", key.0.trim_start_matches("early "), key.2);
         if let Some(done) = self.items.state.borrow().done.get(&key) {
             return done
                 .clone()
@@ -192,7 +221,10 @@ impl<'a> Context<'a> {
         if self.items.state.borrow().pending.contains(&key) {
             return self.fail(node, format!("{what} is recursive: recursion is not lowered"));
         }
-        let name = self.items.name_for(&key.2.replace("::", "_"));
+        let name = match fixed {
+            Some(name) => name.to_string(),
+            None => self.items.name_for(&key.2.replace("::", "_")),
+        };
         self.items.state.borrow_mut().pending.insert(key.clone());
         let outcome = lower(&name);
         let mut state = self.items.state.borrow_mut();
@@ -212,7 +244,9 @@ impl<'a> Context<'a> {
                 Ok(name)
             }
             Err((_, reason)) => {
-                state.taken.remove(&name);
+                if fixed.is_none() {
+                    state.taken.remove(&name);
+                }
                 Err(reason)
             }
         };
@@ -258,11 +292,8 @@ impl<'a> Context<'a> {
             return Ok(None);
         };
         let Some(area) = self.area(module, "struct") else {
-            if self.here != self.home {
-                return self.fail(
-                    ty,
-                    format!("`{}` of the kernel's own file is used by another file", def.ident),
-                );
+            if self.foreign() {
+                return self.hoist_struct(ty, module, def).map(Some);
             }
             return Ok(None);
         };
@@ -299,8 +330,11 @@ impl<'a> Context<'a> {
             return Ok(None);
         };
         let index = self.layouts.index;
-        if let Target::Associated(..) = target {
-            return Ok(self.layouts.const_named(&p.path).map(|v| format!("{v}ll")));
+        if let Target::Associated(_, ty, _) = &target {
+            if let Some(v) = self.layouts.const_named(&p.path) {
+                return Ok(Some(format!("{v}ll")));
+            }
+            return self.associated_value(p, &target, ty);
         }
         let Target::Item(module, name) = &target else {
             return Ok(None);
@@ -311,7 +345,7 @@ impl<'a> Context<'a> {
             return Ok(None);
         }
         let Some(area) = self.area(module, "const") else {
-            if self.here != self.home {
+            if self.foreign() {
                 return self.fail(p, format!("`{name}` of the kernel's own file is used by another file"));
             }
             return Ok(None);
@@ -329,6 +363,49 @@ impl<'a> Context<'a> {
             }
         })
         .map(Some)
+    }
+
+    /// A struct of the kernel's file that an item of another file names: defined with the
+    /// early items, under its own name, and left out of the kernel file's own types.
+    fn hoist_struct(&self, ty: &Type, module: &'a ModulePath, def: &syn::ItemStruct) -> Lowered<String> {
+        if def
+            .generics
+            .params
+            .iter()
+            .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        {
+            return self.fail(ty, format!("generic struct `{}` is not lowered", def.ident));
+        }
+        let name = def.ident.to_string();
+        let key = ("struct", module.clone(), name.clone());
+        let lowered = self.require_as(ty, key, Area::Early, Some(&name), |_| {
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(ty), "no file".to_string()))?;
+            Ok((String::new(), inner.lower_struct(def)?))
+        })?;
+        self.items.state.borrow_mut().hoisted.insert(name);
+        Ok(lowered)
+    }
+
+    /// An associated constant of another type than an integer (`HaloState::EMPTY`): its
+    /// initializer, lowered where it is written; a constant's initializer has no effects.
+    fn associated_value(&self, p: &syn::ExprPath, target: &Target, ty: &str) -> Lowered<Option<String>> {
+        let Some((module, expr)) = self.layouts.index.const_expr(target) else {
+            return Ok(None);
+        };
+        let mut expr = expr.clone();
+        SelfType(ty).visit_expr_mut(&mut expr);
+        let inner = self
+            .within(module)
+            .ok_or_else(|| (self.span(p), "no file".to_string()))?;
+        let value = inner.expr(&expr, &mut Scope::default()).map_err(|(_, reason)| {
+            (
+                self.span(p),
+                format!("constant `{}` is not lowered: {reason}", self.text(p)),
+            )
+        })?;
+        Ok(Some(format!("({value})")))
     }
 
     /// The `const` item itself (with its type), from the file that defines it.
@@ -412,7 +489,7 @@ impl<'a> Context<'a> {
             "function"
         };
         let Some(area) = self.area(function.module, kind) else {
-            if self.here != self.home {
+            if self.foreign() {
                 return self.fail(
                     c,
                     format!("`{}` of the kernel's own file is used by another file", function.name),
@@ -465,12 +542,8 @@ impl<'a> Context<'a> {
                 ),
             };
         };
-        let Some(area) = self.area(function.module, "method") else {
-            return self.fail(
-                m,
-                format!("`{method}` of the kernel's own file is used by another file"),
-            );
-        };
+        // A method of the kernel's file called from another file's item: a copy goes early.
+        let area = self.area(function.module, "method").unwrap_or(Area::Early);
         let name = self.function_item(m, function, area)?;
         scope.reference_call = returns_reference(function.sig);
         let through_pointer = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
@@ -497,11 +570,13 @@ impl<'a> Context<'a> {
             Some(ty) => format!("{ty}::{}", function.name),
             None => function.name.clone(),
         };
+        let early_copy = area == Area::Early && self.workspace.owner(function.module) == Some(self.home);
         let key = (
-            if function.self_type.is_some() {
-                "method"
-            } else {
-                "function"
+            match (function.self_type.is_some(), early_copy) {
+                (true, false) => "method",
+                (false, false) => "function",
+                (true, true) => "early method",
+                (false, true) => "early function",
             },
             function.module.clone(),
             wanted,

@@ -25,6 +25,7 @@ mod element_types;
 mod enums;
 mod excerpt;
 mod expr;
+mod external_crates;
 mod generated;
 mod generics;
 mod groups;
@@ -185,6 +186,7 @@ pub fn lower_file(
         workspace,
         here,
         home: here,
+        hoisting: false,
         oxide: oxide::OxideFile::new(syntax),
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
@@ -201,12 +203,13 @@ pub fn lower_file(
             .collect(),
     };
     let mut code = String::new();
+    let mut own_structs = Vec::new();
     for item in &items {
         if let Item::Struct(s) = item {
             match cx.lower_struct(s) {
                 Ok(text) => {
                     cx.structs.insert(s.ident.to_string());
-                    code.push_str(&text);
+                    own_structs.push((s.ident.to_string(), text));
                 }
                 Err((_, reason)) => {
                     let _ = writeln!(code, "// struct {} not lowered: {reason}", s.ident);
@@ -321,8 +324,14 @@ pub fn lower_file(
     // Other files' items first, then this file's types and constants, its methods (which
     // those may use), its helpers (which may call the methods), then the kernels.
     let (late_prototypes, late) = item_set.late();
+    let hoisted = item_set.hoisted();
+    let own_structs: String = own_structs
+        .into_iter()
+        .filter(|(name, _)| !hoisted.contains(name))
+        .map(|(_, text)| text)
+        .collect();
     let common = format!(
-        "namespace {namespace} {{\n{}{code}{late_prototypes}{prototypes}{late}{definitions}",
+        "namespace {namespace} {{\n{}{own_structs}{code}{late_prototypes}{prototypes}{late}{definitions}",
         item_set.early()
     );
     let close = format!("}} // namespace {namespace}\n");
@@ -348,6 +357,8 @@ struct Context<'a> {
     here: usize,
     /// The file whose kernels are lowered: its pass defines its own items.
     home: usize,
+    /// Lowering an item of the kernel's file for an item of another file.
+    hoisting: bool,
     /// What cuda-oxide lowering knows of the file.
     oxide: oxide::OxideFile,
     helpers_failed: HashMap<String, String>,

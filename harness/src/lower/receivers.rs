@@ -46,8 +46,22 @@ impl Context<'_> {
                 let ty_path: syn::Path = ty.ident.clone().into();
                 (f.ident == "new" && self.layouts.struct_fields(&ty_path).is_some()).then(|| ty.ident.to_string())
             }
+            Expr::Field(f) => self.field_type(f, scope),
             other => super::printf::scalar_type(other),
         }
+    }
+
+    /// `grid.table`: the declared type of the field, of the struct the base is.
+    fn field_type(&self, f: &syn::ExprField, scope: &Scope) -> Option<String> {
+        let base = self.value_type(&f.base, scope)?;
+        let path: syn::Path = syn::Ident::new(&base, proc_macro2::Span::call_site()).into();
+        let (_, fields) = self.layouts.struct_fields(&path)?;
+        let member = match &f.member {
+            syn::Member::Named(name) => name.to_string(),
+            syn::Member::Unnamed(index) => index.index.to_string(),
+        };
+        let (_, ty) = fields.iter().find(|(name, _)| *name == member)?;
+        type_name(ty)
     }
 
     /// Of several methods of one name, those of the receiver's type where it is known.

@@ -110,6 +110,9 @@ impl Context<'_> {
                 if let Some(reason) = self.generic_struct(ty) {
                     return self.fail(ty, reason);
                 }
+                if let Some(reason) = self.external_item(&p.path) {
+                    return self.fail(ty, reason);
+                }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }
             _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),
