@@ -47,7 +47,7 @@ fn get_mut_of_an_array_element_checks_the_array_length() {
     for line in [
         "if ((unsigned long long)(i) < (unsigned long long)(WIDTH)) {",
         "auto e = kl::make_ref(&(*row)[i]);",
-        "if ((unsigned long long)(i) < (unsigned long long)(2ull)) {",
+        "if ((unsigned long long)(i) < (unsigned long long)(2)) {",
         "auto s = kl::make_ref(&(*spans)[i]);",
     ] {
         assert!(program.contains(line), "{line}\n{program}");
