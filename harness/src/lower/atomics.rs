@@ -218,6 +218,15 @@ impl Context<'_> {
         }))
     }
 
+    /// The arm of `Err(actual)`: `actual` is the value the compare-exchange read.
+    pub(super) fn exchange_arm(&self, name: &str, scrutinee: &str, body: &Expr, scope: &mut Scope) -> Lowered<String> {
+        scope.names.push(std::collections::HashMap::new());
+        let bound = scope.bind(name);
+        let block = self.block(&super::stmt::arm_block(body), scope);
+        scope.names.pop();
+        Ok(format!("{{\nauto {bound} = ({scrutinee}).value;\n{}}}\n", block?))
+    }
+
     /// `Ok(_)` and `Err(_)` of a compare-exchange's result: whether it succeeded.
     pub(super) fn exchange_pattern(&self, pattern: &syn::Pat, scrutinee: &str) -> Lowered<Option<String>> {
         let syn::Pat::TupleStruct(t) = pattern else {
@@ -244,6 +253,34 @@ impl Context<'_> {
             format!("(!({scrutinee}).ok)")
         }))
     }
+}
+
+/// `Err(actual)` (or `Ok(previous)`) of a `compare_exchange` that binds the value read: the
+/// name bound and the pattern with `_` in its place.
+pub(super) fn exchange_binding(scrutinee: &syn::Expr, pattern: &syn::Pat) -> Option<(String, syn::Pat)> {
+    let syn::Expr::MethodCall(m) = scrutinee else {
+        return None;
+    };
+    if !matches!(
+        m.method.to_string().as_str(),
+        "compare_exchange" | "compare_exchange_weak"
+    ) {
+        return None;
+    }
+    let syn::Pat::TupleStruct(t) = pattern else { return None };
+    if !matches!(last_segment(&t.path).as_str(), "Ok" | "Err") || t.elems.len() != 1 {
+        return None;
+    }
+    let syn::Pat::Ident(i) = &t.elems[0] else { return None };
+    if i.subpat.is_some() || i.ident.to_string().starts_with('_') {
+        return None;
+    }
+    let mut unbound = t.clone();
+    unbound.elems[0] = syn::Pat::Wild(syn::PatWild {
+        attrs: Vec::new(),
+        underscore_token: Default::default(),
+    });
+    Some((i.ident.to_string(), syn::Pat::TupleStruct(unbound)))
 }
 
 /// C++ for the atomics, appended to the prelude after cuda-oxide's cells.

@@ -48,6 +48,11 @@ impl Context<'_> {
             Type::Reference(r) => &*r.elem,
             other => other,
         };
+        // `&DeviceAtomicU64`: a cell the helper's atomics act on, at its value type and scope.
+        if let Some(atomic) = super::oxide::atomic_of(inner) {
+            scope.oxide.atomics.insert(name.to_string(), atomic);
+            return Ok(None);
+        }
         if let Type::Slice(_) = inner {
             // A slice of atomic cells: its cells' value type and scope, as for a kernel's.
             self.oxide_param(name, ty, scope)?;

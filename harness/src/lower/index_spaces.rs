@@ -201,6 +201,7 @@ impl Context<'_> {
         let name = scope.bind(&binding.ident.to_string());
         scope.references.insert(name.clone());
         self.oxide_bound(&name, &m.expr, scope);
+        self.array_bound(&name, &m.expr, scope);
         Ok(Some(format!(
             "if (!({condition})) {{ {otherwise} }}\nauto {name} = {element};\n"
         )))
@@ -227,5 +228,51 @@ impl Context<'_> {
                 m.method
             ),
         )
+    }
+}
+
+impl Context<'_> {
+    /// Records that `name` refers to an array element of a `DisjointSlice` (`out.get_mut(i)`),
+    /// so that its own `get(i)` / `get_mut(i)` check against the array's length.
+    fn array_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
+        let Expr::MethodCall(m) = value else { return };
+        if !matches!(m.method.to_string().as_str(), "get" | "get_mut") {
+            return;
+        }
+        let Expr::Path(p) = &*m.receiver else { return };
+        let Some(ident) = p.path.get_ident() else { return };
+        if let Some(length) = scope
+            .oxide
+            .array_elements
+            .get(&scope.lookup(&ident.to_string()))
+            .cloned()
+        {
+            scope.oxide.arrays.insert(name.to_string(), length);
+        }
+    }
+
+    /// `a.get_mut(i)` of a reference to an array element: the bounds check against the
+    /// array's length and a reference to the array's element.
+    pub(super) fn option_of_array_element(
+        &self,
+        m: &syn::ExprMethodCall,
+        scope: &mut Scope,
+    ) -> Lowered<Option<(String, String)>> {
+        if !(matches!(m.method.to_string().as_str(), "get" | "get_mut") && m.args.len() == 1) {
+            return Ok(None);
+        }
+        let Expr::Path(p) = &*m.receiver else { return Ok(None) };
+        let Some(ident) = p.path.get_ident() else {
+            return Ok(None);
+        };
+        let Some(length) = scope.oxide.arrays.get(&scope.lookup(&ident.to_string())).cloned() else {
+            return Ok(None);
+        };
+        let base = self.expr(&m.receiver, scope)?;
+        let index = self.expr(&m.args[0], scope)?;
+        Ok(Some((
+            format!("(unsigned long long)({index}) < (unsigned long long)({length})"),
+            format!("kl::make_ref(&(*{base})[{index}])"),
+        )))
     }
 }

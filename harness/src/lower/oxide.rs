@@ -25,6 +25,10 @@ pub(super) struct OxideScope {
     pub(super) atomics: HashMap<String, (&'static str, u8)>,
     /// Names holding a cooperative group handle.
     pub(super) groups: HashSet<String>,
+    /// `DisjointSlice`s whose elements are arrays, by C name: the arrays' length.
+    pub(super) array_elements: HashMap<String, String>,
+    /// References to one such array element (`Some(a) => a` of `get_mut`): its length.
+    pub(super) arrays: HashMap<String, String>,
 }
 
 /// What cuda-oxide lowering knows of a file.
@@ -228,7 +232,7 @@ fn atomic_type(name: &str) -> Option<(&'static str, u8)> {
 }
 
 /// The atomic cell type `ty` names.
-fn atomic_of(ty: &Type) -> Option<(&'static str, u8)> {
+pub(super) fn atomic_of(ty: &Type) -> Option<(&'static str, u8)> {
     match ty {
         Type::Path(p) => atomic_type(&last_segment(&p.path)),
         _ => None,
@@ -287,6 +291,10 @@ impl Context<'_> {
         let Some((elem, space)) = disjoint_slice(ty) else {
             return Ok(None);
         };
+        if let Type::Array(a) = elem {
+            let length = self.expr(&a.len, scope)?;
+            scope.oxide.array_elements.insert(name.to_string(), length);
+        }
         let mut minted = "kl::oxide_index_1d()".to_string();
         if let Some(Type::Path(space)) = space {
             let space_name = last_segment(&space.path);

@@ -448,6 +448,9 @@ impl Context<'_> {
         let Expr::MethodCall(m) = e else {
             return self.fail(e, "`if let` is lowered only on `get(i)` of a slice");
         };
+        if let Some(found) = self.option_of_array_element(m, scope)? {
+            return Ok(found);
+        }
         let slice = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
         if !(slice && matches!(m.method.to_string().as_str(), "get" | "get_mut") && m.args.len() == 1) {
             return self.fail(e, "`if let` is lowered only on `get(i)` of a slice");
@@ -520,12 +523,16 @@ impl Context<'_> {
             if closed {
                 return self.fail(arm, "an arm after the catch-all");
             }
+            let bound = super::atomics::exchange_binding(&m.expr, &arm.pat);
             let body = if super::expr::is_unreachable(&arm.body) {
                 "{\n}\n".to_string()
+            } else if let Some((name, _)) = &bound {
+                self.exchange_arm(name, &scrutinee, &arm.body, scope)?
             } else {
                 self.block(&arm_block(&arm.body), scope)?
             };
-            match self.pattern_condition(&arm.pat, &scrutinee)? {
+            let pattern = bound.map_or_else(|| arm.pat.clone(), |(_, unbound)| unbound);
+            match self.pattern_condition(&pattern, &scrutinee)? {
                 Some(condition) => {
                     let keyword = if k == 0 { "if" } else { "else if" };
                     let _ = write!(out, "{keyword} ({condition}) {body}");
