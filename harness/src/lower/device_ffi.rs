@@ -55,7 +55,13 @@ impl DeviceFfi {
             let (name, text) = &self.sources[i];
             let guard: String = format!("KL_FFI_{name}")
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             out.push_str(&format!(
                 "#ifndef {guard}\n#define {guard}\n// {LIBRARY_FOLDER}/{name}, compiled with the kernels\n{}\n#endif\n",
