@@ -40,6 +40,7 @@ mod launch_instances;
 mod macros;
 mod matching;
 mod nalgebra;
+mod nested_fns;
 mod nested_structs;
 mod numeric;
 mod options;
@@ -258,6 +259,8 @@ pub fn lower_file(
         })
         .collect();
     let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
+    let nested = nested_fns::nested_helpers(&kernel_items, &helpers);
+    let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&nested).collect();
     let instances = generics::instances(&helpers, &kernel_items);
     cx.instances = instances
         .iter()
