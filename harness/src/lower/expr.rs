@@ -472,6 +472,9 @@ impl Context<'_> {
         if let Some(reason) = self.helpers_failed.get(&name) {
             return self.fail(c, format!("helper `{name}` is not lowered: {reason}"));
         }
+        if let Some(call) = self.foreign_call(c, &name, &args)? {
+            return Ok(call);
+        }
         if !self.helpers.contains(&name) {
             if let Some(reason) = self.external_item(&p.path) {
                 return self.fail(c, format!("call to `{}` is not lowered: {reason}", self.text(&c.func)));

@@ -166,6 +166,7 @@ impl<'a> Context<'a> {
                 .copied()
                 .flatten()
                 .map_or_else(oxide::OxideFile::default, oxide::OxideFile::new),
+            ffi: super::device_ffi::DeviceFfi::default(),
             items: self.items,
             workspace: self.workspace,
             here: owner,

@@ -19,6 +19,7 @@ mod closures;
 mod compiled;
 mod const_eval;
 mod device_copy;
+mod device_ffi;
 mod disjoint_views;
 mod divisibility;
 mod element_types;
@@ -39,6 +40,7 @@ mod launch_instances;
 mod macros;
 mod matching;
 mod nalgebra;
+mod nested_fns;
 mod nested_structs;
 mod numeric;
 mod options;
@@ -188,6 +190,7 @@ pub fn lower_file(
         home: here,
         hoisting: false,
         oxide: oxide::OxideFile::new(syntax),
+        ffi: device_ffi::DeviceFfi::new(syntax, &file.path),
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
         instances: HashMap::new(),
@@ -256,6 +259,8 @@ pub fn lower_file(
         })
         .collect();
     let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
+    let nested = nested_fns::nested_helpers(&kernel_items, &helpers);
+    let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&nested).collect();
     let instances = generics::instances(&helpers, &kernel_items);
     cx.instances = instances
         .iter()
@@ -331,7 +336,8 @@ pub fn lower_file(
         .map(|(_, text)| text)
         .collect();
     let common = format!(
-        "namespace {namespace} {{\n{}{own_structs}{code}{late_prototypes}{prototypes}{late}{definitions}",
+        "{}namespace {namespace} {{\n{}{own_structs}{code}{late_prototypes}{prototypes}{late}{definitions}",
+        cx.ffi.included_sources(),
         item_set.early()
     );
     let close = format!("}} // namespace {namespace}\n");
@@ -361,6 +367,8 @@ struct Context<'a> {
     hoisting: bool,
     /// What cuda-oxide lowering knows of the file.
     oxide: oxide::OxideFile,
+    /// The file's `extern "C"` device functions and the CUDA sources defining them.
+    ffi: device_ffi::DeviceFfi,
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
