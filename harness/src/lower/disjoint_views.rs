@@ -48,6 +48,11 @@ impl Context<'_> {
             Type::Reference(r) => &*r.elem,
             other => other,
         };
+        // `&DeviceAtomicU64`: one cell, whose value type and scope its operations need.
+        if let (Type::Reference(_), Some(atomic)) = (ty, super::oxide::atomic_of(inner)) {
+            scope.oxide.atomics.insert(name.to_string(), atomic);
+            return Ok(None);
+        }
         if let Type::Slice(_) = inner {
             // A slice of atomic cells: its cells' value type and scope, as for a kernel's.
             self.oxide_param(name, ty, scope)?;

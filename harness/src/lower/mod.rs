@@ -18,6 +18,7 @@ mod byte_order;
 mod closures;
 mod compiled;
 mod const_eval;
+mod constant_patterns;
 mod device_copy;
 mod disjoint_views;
 mod divisibility;
@@ -29,6 +30,7 @@ mod external_crates;
 mod generated;
 mod generics;
 mod groups;
+mod guarded_arms;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
 mod intrinsics;
@@ -49,8 +51,8 @@ mod prelude;
 mod printf;
 mod ptx_ops;
 mod receivers;
-mod static_refs;
 mod statement_values;
+mod static_refs;
 mod stmt;
 mod struct_instances;
 mod tables;
@@ -58,6 +60,7 @@ mod templates;
 mod traits;
 mod types;
 mod warp_stubs;
+mod wide_constants;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
@@ -553,6 +556,7 @@ impl<'a> Context<'a> {
             })
             .collect();
         let mut failed = Vec::new();
+        let mut wide = HashMap::new();
         loop {
             let before = pending.len();
             pending.retain(|c| {
@@ -562,7 +566,12 @@ impl<'a> Context<'a> {
                 if !names.iter().all(|n| defined.contains(n) || !item(n)) {
                     return true;
                 }
+                let wide_value = wide_constants::wide_constant(&c.ty, &c.expr, &wide);
+                if let Some((_, v)) = &wide_value {
+                    wide.insert(c.ident.to_string(), *v);
+                }
                 let value = match &*c.expr {
+                    _ if wide_value.is_some() => Ok(wide_value.map(|(text, _)| text).unwrap_or_default()),
                     Expr::Array(a) => a
                         .elems
                         .iter()
@@ -823,6 +832,10 @@ impl<'a> Context<'a> {
         let count = block.stmts.len();
         for (i, stmt) in block.stmts.iter().enumerate() {
             match stmt {
+                // The function returns from inside its last `loop`.
+                Stmt::Expr(e, None) if returns && i + 1 == count && guarded_arms::is_diverging_loop(e) => {
+                    out.push_str(&self.stmt(stmt, scope)?);
+                }
                 Stmt::Expr(e, None) if returns && i + 1 == count => {
                     self.line_directive(&mut out, stmt, scope);
                     let _ = writeln!(out, "return {};", self.expr(e, scope)?);

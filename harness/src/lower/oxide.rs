@@ -228,7 +228,7 @@ fn atomic_type(name: &str) -> Option<(&'static str, u8)> {
 }
 
 /// The atomic cell type `ty` names.
-fn atomic_of(ty: &Type) -> Option<(&'static str, u8)> {
+pub(super) fn atomic_of(ty: &Type) -> Option<(&'static str, u8)> {
     match ty {
         Type::Path(p) => atomic_type(&last_segment(&p.path)),
         _ => None,
