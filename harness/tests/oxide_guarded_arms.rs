@@ -32,7 +32,7 @@ fn a_guarded_arm_binds_the_observed_value_for_its_guard_and_body() {
     assert!(program.contains("if ((kl_match_1).ok) {"), "{program}");
     assert!(
         program.contains(
-            "else if (((!(kl_match_1).ok) && ({\nauto seen = (kl_match_1).value;\n((owner(seen) == tag) && (!fresh));\n}))) {\nauto seen = (kl_match_1).value;\n{\noverwrite(cell, seen, "
+            "else if (((!(kl_match_1).ok) && ({\nauto seen = (kl_match_1).value;\n((owner(seen) == tag) && (!fresh));\n}))) {\nauto seen = (kl_match_1).value;\n{\n#line 34 \"k.rs\"\noverwrite(cell, seen, "
         ),
         "{program}"
     );
