@@ -103,7 +103,7 @@ fn exchange_binding(pattern: &syn::Pat) -> Option<(bool, String)> {
 /// from inside it.
 pub(super) fn is_diverging_loop(e: &Expr) -> bool {
     let Expr::Loop(l) = e else { return false };
-    l.label.is_none() && !l.body.stmts.iter().any(|s| breaks_here(s))
+    l.label.is_none() && !l.body.stmts.iter().any(breaks_here)
 }
 
 fn breaks_here(s: &syn::Stmt) -> bool {
