@@ -78,7 +78,7 @@ impl Context<'_> {
                 match u.op {
                     UnOp::Deref(_) => format!("(*{inner})"),
                     UnOp::Neg(_) => format!("(-{inner})"),
-                    UnOp::Not(_) if is_boolean(&u.expr) => format!("(!{inner})"),
+                    UnOp::Not(_) if is_boolean(&u.expr) || Self::names_boolean(&u.expr, scope) => format!("(!{inner})"),
                     UnOp::Not(_) => format!("(~{inner})"),
                     _ => return self.fail(u, "operator"),
                 }
@@ -142,6 +142,9 @@ impl Context<'_> {
                 Stmt::Expr(inner, None) => self.expr(inner, scope)?,
                 _ => return self.fail(u, "block expression is not lowered"),
             },
+            // `unsafe { let raw = ..; f(raw) }` as a value: a statement expression.
+            Expr::Block(b) if b.label.is_none() && b.block.stmts.len() > 1 => self.block_value(&b.block, scope)?,
+            Expr::Unsafe(u) if u.block.stmts.len() > 1 => self.block_value(&u.block, scope)?,
             Expr::If(i) if self.is_variant_let(&i.cond) => self.enum_if_let_value(i, scope)?,
             Expr::If(i) => {
                 let tail = |b: &syn::Block| match b.stmts.as_slice() {
@@ -290,7 +293,10 @@ impl Context<'_> {
                 "({scrutinee} == {})",
                 super::ordering::ordering_value(&p.path).unwrap_or_default()
             )),
-            other => return self.fail(other, "only literal, range and `_` patterns are lowered in `match`"),
+            other => match self.constant_pattern(other, scrutinee)? {
+                Some(condition) => Some(condition),
+                None => return self.fail(other, "only literal, range and `_` patterns are lowered in `match`"),
+            },
         })
     }
 

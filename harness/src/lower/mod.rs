@@ -18,6 +18,7 @@ mod byte_order;
 mod closures;
 mod compiled;
 mod const_eval;
+mod constant_patterns;
 mod device_copy;
 mod device_ffi;
 mod disjoint_views;
@@ -30,6 +31,7 @@ mod external_crates;
 mod generated;
 mod generics;
 mod groups;
+mod guarded_arms;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
 mod intrinsics;
@@ -60,6 +62,7 @@ mod templates;
 mod traits;
 mod types;
 mod warp_stubs;
+mod wide_constants;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
@@ -561,6 +564,7 @@ impl<'a> Context<'a> {
             })
             .collect();
         let mut failed = Vec::new();
+        let mut wide = HashMap::new();
         loop {
             let before = pending.len();
             pending.retain(|c| {
@@ -570,7 +574,12 @@ impl<'a> Context<'a> {
                 if !names.iter().all(|n| defined.contains(n) || !item(n)) {
                     return true;
                 }
+                let wide_value = wide_constants::wide_constant(&c.ty, &c.expr, &wide);
+                if let Some((_, v)) = &wide_value {
+                    wide.insert(c.ident.to_string(), *v);
+                }
                 let value = match &*c.expr {
+                    _ if wide_value.is_some() => Ok(wide_value.map(|(text, _)| text).unwrap_or_default()),
                     Expr::Array(a) => a
                         .elems
                         .iter()
@@ -831,6 +840,10 @@ impl<'a> Context<'a> {
         let count = block.stmts.len();
         for (i, stmt) in block.stmts.iter().enumerate() {
             match stmt {
+                // The function returns from inside its last `loop`.
+                Stmt::Expr(e, None) if returns && i + 1 == count && guarded_arms::is_diverging_loop(e) => {
+                    out.push_str(&self.stmt(stmt, scope)?);
+                }
                 Stmt::Expr(e, None) if returns && i + 1 == count => {
                     self.line_directive(&mut out, stmt, scope);
                     let _ = writeln!(out, "return {};", self.expr(e, scope)?);

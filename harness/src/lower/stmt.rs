@@ -471,6 +471,9 @@ impl Context<'_> {
                 return Ok(out);
             }
         }
+        if let Some(out) = self.guarded_match_stmt(m, scope)? {
+            return Ok(out);
+        }
         if m.arms.iter().any(|a| a.guard.is_some()) {
             return self.fail(m, "`match` guards are not lowered");
         }
