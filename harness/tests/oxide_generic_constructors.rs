@@ -34,10 +34,15 @@ fn constructor_stub_and_marker_lowering() {
     let live = kernel(program, "rescale_Doubling");
     assert!(live.contains("(*out) = {pick_Doubling(v->inner)};"), "{live}");
     assert!(
-        program.contains("__device__ inline unsigned int Idle_scale(unsigned int _x) {\n  __trap();\n  __builtin_unreachable();\n}"),
+        program.contains(
+            "__device__ inline unsigned int Idle_scale(unsigned int _x) {\n  __trap();\n  __builtin_unreachable();\n}"
+        ),
         "{program}"
     );
-    assert!(program.contains("struct Pair {\n  unsigned int row;\n  unsigned int col;\n};"), "{program}");
+    assert!(
+        program.contains("struct Pair {\n  unsigned int row;\n  unsigned int col;\n};"),
+        "{program}"
+    );
     let pair = kernel(program, "pair_sum");
     assert!(pair.contains("auto p = Pair{3, ((unsigned int)(i))};"), "{pair}");
 }

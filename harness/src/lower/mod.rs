@@ -49,8 +49,8 @@ mod prelude;
 mod printf;
 mod ptx_ops;
 mod receivers;
-mod static_refs;
 mod statement_values;
+mod static_refs;
 mod stmt;
 mod struct_instances;
 mod tables;
@@ -631,9 +631,10 @@ impl<'a> Context<'a> {
 
     /// A helper, or a method of `self_type` taking its receiver first (by C++ reference).
     fn lower_function(&self, f: &syn::ItemFn, self_type: Option<&str>) -> Lowered<(String, String)> {
-        // A stub of the kernel's own file is a dead branch's callee (`unreachable!()` under a
-        // `const` false): it lowers as a trap; the code generator's intrinsics live elsewhere.
-        if patterns::is_intrinsic_stub(f) && self.here != self.home {
+        // A bare `unreachable!()` body in the kernel's own file is a dead branch's callee (a
+        // hook under a `const` false): it lowers as a trap. Stubs of other files, or saying
+        // why they are stubs, are the code generator's intrinsics.
+        if patterns::is_intrinsic_stub(f) && (self.here != self.home || !bare_unreachable(f)) {
             return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
         }
         let mut scope = Scope::default();
@@ -689,7 +690,10 @@ impl<'a> Context<'a> {
         );
         if patterns::is_intrinsic_stub(f) {
             // Never called: the caller's branch is dead. A trap keeps it honest if it were.
-            return Ok((prototype.clone(), format!("{prototype} {{\n  __trap();\n  __builtin_unreachable();\n}}\n")));
+            return Ok((
+                prototype.clone(),
+                format!("{prototype} {{\n  __trap();\n  __builtin_unreachable();\n}}\n"),
+            ));
         }
         let body = self.function_body(&f.block, &mut scope, ret != "void")?;
         Ok((prototype.clone(), format!("{prototype} {body}\n")))
@@ -904,4 +908,13 @@ fn is_optix_program(name: &str) -> bool {
         "__continuation_callable__",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Whether a function's body is only `unreachable!()`, with no message.
+fn bare_unreachable(f: &syn::ItemFn) -> bool {
+    match f.block.stmts.as_slice() {
+        [syn::Stmt::Macro(m)] => m.mac.path.is_ident("unreachable") && m.mac.tokens.is_empty(),
+        [syn::Stmt::Expr(syn::Expr::Macro(m), _)] => m.mac.path.is_ident("unreachable") && m.mac.tokens.is_empty(),
+        _ => false,
+    }
 }

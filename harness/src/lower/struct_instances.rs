@@ -132,7 +132,9 @@ impl Context<'_> {
         let Some(function) = self.layouts.index.function(&target) else {
             return Ok(None);
         };
-        let Some(self_type) = function.self_type else { return Ok(None) };
+        let Some(self_type) = function.self_type else {
+            return Ok(None);
+        };
         let owner_path: syn::Path = syn::Ident::new(self_type, path.span()).into();
         let Some(owner) = self.layouts.struct_fields(&owner_path) else {
             return Ok(None);
@@ -165,12 +167,17 @@ impl Context<'_> {
         // evaluated in their Rust order.
         let mut values = Vec::new();
         for (field, field_ty) in &owner.1 {
-            let given = built.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if n == field));
+            let given = built
+                .fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(n) if n == field));
             let Some(given) = given else { return Ok(None) };
             if is_marker(field_ty) {
                 continue;
             }
-            let Expr::Path(value) = &given.expr else { return Ok(None) };
+            let Expr::Path(value) = &given.expr else {
+                return Ok(None);
+            };
             if !value.path.is_ident(&params[values.len().min(params.len() - 1)]) || values.len() >= params.len() {
                 return Ok(None);
             }
