@@ -72,7 +72,13 @@ impl Context<'_> {
                 let left = operand(&b.left)?;
                 format!("({left} {op} {})", operand(&b.right)?)
             }
-            Expr::Assign(a) => format!("{} = {}", self.expr(&a.left, scope)?, self.expr(&a.right, scope)?),
+            Expr::Assign(a) => {
+                let left = self.expr(&a.left, scope)?;
+                match self.generic_constructor(&a.right, scope)? {
+                    Some(built) => format!("{left} = {built}"),
+                    None => format!("{left} = {}", self.expr(&a.right, scope)?),
+                }
+            }
             Expr::Unary(u) => {
                 let inner = self.expr(&u.expr, scope)?;
                 match u.op {
@@ -222,7 +228,13 @@ impl Context<'_> {
             path: s.path.clone(),
         }))?;
         let mut values = Vec::new();
-        for (field, _) in &fields {
+        let mut markers = 0;
+        for (field, field_ty) in &fields {
+            // `PhantomData` fields take no bytes: the C struct has none.
+            if super::struct_instances::is_marker(field_ty) {
+                markers += 1;
+                continue;
+            }
             let value = s
                 .fields
                 .iter()
@@ -233,7 +245,7 @@ impl Context<'_> {
                 .ok_or_else(|| (self.span(s), format!("field `{field}` is not given")))?;
             values.push(self.expr(&value.expr, scope)?);
         }
-        if values.len() != s.fields.len() {
+        if values.len() + markers != s.fields.len() {
             return self.fail(s, "a field given is not one of the struct's");
         }
         Ok(format!("{ty}{{{}}}", values.join(", ")))

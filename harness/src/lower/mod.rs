@@ -506,7 +506,12 @@ impl<'a> Context<'a> {
     }
 
     fn text(&self, node: &impl ToTokens) -> String {
-        self.file.snippet(self.span(node)).to_string()
+        let text = self.file.snippet(self.span(node));
+        // A node built here (a substituted type) has no source text: print its tokens.
+        if text.trim().is_empty() {
+            return node.to_token_stream().to_string();
+        }
+        text.to_string()
     }
 
     fn lower_struct(&self, s: &syn::ItemStruct) -> Lowered<String> {
@@ -518,6 +523,10 @@ impl<'a> Context<'a> {
         let align = align.map(|a| format!("__align__({a}) ")).unwrap_or_default();
         let mut out = format!("struct {align}{} {{\n", s.ident);
         for (i, field) in s.fields.iter().enumerate() {
+            // A `PhantomData` marker takes no bytes; its literals drop it too.
+            if struct_instances::is_marker(&field.ty) && field.ident.is_some() {
+                continue;
+            }
             let name = field
                 .ident
                 .as_ref()
@@ -639,7 +648,10 @@ impl<'a> Context<'a> {
 
     /// A helper, or a method of `self_type` taking its receiver first (by C++ reference).
     fn lower_function(&self, f: &syn::ItemFn, self_type: Option<&str>) -> Lowered<(String, String)> {
-        if patterns::is_intrinsic_stub(f) {
+        // A bare `unreachable!()` body in the kernel's own file is a dead branch's callee (a
+        // hook under a `const` false): it lowers as a trap. Stubs of other files, or saying
+        // why they are stubs, are the code generator's intrinsics.
+        if patterns::is_intrinsic_stub(f) && (self.here != self.home || !bare_unreachable(f)) {
             return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
         }
         let mut scope = Scope::default();
@@ -693,6 +705,13 @@ impl<'a> Context<'a> {
             ident(&f.sig.ident.to_string()),
             params.join(", ")
         );
+        if patterns::is_intrinsic_stub(f) {
+            // Never called: the caller's branch is dead. A trap keeps it honest if it were.
+            return Ok((
+                prototype.clone(),
+                format!("{prototype} {{\n  __trap();\n  __builtin_unreachable();\n}}\n"),
+            ));
+        }
         let body = self.function_body(&f.block, &mut scope, ret != "void")?;
         Ok((prototype.clone(), format!("{prototype} {body}\n")))
     }
@@ -910,4 +929,13 @@ fn is_optix_program(name: &str) -> bool {
         "__continuation_callable__",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Whether a function's body is only `unreachable!()`, with no message.
+fn bare_unreachable(f: &syn::ItemFn) -> bool {
+    match f.block.stmts.as_slice() {
+        [syn::Stmt::Macro(m)] => m.mac.path.is_ident("unreachable") && m.mac.tokens.is_empty(),
+        [syn::Stmt::Expr(syn::Expr::Macro(m), _)] => m.mac.path.is_ident("unreachable") && m.mac.tokens.is_empty(),
+        _ => false,
+    }
 }

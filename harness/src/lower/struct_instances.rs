@@ -2,14 +2,15 @@
 //! instantiation (`Tagged<u32, On>` as `Tagged_u32_On`): its fields with the arguments put in,
 //! less the `PhantomData` markers, which take no bytes.
 
-use super::{Context, Lowered};
+use super::{Context, Lowered, Scope};
 use kernel_lint_analyzer::parse::last_segment;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{GenericParam, Item, Type};
+use syn::spanned::Spanned;
+use syn::{Expr, GenericParam, Item, Stmt, Type};
 
 /// Whether a field's type is a zero-sized marker.
-fn is_marker(ty: &Type) -> bool {
+pub(super) fn is_marker(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if last_segment(&p.path) == "PhantomData")
 }
 
@@ -112,5 +113,94 @@ impl Context<'_> {
             Ok((String::new(), self.lower_struct(&instance)?))
         })
         .map(Some)
+    }
+}
+
+impl Context<'_> {
+    /// `{v}` for `Tagged::new(v)` assigned to a place: a constructor of a generic struct of the
+    /// workspace whose body is one `Self { .. }` literal of its parameters, in their order, and
+    /// markers. The place's type gives the instantiation, so the brace list needs no name.
+    pub(super) fn generic_constructor(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Expr::Call(call) = e else { return Ok(None) };
+        let Expr::Path(path) = &*call.func else { return Ok(None) };
+        if path.path.segments.len() < 2 {
+            return Ok(None);
+        }
+        let Some(target) = self.layouts.resolve(&path.path) else {
+            return Ok(None);
+        };
+        let Some(function) = self.layouts.index.function(&target) else {
+            return Ok(None);
+        };
+        let Some(self_type) = function.self_type else {
+            return Ok(None);
+        };
+        let owner_path: syn::Path = syn::Ident::new(self_type, path.span()).into();
+        let Some(owner) = self.layouts.struct_fields(&owner_path) else {
+            return Ok(None);
+        };
+        if !self.file_generic_struct(self_type) {
+            return Ok(None);
+        }
+        let [Stmt::Expr(Expr::Struct(built), None)] = function.block.stmts.as_slice() else {
+            return Ok(None);
+        };
+        if built.rest.is_some() || !built.path.is_ident("Self") {
+            return Ok(None);
+        }
+        let params: Vec<String> = function
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                syn::FnArg::Typed(t) => match &*t.pat {
+                    syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        if params.len() != function.sig.inputs.len() || params.len() != call.args.len() {
+            return Ok(None);
+        }
+        // Each field, in the struct's order, takes the next parameter: the arguments are then
+        // evaluated in their Rust order.
+        let mut values = Vec::new();
+        for (field, field_ty) in &owner.1 {
+            let given = built
+                .fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(n) if n == field));
+            let Some(given) = given else { return Ok(None) };
+            if is_marker(field_ty) {
+                continue;
+            }
+            let Expr::Path(value) = &given.expr else {
+                return Ok(None);
+            };
+            if !value.path.is_ident(&params[values.len().min(params.len() - 1)]) || values.len() >= params.len() {
+                return Ok(None);
+            }
+            values.push(self.expr(&call.args[values.len()], scope)?);
+        }
+        if values.len() != params.len() {
+            return Ok(None);
+        }
+        Ok(Some(format!("{{{}}}", values.join(", "))))
+    }
+}
+
+impl Context<'_> {
+    /// Whether the kernel's file defines a struct `name` generic over types or constants.
+    fn file_generic_struct(&self, name: &str) -> bool {
+        let Some(syntax) = self.workspace.syntax.get(self.here).copied().flatten() else {
+            return false;
+        };
+        let mut items = Vec::new();
+        super::compiled::compiled_items(&syntax.items, &self.layouts, &mut items);
+        items.iter().any(|i| {
+            matches!(i, Item::Struct(s) if s.ident == name
+                && s.generics.params.iter().any(|g| !matches!(g, GenericParam::Lifetime(_))))
+        })
     }
 }
