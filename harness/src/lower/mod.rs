@@ -55,6 +55,7 @@ mod stmt;
 mod struct_instances;
 mod tables;
 mod templates;
+mod trait_generics;
 mod traits;
 mod types;
 mod warp_stubs;
@@ -625,6 +626,7 @@ impl<'a> Context<'a> {
         if patterns::is_intrinsic_stub(f) {
             return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
         }
+        let _bounds = trait_generics::enter(f);
         let mut scope = Scope::default();
         let ret = match &f.sig.output {
             syn::ReturnType::Default => "void".to_string(),
