@@ -49,7 +49,9 @@ impl Context<'_> {
             Expr::Field(f) => self.field_type(f, scope),
             // `r.xy_to_xyz()`: the return type of the method of the receiver's type.
             Expr::MethodCall(m) => {
-                let receiver = self.value_type(&m.receiver, scope)?;
+                let Some(receiver) = self.value_type(&m.receiver, scope) else {
+                    return super::printf::scalar_type(e);
+                };
                 let method = m.method.to_string();
                 let found: Vec<String> = self
                     .layouts
@@ -66,7 +68,7 @@ impl Context<'_> {
                     .collect();
                 match found.as_slice() {
                     [one] => Some(one.clone()),
-                    _ => None,
+                    _ => super::printf::scalar_type(e),
                 }
             }
             other => super::printf::scalar_type(other),
