@@ -17,27 +17,45 @@ fn emitted() -> driver::Emitted {
 #[test]
 fn generic_trait_functions_are_copied_per_argument_list() {
     let emitted = emitted();
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     let program = &emitted.program;
     // The explicit arguments and the depth inferred from the caller's bound.
     assert!(
         program.contains("__device__ inline kl::tuple5<float, float, float, float, float> Hd_gains_Studio_8() {"),
         "{program}"
     );
-    assert!(program.contains("auto s = (1.0f / ((float)(Studio_span_10())));"), "{program}");
+    assert!(
+        program.contains("auto s = (1.0f / ((float)(Studio_span_10())));"),
+        "{program}"
+    );
     // A trait's default body calls the impl's functions with the copy's own depth.
-    assert!(program.contains("return (Studio_ceil_8() - Studio_floor_8());"), "{program}");
+    assert!(
+        program.contains("return (Studio_ceil_8() - Studio_floor_8());"),
+        "{program}"
+    );
     assert!(program.contains("return (16 << ((10 - 8)));"), "{program}");
     // An associated constant built by `const fn`s is the same expression.
-    assert!(program.contains("auto&& kl_let_1 = (weights_of(Pair_new(0.2126f, 0.0722f)));"), "{program}");
+    assert!(
+        program.contains("auto&& kl_let_1 = (weights_of(Pair_new(0.2126f, 0.0722f)));"),
+        "{program}"
+    );
     // The method's result type is known: `q.total()` calls `Pair`'s.
     assert!(program.contains("auto q = Pair_swapped(p);"), "{program}");
     assert!(program.contains("return Pair_new(Pair_total(q), q.a);"), "{program}");
     let start = program
-        .find("__device__ inline void convert_8_Studio_Hd(const unsigned char* src, float* dst, unsigned long long n) {")
+        .find(
+            "__device__ inline void convert_8_Studio_Hd(const unsigned char* src, float* dst, unsigned long long n) {",
+        )
         .expect("the helper's copy is defined");
     let helper = &program[start..start + program[start..].find("\n}\n\n").expect("its end")];
-    assert!(helper.contains("auto kl_tuple_1 = Hd_gains_Studio_8();\nauto s = kl_tuple_1._0;"), "{helper}");
+    assert!(
+        helper.contains("auto kl_tuple_1 = Hd_gains_Studio_8();\nauto s = kl_tuple_1._0;"),
+        "{helper}"
+    );
     assert!(helper.contains("auto g2 = kl_tuple_1._4;"), "{helper}");
     assert!(helper.contains("Studio_floor_8()) - Studio_floor_8());"), "{helper}");
     // libdevice's `__nv_fmaf` bound as `fmaf` is the C function.

@@ -74,7 +74,9 @@ fn inferred(callee: &[Bound], param: &str) -> Option<String> {
     let caller = BOUNDS.with(|b| b.borrow().last().cloned().unwrap_or_default());
     let mut found: Option<String> = None;
     for bound in callee {
-        let Some(at) = bound.args.iter().position(|a| a == param) else { continue };
+        let Some(at) = bound.args.iter().position(|a| a == param) else {
+            continue;
+        };
         let candidates: Vec<&Bound> = caller
             .iter()
             .filter(|c| c.head == bound.head && c.trait_name == bound.trait_name && c.args.len() == bound.args.len())
@@ -119,14 +121,19 @@ pub(super) fn instance(
                 if !is_const {
                     return Err(format!("type parameter `{name}` is left to inference"));
                 }
-                inferred(&callee, name)
-                    .ok_or_else(|| format!("constant `{name}` is given neither at the call nor by a bound of the caller"))
+                inferred(&callee, name).ok_or_else(|| {
+                    format!("constant `{name}` is given neither at the call nor by a bound of the caller")
+                })
             })
             .collect::<Result<_, _>>()?
     } else if explicit.len() == params.len() {
         explicit.to_vec()
     } else {
-        return Err(format!("{} generic arguments for {} parameters", explicit.len(), params.len()));
+        return Err(format!(
+            "{} generic arguments for {} parameters",
+            explicit.len(),
+            params.len()
+        ));
     };
     // Bounds written inline (`LumaCR: ColorRange`) move to the where clause, to be kept.
     let mut plain = sig.clone();

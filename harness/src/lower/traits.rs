@@ -23,7 +23,10 @@ fn normalize(tokens: TokenStream) -> String {
 /// What `Type::name` or `<Type as Trait>::name` names: the type and, when written, the trait.
 fn split(p: &syn::ExprPath) -> Option<(TokenStream, Option<String>, String)> {
     let last = p.path.segments.last()?;
-    if !matches!(last.arguments, syn::PathArguments::None | syn::PathArguments::AngleBracketed(_)) {
+    if !matches!(
+        last.arguments,
+        syn::PathArguments::None | syn::PathArguments::AngleBracketed(_)
+    ) {
         return None;
     }
     let name = last.ident.to_string();
@@ -161,7 +164,9 @@ impl<'a> Context<'a> {
                 };
                 let value = syn::parse2::<Expr>(respan(value.to_token_stream(), p.path.segments[0].ident.span()))
                     .unwrap_or(value);
-                inner.expr(&value, &mut super::Scope::default()).map(|v| Some(format!("({v})")))
+                inner
+                    .expr(&value, &mut super::Scope::default())
+                    .map(|v| Some(format!("({v})")))
             }
         }
     }
