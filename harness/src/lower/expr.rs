@@ -174,7 +174,7 @@ impl Context<'_> {
                     _ => self.if_value_with_statements(i, scope)?,
                 }
             }
-            Expr::Tuple(t) if (2..=4).contains(&t.elems.len()) => {
+            Expr::Tuple(t) if (2..=8).contains(&t.elems.len()) => {
                 let elems = t
                     .elems
                     .iter()

@@ -128,7 +128,10 @@ fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::It
         .collect();
     let values: Vec<TokenStream> = values.iter().map(|v| v.parse().ok()).collect::<Option<_>>()?;
     let mut plain = f.clone();
+    // The where clause stays: the bounds the copy's calls of generic trait functions are met by.
+    let where_clause = plain.sig.generics.where_clause.take();
     plain.sig.generics = syn::Generics::default();
+    plain.sig.generics.where_clause = where_clause;
     plain.sig.ident = syn::Ident::new(name, f.sig.ident.span());
     let tokens = super::launch_instances::substitute(plain.to_token_stream(), &params, &values);
     syn::parse2(tokens).ok()

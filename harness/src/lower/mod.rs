@@ -59,6 +59,7 @@ mod stmt;
 mod struct_instances;
 mod tables;
 mod templates;
+mod trait_generics;
 mod traits;
 mod types;
 mod warp_stubs;
@@ -654,6 +655,7 @@ impl<'a> Context<'a> {
         if patterns::is_intrinsic_stub(f) && (self.here != self.home || !bare_unreachable(f)) {
             return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
         }
+        let _bounds = trait_generics::enter(f);
         let mut scope = Scope::default();
         let ret = match &f.sig.output {
             syn::ReturnType::Default => "void".to_string(),

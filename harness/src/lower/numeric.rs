@@ -256,6 +256,8 @@ impl Context<'_> {
                 true
             }
             other if other.strip_prefix("__nv_").is_some_and(c_math) => true,
+            // nvptx-std's `fmaf(x, y, z)`: an extern bound to libdevice's `__nv_fmaf`.
+            other if owner.is_none() && c_math(other) && self.libdevice_extern(other) => true,
             _ => false,
         };
         if !shape {
@@ -315,6 +317,32 @@ impl Context<'_> {
                 format!("::{function}({})", args.join(", "))
             }
         }))
+    }
+}
+
+impl Context<'_> {
+    /// Whether the workspace declares `name` as an extern function linked to libdevice's
+    /// `__nv_name`, which is the C function of that name.
+    fn libdevice_extern(&self, name: &str) -> bool {
+        fn walk(items: &[syn::Item], name: &str) -> bool {
+            items.iter().any(|item| match item {
+                syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, inner)| walk(inner, name)),
+                syn::Item::ForeignMod(f) => f.items.iter().any(|i| match i {
+                    syn::ForeignItem::Fn(f) => {
+                        f.sig.ident == name
+                            && f.attrs.iter().any(|a| {
+                                a.path().is_ident("link_name")
+                                    && matches!(&a.meta, syn::Meta::NameValue(nv)
+                                        if matches!(&nv.value, syn::Expr::Lit(l)
+                                            if matches!(&l.lit, syn::Lit::Str(s) if s.value() == format!("__nv_{name}"))))
+                            })
+                    }
+                    _ => false,
+                }),
+                _ => false,
+            })
+        }
+        self.workspace.syntax.iter().flatten().any(|s| walk(&s.items, name))
     }
 }
 

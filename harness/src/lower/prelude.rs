@@ -241,6 +241,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::ptx_ops_prelude!(),
     crate::atomics_prelude!(),
     crate::trait_prelude!(),
+    crate::wide_tuple_prelude!(),
     crate::callables_prelude!(),
     crate::ordering_prelude!()
 );

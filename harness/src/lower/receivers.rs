@@ -47,6 +47,30 @@ impl Context<'_> {
                 (f.ident == "new" && self.layouts.struct_fields(&ty_path).is_some()).then(|| ty.ident.to_string())
             }
             Expr::Field(f) => self.field_type(f, scope),
+            // `r.xy_to_xyz()`: the return type of the method of the receiver's type.
+            Expr::MethodCall(m) => {
+                let Some(receiver) = self.value_type(&m.receiver, scope) else {
+                    return super::printf::scalar_type(e);
+                };
+                let method = m.method.to_string();
+                let found: Vec<String> = self
+                    .layouts
+                    .index
+                    .methods_named(&method, self.layouts.module)
+                    .filter(|f| f.self_type == Some(receiver.as_str()))
+                    .filter_map(|f| match &f.sig.output {
+                        syn::ReturnType::Type(_, ty) => match type_name(ty)? {
+                            n if n == "Self" => Some(receiver.clone()),
+                            n => Some(n),
+                        },
+                        syn::ReturnType::Default => None,
+                    })
+                    .collect();
+                match found.as_slice() {
+                    [one] => Some(one.clone()),
+                    _ => super::printf::scalar_type(e),
+                }
+            }
             other => super::printf::scalar_type(other),
         }
     }

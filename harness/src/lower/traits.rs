@@ -23,7 +23,10 @@ fn normalize(tokens: TokenStream) -> String {
 /// What `Type::name` or `<Type as Trait>::name` names: the type and, when written, the trait.
 fn split(p: &syn::ExprPath) -> Option<(TokenStream, Option<String>, String)> {
     let last = p.path.segments.last()?;
-    if !last.arguments.is_none() {
+    if !matches!(
+        last.arguments,
+        syn::PathArguments::None | syn::PathArguments::AngleBracketed(_)
+    ) {
         return None;
     }
     let name = last.ident.to_string();
@@ -151,7 +154,20 @@ impl<'a> Context<'a> {
         }
         match &value {
             Expr::Lit(l) => self.literal(&l.lit).map(Some),
-            _ => self.fail(p, format!("associated constant `{}` is not a literal", self.text(p))),
+            // A constant computed by `const fn`s (`constants_from_primaries(..)`): the same
+            // expression, evaluated where it is used, in the impl's module.
+            _ => {
+                let imp = impls.first().map(|i| i.module.clone());
+                let module = imp.as_ref().and_then(|m| self.layouts.index.module_key(m));
+                let Some(inner) = module.and_then(|m| self.within(m)) else {
+                    return self.fail(p, format!("associated constant `{}` is not a literal", self.text(p)));
+                };
+                let value = syn::parse2::<Expr>(respan(value.to_token_stream(), p.path.segments[0].ident.span()))
+                    .unwrap_or(value);
+                inner
+                    .expr(&value, &mut super::Scope::default())
+                    .map(|v| Some(format!("({v})")))
+            }
         }
     }
 
@@ -193,22 +209,18 @@ impl<'a> Context<'a> {
         if sig.receiver().is_some() {
             return self.fail(c, format!("`{}` takes `self`: it is not lowered", self.text(&c.func)));
         }
-        let generic: Vec<String> = sig
-            .generics
-            .params
-            .iter()
-            .filter(|g| !matches!(g, syn::GenericParam::Lifetime(_)))
-            .map(|g| g.to_token_stream().to_string())
-            .collect();
-        if !generic.is_empty() {
-            return self.fail(
-                c,
-                format!(
-                    "trait function `{name}` of `{ty_text}` is generic over `{}`: generic trait functions are not lowered",
-                    generic.join(", ")
-                ),
-            );
-        }
+        let explicit = match &p.path.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(a)) => {
+                a.args.iter().map(|g| g.to_token_stream().to_string()).collect()
+            }
+            _ => Vec::new(),
+        };
+        // Generic over types or constants: one copy per argument list, given at the call or
+        // inferred from the caller's bounds (`Bitdepth<N>: Sample` takes the caller's `N`).
+        let (sig, block, arguments) = match super::trait_generics::instance(&sig, &block, &explicit) {
+            Ok(found) => found,
+            Err(why) => return self.fail(c, format!("trait function `{name}` of `{ty_text}`: {why}")),
+        };
         // The type as a type (`Bitdepth<8>`, not the expression's `Bitdepth::<8>`), with the
         // call's span, so that what the copy fails on is reported at the call.
         let span = p
@@ -244,7 +256,11 @@ impl<'a> Context<'a> {
             .split(|ch: char| !ch.is_ascii_alphanumeric())
             .filter(|w| !w.is_empty())
             .collect();
-        let wanted = format!("{}::{name}", words.join("_"));
+        let mut wanted = format!("{}::{name}", words.join("_"));
+        for a in &arguments {
+            wanted.push('_');
+            wanted.extend(a.chars().map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' }));
+        }
         let key = ("method", imp.module.clone(), wanted);
         let module = imp.module.clone();
         let called = self.require(c, key, area, |c_name| {
@@ -264,7 +280,7 @@ impl<'a> Context<'a> {
 }
 
 /// `tokens` with `Self::` written `<Type as Trait>::` and any other `Self` written `Type`.
-fn self_as(tokens: TokenStream, ty: &TokenStream, qualified: &TokenStream) -> TokenStream {
+pub(super) fn self_as(tokens: TokenStream, ty: &TokenStream, qualified: &TokenStream) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::new();
     for (i, t) in trees.iter().enumerate() {
@@ -291,7 +307,7 @@ fn self_as(tokens: TokenStream, ty: &TokenStream, qualified: &TokenStream) -> To
     out.into_iter().collect()
 }
 
-fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(super) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut t| {
