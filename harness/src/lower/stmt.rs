@@ -155,6 +155,11 @@ impl Context<'_> {
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
             if matches!(&*r.elem, Type::Slice(_)) {
+                if sub_slice.is_none() {
+                    if let Some(out) = self.unsized_local(&name, &init.expr, &value, scope) {
+                        return Ok(out);
+                    }
+                }
                 scope.slices.insert(name.clone());
             }
         }
