@@ -47,7 +47,10 @@ fn is_place(e: &Expr) -> bool {
 
 /// For each helper function, which of its parameters are slices.
 pub(super) fn slice_parameters_of(helpers: &[&syn::ItemFn]) -> HashMap<String, Vec<bool>> {
-    helpers.iter().map(|h| (h.sig.ident.to_string(), slice_flags(&h.sig))).collect()
+    helpers
+        .iter()
+        .map(|h| (h.sig.ident.to_string(), slice_flags(&h.sig)))
+        .collect()
 }
 
 fn slice_flags(sig: &syn::Signature) -> Vec<bool> {
