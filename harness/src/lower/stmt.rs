@@ -54,6 +54,7 @@ impl Context<'_> {
                         .map(|e| self.expr(e, scope))
                         .collect::<Lowered<Vec<_>>>()?;
                     let name = ident(&c.ident.to_string());
+                    scope.reserve_length(&name);
                     let _ = writeln!(
                         out,
                         "static const {} = {{{}}};\n[[maybe_unused]] constexpr unsigned long long {name}_len = {};",
