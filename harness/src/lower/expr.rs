@@ -509,12 +509,14 @@ impl Context<'_> {
         if p.path.segments.len() <= 2 && self.layouts.struct_fields(&p.path).is_none() {
             // Slices passed to helpers travel with their length.
             let mut with_lengths = Vec::new();
-            for (arg, text) in c.args.iter().zip(args) {
+            let slice_params = self.slice_parameters(&p.path);
+            for (i, (arg, text)) in c.args.iter().zip(args).enumerate() {
                 let slice = super::disjoint_views::slice_argument(arg, scope);
                 with_lengths.push(match self.sub_slice_length(arg, scope)? {
                     _ if slice.is_some() => slice.map(|s| format!("{s}, {s}_len")).unwrap_or_default(),
                     // `&bytes[2 * i..]`: the view's start and its own length.
                     Some(length) => format!("{text}, {length}"),
+                    None if slice_params.get(i) == Some(&true) => self.unsized_argument(arg, &text).unwrap_or(text),
                     None => text,
                 });
             }
@@ -609,7 +611,7 @@ impl Context<'_> {
             // An array's elements' address; a pointer or slice stays itself.
             "as_ptr" | "as_mut_ptr" if is_slice_name(&m.receiver, scope) => receiver,
             "as_ptr" | "as_mut_ptr" => format!("kl::as_ptr({receiver})"),
-            "len" => format!("{receiver}_len"),
+            "len" => self.length_of(&m.receiver, &receiver, scope),
             // The receiver's type, as in Rust: `max(n, 1)` of two C types would be ambiguous.
             "min" | "max" => format!("kl::{method}({receiver}, {})", arg(0)?),
             "to_usize" | "to_u64" => format!("((unsigned long long)({receiver}))"),

@@ -154,6 +154,7 @@ impl<'a> Context<'a> {
             layouts: self.layouts.at(module),
             helpers_failed: HashMap::new(),
             helpers: HashSet::new(),
+            helper_slices: HashMap::new(),
             instances: HashMap::new(),
             template_types: HashMap::new(),
             structs: HashSet::new(),
@@ -506,10 +507,13 @@ impl<'a> Context<'a> {
         let name = self.function_item(c, &function, area)?;
         scope.reference_call = returns_reference(function.sig);
         let mut with_lengths = Vec::new();
-        for (arg, text) in c.args.iter().zip(args) {
+        let slice_params = self.slice_parameters(path);
+        for (i, (arg, text)) in c.args.iter().zip(args).enumerate() {
             let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
             with_lengths.push(if slice {
                 format!("{text}, {text}_len")
+            } else if slice_params.get(i) == Some(&true) {
+                self.unsized_argument(arg, text).unwrap_or_else(|| text.clone())
             } else {
                 text.clone()
             });

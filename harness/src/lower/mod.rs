@@ -62,6 +62,7 @@ mod templates;
 mod trait_generics;
 mod traits;
 mod types;
+mod unsize;
 mod warp_stubs;
 mod wide_constants;
 
@@ -197,6 +198,7 @@ pub fn lower_file(
         ffi: device_ffi::DeviceFfi::new(syntax, &file.path),
         helpers_failed: HashMap::new(),
         helpers: HashSet::new(),
+        helper_slices: HashMap::new(),
         instances: HashMap::new(),
         template_types: HashMap::new(),
         structs: HashSet::new(),
@@ -272,6 +274,7 @@ pub fn lower_file(
         .collect();
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(instances.iter().map(|(_, f)| f)).collect();
     cx.helpers = helpers.iter().map(|h| h.sig.ident.to_string()).collect();
+    cx.helper_slices = unsize::slice_parameters_of(&helpers);
     launch_instances::refuse_generic_helpers(&helpers, &mut cx.helpers_failed);
     // A helper that calls one that fails fails too: lower until no new helper fails.
     let (prototypes, definitions) = loop {
@@ -376,6 +379,8 @@ struct Context<'a> {
     helpers_failed: HashMap<String, String>,
     /// Names of the file's helper functions (those in `helpers_failed` are not defined).
     helpers: HashSet<String>,
+    /// Which parameters of each helper are slices (by the helper's name).
+    helper_slices: HashMap<String, Vec<bool>>,
     /// The C names of the copies of const-generic helpers, by the call (`blur::<8>`).
     instances: HashMap<String, String>,
     /// The C++ names of the type parameters of the function template being lowered.

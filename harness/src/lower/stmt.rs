@@ -54,6 +54,7 @@ impl Context<'_> {
                         .map(|e| self.expr(e, scope))
                         .collect::<Lowered<Vec<_>>>()?;
                     let name = ident(&c.ident.to_string());
+                    scope.reserve_length(&name);
                     let _ = writeln!(
                         out,
                         "static const {} = {{{}}};\n[[maybe_unused]] constexpr unsigned long long {name}_len = {};",
@@ -155,6 +156,11 @@ impl Context<'_> {
         let name = scope.bind(&rust_name);
         if let Some(Type::Reference(r)) = ty {
             if matches!(&*r.elem, Type::Slice(_)) {
+                if sub_slice.is_none() {
+                    if let Some(out) = self.unsized_local(&name, &init.expr, &value, scope) {
+                        return Ok(out);
+                    }
+                }
                 scope.slices.insert(name.clone());
             }
         }
