@@ -704,9 +704,10 @@ fn plan_launch(
     };
     let mut defaulted = Vec::new();
     let default_value = i64::from(grid[0]) * i64::from(bx);
-    for param in scalar_params(&lowered.params, "") {
+    for (param, c_type) in scalar_params_typed(&lowered.params, "") {
         if !launch.params.contains_key(&param) {
-            launch.params.insert(param.clone(), default_value);
+            let value = narrow_max(&c_type).map_or(default_value, |max| default_value.min(max));
+            launch.params.insert(param.clone(), value);
             defaulted.push(param);
         }
     }
@@ -881,15 +882,41 @@ fn allocations(params: &[Param], buffers: &BTreeMap<String, BufferNeed>) -> (u64
 
 /// Names of the integer and float scalars a kernel takes, struct fields as `p.n`.
 fn scalar_params(params: &[Param], prefix: &str) -> Vec<String> {
+    scalar_params_typed(params, prefix)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The integer scalar parameters, each with its C type.
+fn scalar_params_typed(params: &[Param], prefix: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for p in params {
         match p {
-            Param::Scalar { name, float: false, .. } => out.push(format!("{prefix}{name}")),
-            Param::Struct { name, fields, .. } => out.extend(scalar_params(fields, &format!("{prefix}{name}."))),
+            Param::Scalar {
+                name,
+                float: false,
+                c_type,
+                ..
+            } => out.push((format!("{prefix}{name}"), c_type.clone())),
+            Param::Struct { name, fields, .. } => out.extend(scalar_params_typed(fields, &format!("{prefix}{name}."))),
             _ => {}
         }
     }
     out
+}
+
+/// The largest value of a narrow C integer type: a defaulted parameter of that type is held to
+/// it, as the thread count would wrap (a `u16` of 1048576 is 0).
+fn narrow_max(c_type: &str) -> Option<i64> {
+    match c_type {
+        "unsigned short" => Some(i64::from(u16::MAX)),
+        "short" => Some(i64::from(i16::MAX)),
+        "unsigned char" => Some(i64::from(u8::MAX)),
+        "signed char" | "char" => Some(i64::from(i8::MAX)),
+        "bool" => Some(1),
+        _ => None,
+    }
 }
 
 /// How many times one warp runs an access: the product of the trip counts of the loops whose

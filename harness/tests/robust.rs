@@ -75,6 +75,36 @@ fn a_launch_whose_buffers_would_not_fit_is_scaled_down_with_a_note() {
 }
 
 #[test]
+fn a_narrow_parameter_left_to_its_default_is_held_to_its_type() {
+    // The default is the thread count, 1048576: as a `u16` it would wrap to 0 and the kernel
+    // would return before any access.
+    let text = r#"
+use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn fade(a: *mut u8, iterations: u16, n: u32) {
+    let i = thread::index_1d() as usize;
+    if i < iterations as usize && i < n as usize {
+        *a.add(i) = 1;
+    }
+}
+"#;
+    let emitted = emit(text);
+    let launch = &emitted.manifest.launches[0];
+    assert_eq!(launch.kernel, "fade");
+    let call = emitted
+        .program
+        .lines()
+        .find(|l| l.contains("fade<<<"))
+        .expect("the launch is written");
+    assert!(
+        call.ends_with("(a, (unsigned short)65535ll, (unsigned int)1048576ll);"),
+        "{call}"
+    );
+}
+
+#[test]
 fn a_launch_that_fits_is_left_as_asked() {
     let emitted = emit(TWO);
     assert!(emitted.manifest.launches.iter().all(|l| l.notes.is_empty()));
