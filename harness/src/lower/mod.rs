@@ -56,6 +56,7 @@ mod receivers;
 mod statement_values;
 mod static_refs;
 mod stmt;
+mod closure_structs;
 mod struct_instances;
 mod tables;
 mod templates;
