@@ -16,18 +16,24 @@ fn emitted() -> driver::Emitted {
 #[test]
 fn closure_holding_structs_are_class_templates_built_by_deduction() {
     let emitted = emitted();
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
     assert!(
-        emitted.program.contains(
-            "template <typename F> struct Holder {\n  F f;\n  __device__ Holder(F f_) : f(f_) {}\n};"
-        ),
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
+    assert!(
+        emitted
+            .program
+            .contains("template <typename F> struct Holder {\n  F f;\n  __device__ Holder(F f_) : f(f_) {}\n};"),
         "{}",
         emitted.program
     );
     assert!(
         emitted.program.contains("template <typename G> struct Scaled")
             && emitted.program.contains("  unsigned int bias;\n  G g;\n")
-            && emitted.program.contains("(unsigned int bias_, G g_) : bias(bias_), g(g_) {}"),
+            && emitted
+                .program
+                .contains("(unsigned int bias_, G g_) : bias(bias_), g(g_) {}"),
         "{}",
         emitted.program
     );

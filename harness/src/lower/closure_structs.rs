@@ -100,9 +100,14 @@ impl Context<'_> {
             };
             let field_name = super::ident(&ident.to_string());
             let c_type = match &field.ty {
-                Type::Path(tp) if params.iter().any(|p| tp.path.is_ident(p)) => tp.path.get_ident().map(|i| i.to_string()).unwrap_or_default(),
+                Type::Path(tp) if params.iter().any(|p| tp.path.is_ident(p)) => {
+                    tp.path.get_ident().map(|i| i.to_string()).unwrap_or_default()
+                }
                 Type::Path(tp) if super::struct_instances::is_marker(&field.ty) => {
-                    return self.fail(tp, "a `PhantomData` field of a struct generic over a closure is not lowered")
+                    return self.fail(
+                        tp,
+                        "a `PhantomData` field of a struct generic over a closure is not lowered",
+                    )
                 }
                 other => self.c_type(other)?,
             };
