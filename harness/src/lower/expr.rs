@@ -218,6 +218,9 @@ impl Context<'_> {
         if s.rest.is_some() {
             return self.fail(s, "struct update syntax `..base` is not lowered");
         }
+        if let Some(literal) = self.closure_struct_literal(s, scope)? {
+            return Ok(literal);
+        }
         let (_, fields) = self
             .layouts
             .struct_fields(&s.path)

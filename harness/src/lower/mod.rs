@@ -34,6 +34,7 @@ mod groups;
 mod guarded_arms;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
+mod closure_structs;
 mod intrinsics;
 mod items;
 mod iterate;
