@@ -702,6 +702,14 @@ fn plan_launch(
         Some((fitted, _)) => *launch.grid.insert(*fitted),
         None => grid,
     };
+    // Every line a kernel prints passes through each of the profiler's replays: a printing
+    // kernel runs a few blocks, or its launch outlasts any time limit.
+    let printing = lowered.code.contains("printf(") && grid.iter().product::<u32>() > PRINTING_BLOCKS;
+    let grid = if printing {
+        *launch.grid.insert([grid[0].min(PRINTING_BLOCKS), 1, 1])
+    } else {
+        grid
+    };
     let mut defaulted = Vec::new();
     let default_value = i64::from(grid[0]) * i64::from(bx);
     for (param, c_type) in scalar_params_typed(&lowered.params, "") {
@@ -750,6 +758,12 @@ fn plan_launch(
         buffers = buffer_needs(&analysis.body.accesses, &launch);
     }
     let mut notes: Vec<String> = fitted.into_iter().map(|(_, why)| why).collect();
+    if printing {
+        notes.push(format!(
+            "prints from its threads: launched with {} blocks, as every printed line passes through each replay of the profiler",
+            grid[0]
+        ));
+    }
     notes.extend(crate::lower::space_data_notes(&lowered.params, &launch.params));
     if lowered.needs.dynamic_shared_bytes > 0 {
         notes.push(format!(
@@ -887,6 +901,9 @@ fn scalar_params(params: &[Param], prefix: &str) -> Vec<String> {
         .map(|(name, _)| name)
         .collect()
 }
+
+/// The most blocks a kernel that prints is launched with.
+pub const PRINTING_BLOCKS: u32 = 2;
 
 /// The integer scalar parameters, each with its C type.
 fn scalar_params_typed(params: &[Param], prefix: &str) -> Vec<(String, String)> {
