@@ -31,6 +31,7 @@ mod external_crates;
 mod generated;
 mod generics;
 mod groups;
+mod host_closures;
 mod guarded_arms;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
