@@ -35,12 +35,21 @@ fn each_launched_closure_is_a_kernel_with_its_captures_as_literals() {
         "{first}"
     );
     assert!(first.contains("auto gain = 1.5f;"), "{first}");
-    assert!(first.contains("auto shift = -2.0f;") || first.contains("auto shift = (-2.0f);"), "{first}");
-    assert!(first.contains("auto f = [=](float x) mutable {\nreturn ((x * gain) + shift);\n}"), "{first}");
+    assert!(
+        first.contains("auto shift = -2.0f;") || first.contains("auto shift = (-2.0f);"),
+        "{first}"
+    );
+    assert!(
+        first.contains("auto f = [=](float x) mutable {\nreturn ((x * gain) + shift);\n}"),
+        "{first}"
+    );
     assert!(first.contains("(*d) = f(src[i]);"), "{first}");
     // A closure with no capture may borrow nothing.
     let second = kernel(&emitted.program, "apply_f32_c2");
-    assert!(second.contains("auto f = [&](float x) {\nreturn (x * 2.0);\n}"), "{second}");
+    assert!(
+        second.contains("auto f = [&](float x) {\nreturn (x * 2.0f);\n}"),
+        "{second}"
+    );
     // The const argument is substituted; the closure is `FnMut`, so its binding is mutable.
     let plus = kernel(&emitted.program, "apply_plus_4_c1");
     assert!(
@@ -51,7 +60,10 @@ fn each_launched_closure_is_a_kernel_with_its_captures_as_literals() {
     assert!(plus.contains("(*d) = (f(src[i]) + 4);"), "{plus}");
     // A method launch with the closure bound by an earlier `let`.
     let only = kernel(&emitted.program, "only_closure_c1");
-    assert!(only.contains("auto op = [&](unsigned int v) {\nreturn (v + 2);\n}"), "{only}");
+    assert!(
+        only.contains("auto op = [&](unsigned int v) {\nreturn (v + 2);\n}"),
+        "{only}"
+    );
     check_with_gxx(&emitted.program);
 }
 

@@ -64,7 +64,13 @@ fn closure_launches(syntax: &syn::File, tokens: &TokenStream, kernel: &syn::Item
     let mut scan = Scan {
         name: kernel.sig.ident.to_string(),
         position: param.position,
-        arity: kernel.sig.generics.params.iter().filter(|p| !matches!(p, GenericParam::Lifetime(_))).count(),
+        arity: kernel
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter(|p| !matches!(p, GenericParam::Lifetime(_)))
+            .count(),
         lets: HashMap::new(),
         found: Vec::new(),
         items,
@@ -147,10 +153,19 @@ fn instance(
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != param.position)
-        .map(|(_, a)| a.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect())
+        .map(|(_, a)| {
+            a.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect()
+        })
         .collect();
     suffix.push(format!("c{k}"));
-    let suffix: Vec<String> = suffix.join("_").split('_').filter(|s| !s.is_empty()).map(String::from).collect();
+    let suffix: Vec<String> = suffix
+        .join("_")
+        .split('_')
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect();
     let mut name = format!("{}_{}", kernel.name, suffix.join("_"));
     while !taken.insert(name.clone()) {
         name.push('_');
@@ -173,7 +188,12 @@ fn instance(
     let mut stmts = head.stmts;
     stmts.extend(plain.block.stmts);
     plain.block.stmts = stmts;
-    let item: syn::ItemFn = syn::parse2(super::launch_instances::substitute(plain.to_token_stream(), &names, &values)).ok()?;
+    let item: syn::ItemFn = syn::parse2(super::launch_instances::substitute(
+        plain.to_token_stream(),
+        &names,
+        &values,
+    ))
+    .ok()?;
     Some(Kernel {
         name,
         params: super::launch_instances::params_of(&item),
@@ -273,9 +293,13 @@ impl Scan {
         if matches!(rest.first(), Some(TokenTree::Ident(m)) if m == "mut") {
             j = 1;
         }
-        let Some(TokenTree::Ident(name)) = rest.get(j) else { return };
+        let Some(TokenTree::Ident(name)) = rest.get(j) else {
+            return;
+        };
         let name = name.to_string();
-        let Some(eq) = rest.iter().position(|t| is_punct(Some(t), '=')) else { return };
+        let Some(eq) = rest.iter().position(|t| is_punct(Some(t), '=')) else {
+            return;
+        };
         let end = rest.iter().position(|t| is_punct(Some(t), ';')).unwrap_or(rest.len());
         if eq > end {
             return;
@@ -299,7 +323,10 @@ impl Scan {
     /// after it, in its token group, is the one launched.
     fn launch(&mut self, args: &syn::AngleBracketedGenericArguments, after: &[TokenTree]) {
         let text: Vec<String> = args.args.iter().map(|a| a.to_token_stream().to_string()).collect();
-        let inferred = matches!(args.args.iter().nth(self.position), Some(GenericArgument::Type(Type::Infer(_))));
+        let inferred = matches!(
+            args.args.iter().nth(self.position),
+            Some(GenericArgument::Type(Type::Infer(_)))
+        );
         if !inferred {
             return;
         }
@@ -308,7 +335,8 @@ impl Scan {
             self.found.push(Err(format!("no closure follows its launch {shown}")));
             return;
         };
-        self.found.push(self.bind(&closure, &shown).map(|prefix| (text, prefix)));
+        self.found
+            .push(self.bind(&closure, &shown).map(|prefix| (text, prefix)));
     }
 
     /// The host bindings of the closure's captures, then the closure, as Rust statements.
@@ -333,7 +361,10 @@ impl Scan {
         for c in &captures {
             match self.lets.get(c) {
                 Some((ty, value)) if constant(value) => {
-                    let ty = ty.as_ref().map(|t| format!(": {}", t.to_token_stream())).unwrap_or_default();
+                    let ty = ty
+                        .as_ref()
+                        .map(|t| format!(": {}", t.to_token_stream()))
+                        .unwrap_or_default();
                     prefix.push_str(&format!("let {c}{ty} = {};\n", value.to_token_stream()));
                 }
                 Some((_, value)) => {
