@@ -38,6 +38,10 @@ pub fn instantiate_kernels_launched_by(
             out.push(kernel);
             continue;
         }
+        if let Some(instances) = super::host_closures::instances(syntax, &tokens, &kernel, &mut taken) {
+            out.extend(instances);
+            continue;
+        }
         let found = launches(syntax, &tokens, &kernel.name, &placeholders);
         let concrete: Vec<&Vec<String>> = found.iter().filter_map(|i| i.as_ref().ok()).collect();
         if concrete.is_empty() {
@@ -57,6 +61,9 @@ pub fn instantiate_kernels_launched_by(
 /// Why a generic kernel has no instantiation to lower.
 pub(super) fn why_not(syntax: &syn::File, kernel: &str) -> String {
     let tokens = syntax.to_token_stream();
+    if let Some(why) = generic_kernel(syntax, kernel).and_then(|f| super::host_closures::why_not(syntax, &tokens, &f)) {
+        return why;
+    }
     let found = launches(syntax, &tokens, kernel, &generic_names(syntax));
     match found.iter().find_map(|i| i.as_ref().err()) {
         Some(open) => format!("its launches leave an argument to inference (`{kernel}::<{open}>`)"),
@@ -65,6 +72,18 @@ pub(super) fn why_not(syntax: &syn::File, kernel: &str) -> String {
         }
         None => "no launch in this file instantiates it".to_string(),
     }
+}
+
+/// The generic kernel `name` of the file, at any module depth.
+fn generic_kernel(syntax: &syn::File, name: &str) -> Option<syn::ItemFn> {
+    fn find(items: &[syn::Item], name: &str) -> Option<syn::ItemFn> {
+        items.iter().find_map(|item| match item {
+            syn::Item::Fn(f) if f.sig.ident == name && is_generic(f) => Some(f.clone()),
+            syn::Item::Mod(m) => find(&m.content.as_ref()?.1, name),
+            _ => None,
+        })
+    }
+    find(&syntax.items, name)
 }
 
 /// Whether the file calls `.name(..)` with no turbofish.
@@ -289,7 +308,7 @@ pub(super) fn substitute(tokens: TokenStream, params: &[String], values: &[Token
 }
 
 /// The named parameters of an instantiated kernel, with their kinds.
-fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
+pub(super) fn params_of(item: &syn::ItemFn) -> Vec<KernelParam> {
     KernelParam::named(item, |ty| ty.to_token_stream().to_string())
 }
 

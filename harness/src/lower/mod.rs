@@ -32,6 +32,7 @@ mod generated;
 mod generics;
 mod groups;
 mod guarded_arms;
+mod host_closures;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
