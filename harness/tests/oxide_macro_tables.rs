@@ -13,7 +13,11 @@ const KERNELS: &str = include_str!("data/oxide_macro_tables.rs");
 fn tables_a_local_macro_defines_are_evaluated_device_constants() {
     let emitted = driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default());
     let program = &emitted.program;
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     for line in [
         "__device__ const kl::array<Shade, 4> SHADES4 = {{{2}, {9}, {2}, {9}}};",
         "__device__ const kl::array<unsigned int, 4> WEIGHTS4 = {{4u, 4u, 6u, 4u}};",

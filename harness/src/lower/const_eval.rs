@@ -138,7 +138,9 @@ impl Eval<'_, '_> {
             Expr::Block(b) => self.block(&b.block)?.unwrap_or(Value::Tuple(Vec::new())),
             Expr::Path(p) => match p.path.get_ident().and_then(|i| self.env.get(&i.to_string())) {
                 Some(v) => v.clone(),
-                None if self.cx.variant_tag(&p.path).is_some() => Value::Variant(self.cx.variant_tag(&p.path).unwrap_or(0)),
+                None if self.cx.variant_tag(&p.path).is_some() => {
+                    Value::Variant(self.cx.variant_tag(&p.path).unwrap_or(0))
+                }
                 None => Value::Int(
                     self.cx
                         .layouts
@@ -306,7 +308,9 @@ impl Eval<'_, '_> {
                     .iter()
                     .find_map(|arm| match arm.guard {
                         Some(_) => Some(Err("a match guard".to_string())),
-                        None => arm_matches(&arm.pat, &v).map(|hit| hit.map(|bind| (arm, bind))).transpose(),
+                        None => arm_matches(&arm.pat, &v)
+                            .map(|hit| hit.map(|bind| (arm, bind)))
+                            .transpose(),
                     })
                     .ok_or("a match no arm covers")??;
                 if let Some(name) = arm.1 {

@@ -169,7 +169,10 @@ fn match_prefix(matcher: &[TokenTree], input: &[TokenTree], captures: &mut HashM
                         "literal" => matches!(input.get(i)?, TokenTree::Literal(_)).then_some(1)?,
                         "tt" | "lifetime" => input.get(i).map(|_| 1)?,
                         "expr" | "ty" | "path" | "pat" => {
-                            let n = input[i..].iter().take_while(|t| stop.is_none_or(|s| !same(s, t))).count();
+                            let n = input[i..]
+                                .iter()
+                                .take_while(|t| stop.is_none_or(|s| !same(s, t)))
+                                .count();
                             (n > 0).then_some(n)?
                         }
                         _ => return None,
@@ -202,7 +205,10 @@ fn match_prefix(matcher: &[TokenTree], input: &[TokenTree], captures: &mut HashM
                     }
                     let names: Vec<String> = rounds.first().map(|r| r.keys().cloned().collect()).unwrap_or_default();
                     for name in names {
-                        let each = rounds.iter().map(|r| HashMap::from([(name.clone(), r[&name].clone())])).collect();
+                        let each = rounds
+                            .iter()
+                            .map(|r| HashMap::from([(name.clone(), r[&name].clone())]))
+                            .collect();
                         captures.insert(name, Capture::Repeated(each));
                     }
                     m = next;
@@ -247,9 +253,10 @@ fn transcribe(body: &TokenStream, captures: &HashMap<String, Capture>) -> TokenS
             (TokenTree::Punct(p), Some(TokenTree::Ident(name))) if p.as_char() == '$' => {
                 match captures.get(&name.to_string()) {
                     Some(Capture::Tokens(t)) if t.len() == 1 => out.push(t[0].clone()),
-                    Some(Capture::Tokens(t)) => {
-                        out.push(TokenTree::Group(Group::new(Delimiter::None, t.iter().cloned().collect())))
-                    }
+                    Some(Capture::Tokens(t)) => out.push(TokenTree::Group(Group::new(
+                        Delimiter::None,
+                        t.iter().cloned().collect(),
+                    ))),
                     _ => out.extend(tokens[k..k + 2].iter().cloned()),
                 }
                 k += 2;
