@@ -65,6 +65,7 @@ mod traits;
 mod types;
 mod unsize;
 mod warp_stubs;
+mod warp_votes;
 mod wide_constants;
 
 pub use items::Workspace;
