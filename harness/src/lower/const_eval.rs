@@ -14,6 +14,8 @@ enum Value {
     Bool(bool),
     Array(Vec<Value>),
     Tuple(Vec<Value>),
+    /// A field-less enum variant, by its discriminant.
+    Variant(i64),
 }
 
 /// Loop iterations allowed before the evaluation gives up.
@@ -136,6 +138,9 @@ impl Eval<'_, '_> {
             Expr::Block(b) => self.block(&b.block)?.unwrap_or(Value::Tuple(Vec::new())),
             Expr::Path(p) => match p.path.get_ident().and_then(|i| self.env.get(&i.to_string())) {
                 Some(v) => v.clone(),
+                None if self.cx.variant_tag(&p.path).is_some() => {
+                    Value::Variant(self.cx.variant_tag(&p.path).unwrap_or(0))
+                }
                 None => Value::Int(
                     self.cx
                         .layouts
@@ -295,9 +300,95 @@ impl Eval<'_, '_> {
                 },
                 _ => return Err("a condition".into()),
             },
+            Expr::Call(c) => self.call(c)?,
+            Expr::Match(m) => {
+                let v = self.expr(&m.expr)?;
+                let arm = m
+                    .arms
+                    .iter()
+                    .find_map(|arm| match arm.guard {
+                        Some(_) => Some(Err("a match guard".to_string())),
+                        None => arm_matches(&arm.pat, &v)
+                            .map(|hit| hit.map(|bind| (arm, bind)))
+                            .transpose(),
+                    })
+                    .ok_or("a match no arm covers")??;
+                if let Some(name) = arm.1 {
+                    self.env.insert(name, v);
+                }
+                self.expr(&arm.0.body)?
+            }
             _ => return Err(format!("`{}`", self.cx.text(e))),
         })
     }
+
+    /// A call of a `const fn` of this file, evaluated with its parameters bound.
+    fn call(&mut self, c: &syn::ExprCall) -> R<Value> {
+        let Expr::Path(p) = &*c.func else {
+            return Err("a call".into());
+        };
+        let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let syntax = self.cx.workspace.syntax.get(self.cx.here).copied().flatten();
+        let f = syntax
+            .and_then(|s| const_fn(&s.items, &name))
+            .ok_or_else(|| format!("a call of `{}`", self.cx.text(p)))?;
+        let args: Vec<Value> = c.args.iter().map(|a| self.expr(a)).collect::<R<_>>()?;
+        let mut env = HashMap::new();
+        for (input, arg) in f.sig.inputs.iter().zip(args) {
+            let syn::FnArg::Typed(t) = input else {
+                return Err("a method".into());
+            };
+            let syn::Pat::Ident(i) = &*t.pat else {
+                return Err("a parameter pattern".into());
+            };
+            env.insert(i.ident.to_string(), arg);
+        }
+        let outer = std::mem::replace(&mut self.env, env);
+        let value = self.block(&f.block);
+        self.env = outer;
+        let value = value?.unwrap_or(Value::Tuple(Vec::new()));
+        // An untyped integer result takes the function's return type.
+        Ok(match (value, &f.sig.output) {
+            (Value::Int(v, None), syn::ReturnType::Type(_, ty)) => {
+                let ty = quote::ToTokens::to_token_stream(&**ty).to_string();
+                match int_width(&ty) {
+                    Some(_) => Value::Int(wrap(v, Some(&ty)), Some(ty)),
+                    None => Value::Int(v, None),
+                }
+            }
+            (other, _) => other,
+        })
+    }
+}
+
+/// The `const fn` named `name` among `items` and their inline modules.
+fn const_fn<'a>(items: &'a [syn::Item], name: &str) -> Option<&'a syn::ItemFn> {
+    items.iter().find_map(|item| match item {
+        syn::Item::Fn(f) if f.sig.ident == name && f.sig.constness.is_some() => Some(f),
+        syn::Item::Mod(m) => const_fn(&m.content.as_ref()?.1, name),
+        _ => None,
+    })
+}
+
+/// Whether arm pattern `pat` matches `v`: `Some(binding)` when it does.
+fn arm_matches(pat: &syn::Pat, v: &Value) -> R<Option<Option<String>>> {
+    Ok(match (pat, v) {
+        (syn::Pat::Wild(_), _) => Some(None),
+        (syn::Pat::Ident(i), _) if i.subpat.is_none() => Some(Some(i.ident.to_string())),
+        (syn::Pat::Lit(l), Value::Int(x, _)) => match &l.lit {
+            Lit::Int(i) => (i.base10_parse::<i128>().map_err(|e| e.to_string())? == *x).then_some(None),
+            _ => return Err("a literal pattern".into()),
+        },
+        (syn::Pat::Or(o), _) => {
+            for case in &o.cases {
+                if let Some(hit) = arm_matches(case, v)? {
+                    return Ok(Some(hit));
+                }
+            }
+            None
+        }
+        _ => return Err("a match pattern".into()),
+    })
 }
 
 /// A binary operation; integers wrap to their type when `wrapping` or when the type is known.
@@ -375,6 +466,8 @@ fn initializer(v: &Value) -> R<String> {
             let items = items.iter().map(initializer).collect::<R<Vec<_>>>()?;
             format!("{{{}}}", items.join(", "))
         }
+        // The lowered enum is a struct whose first member is the tag.
+        Value::Variant(tag) => format!("{{{tag}}}"),
     })
 }
 

@@ -271,6 +271,13 @@ impl Context<'_> {
             .then(|| format!("{}::{}()", v.ty, constructor(&variant.ident.to_string())))
     }
 
+    /// The discriminant of the field-less variant a path names.
+    pub(super) fn variant_tag(&self, path: &syn::Path) -> Option<i64> {
+        let v = self.variant(path)?;
+        v.def.variants[v.index].fields.is_empty().then_some(())?;
+        discriminants(v.def)?.get(v.index).copied()
+    }
+
     /// `E::C { x: 1, y }`: the constructor, with the fields in declaration order.
     pub(super) fn variant_struct(&self, s: &syn::ExprStruct, scope: &mut Scope) -> Lowered<Option<String>> {
         let Some(v) = self.variant(&s.path) else {

@@ -211,6 +211,9 @@ impl Context<'_> {
         if let Some(op) = self.ptx_op_call(c, scope)? {
             return Ok(Some(op));
         }
+        if let Some(vote) = self.warp_vote_call(c, scope)? {
+            return Ok(Some(vote));
+        }
         let Expr::Path(p) = &*c.func else { return Ok(None) };
         let name = last_segment(&p.path);
         let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());

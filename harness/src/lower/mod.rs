@@ -41,6 +41,7 @@ mod items;
 mod iterate;
 mod launch;
 mod launch_instances;
+mod local_macros;
 mod macros;
 mod matching;
 mod nalgebra;
@@ -66,6 +67,7 @@ mod traits;
 mod types;
 mod unsize;
 mod warp_stubs;
+mod warp_votes;
 mod wide_constants;
 
 pub use items::Workspace;
@@ -179,8 +181,10 @@ pub fn lower_file(
     namespace: &str,
 ) -> LoweredFile {
     let file = &workspace.files[here];
+    let expanded = local_macros::expanded_items(&syntax.items);
     let mut items = Vec::new();
     compiled::compiled_items(&syntax.items, &layouts, &mut items);
+    items.extend(expanded.iter());
     let item_set = items::ItemSet::new(items.iter().filter_map(|i| match i {
         Item::Struct(s) => Some(s.ident.to_string()),
         Item::Const(c) => Some(c.ident.to_string()),
