@@ -16,6 +16,9 @@ impl Context<'_> {
                     return self.fail(p, "empty path");
                 };
                 let name = last.ident.to_string();
+                if let Some(reader) = self.intrinsic_value(p).filter(|_| !scope.is_bound(&name)) {
+                    return Ok(reader);
+                }
                 if let Some(none) = self.option_none(p, scope) {
                     return Ok(none);
                 }
@@ -36,6 +39,12 @@ impl Context<'_> {
                 }
                 if let Some(ordering) = super::ordering::ordering_value(&p.path) {
                     return Ok(ordering);
+                }
+                if p.path.segments.len() > 1 && self.undefined.contains(&name) {
+                    return self.fail(
+                        p,
+                        format!("`{name}` names a constant or static whose definition is not lowered"),
+                    );
                 }
                 if p.path.segments.len() > 1
                     && self.layouts.const_named(&p.path).is_none()
@@ -119,8 +128,12 @@ impl Context<'_> {
                     return Ok(geometry);
                 }
                 let base_is_reference = matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
+                // `grid.block(id).len`: a function returning `&T` lowers to one returning `T*`.
+                let outer_call = std::mem::take(&mut scope.reference_call);
                 let base = self.expr(&f.base, scope)?;
-                if base_is_reference {
+                let call_returns_reference = std::mem::replace(&mut scope.reference_call, outer_call)
+                    && matches!(&*f.base, Expr::Call(_) | Expr::MethodCall(_));
+                if base_is_reference || call_returns_reference {
                     format!("{base}->{member}")
                 } else {
                     format!("{base}.{member}")
@@ -165,6 +178,11 @@ impl Context<'_> {
                     None => None,
                 };
                 match (tail(&i.then_branch), else_expr) {
+                    (Some(a), Some(b)) if matches!((&a, &b), (Expr::Tuple(_), Expr::Tuple(_))) => {
+                        let cond = self.expr(&i.cond, scope)?;
+                        let (a, b) = (self.expr(&a, scope)?, self.expr(&b, scope)?);
+                        super::tuple_arms::same_type_arms(&cond, &a, &b)
+                    }
                     (Some(a), Some(b)) => format!(
                         "(({}) ? ({}) : ({}))",
                         self.expr(&i.cond, scope)?,

@@ -36,6 +36,7 @@ mod host_closures;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
+mod intrinsic_values;
 mod intrinsics;
 mod items;
 mod iterate;
@@ -64,6 +65,7 @@ mod tables;
 mod templates;
 mod trait_generics;
 mod traits;
+mod tuple_arms;
 mod types;
 mod unsize;
 mod warp_stubs;
@@ -497,6 +499,34 @@ const C_KEYWORDS: &[&str] = &[
     "double",
     "bool",
     "main",
+    // C++'s alternative operator spellings are reserved words too.
+    "and",
+    "or",
+    "xor",
+    "not",
+    "bitand",
+    "bitor",
+    "compl",
+    "and_eq",
+    "or_eq",
+    "xor_eq",
+    "not_eq",
+    "catch",
+    "throw",
+    "try",
+    "mutable",
+    "decltype",
+    "noexcept",
+    "nullptr",
+    "alignas",
+    "alignof",
+    "typeid",
+    "thread_local",
+    "static_assert",
+    "concept",
+    "requires",
+    "asm",
+    "export",
 ];
 
 fn ident(name: &str) -> String {
@@ -594,6 +624,19 @@ impl<'a> Context<'a> {
                 let item = |n: &String| self.consts.contains(n) || statics.contains(n);
                 if !names.iter().all(|n| defined.contains(n) || !item(n)) {
                     return true;
+                }
+                // `const R: &[Op; N] = &TABLE;` of a table a macro defines: nothing to point at.
+                if let Some(target) = static_refs::referenced_name(&c.expr) {
+                    if !defined.contains(&target) && !item(&target) {
+                        let _ = writeln!(code, "// const {} not lowered: `{target}` is not defined here", c.ident);
+                        failed.push(c.ident.to_string());
+                        return false;
+                    }
+                }
+                if let Some(Ok(definition)) = self.referenced_array_literal(c) {
+                    code.push_str(&definition);
+                    defined.insert(c.ident.to_string());
+                    return false;
                 }
                 let wide_value = wide_constants::wide_constant(&c.ty, &c.expr, &wide);
                 if let Some((_, v)) = &wide_value {

@@ -482,7 +482,7 @@ template <typename T, typename B> __device__ tuple2<unsigned_t<T>, T> widening_m
   return carrying_mul_add(a, b, (T)0, (T)0);
 }
 // Unsigned `div_ceil` (the one Rust has stable): the quotient rounded up.
-template <typename T, typename U> __device__ T div_ceil(T a, U b) { return a / (T)b + (a % (T)b != 0 ? 1 : 0); }
+template <typename T, typename U> __host__ __device__ constexpr T div_ceil(T a, U b) { return a / (T)b + (a % (T)b != 0 ? 1 : 0); }
 template <typename T, typename U> __device__ T saturating_add(T a, U b) {
   auto r = overflowing_add(a, b);
   if (!r._1) return r._0;
@@ -495,31 +495,31 @@ template <typename T, typename U> __device__ T saturating_sub(T a, U b) {
   if constexpr (is_signed<T>()) return (T)b > 0 ? min_of<T>() : max_of<T>();
   else return (T)0;
 }
-template <typename T, typename U> __device__ T rotate_left(T a, U n) {
+template <typename T, typename U> __host__ __device__ constexpr T rotate_left(T a, U n) {
   using W = unsigned_t<T>;
   constexpr unsigned bits = sizeof(T) * 8;
   unsigned s = (unsigned)n % bits;
   return s == 0 ? a : (T)(W)(((W)a << s) | ((W)a >> (bits - s)));
 }
-template <typename T, typename U> __device__ T rotate_right(T a, U n) {
+template <typename T, typename U> __host__ __device__ constexpr T rotate_right(T a, U n) {
   constexpr unsigned bits = sizeof(T) * 8;
   return rotate_left(a, bits - (unsigned)n % bits);
 }
-template <typename T> __device__ bool is_power_of_two(T a) { return a != 0 && (a & (T)(a - 1)) == 0; }
-template <typename T> __device__ unsigned int count_ones(T a) {
+template <typename T> __host__ __device__ constexpr bool is_power_of_two(T a) { return a != 0 && (a & (T)(a - 1)) == 0; }
+template <typename T> __host__ __device__ constexpr unsigned int count_ones(T a) {
   using W = unsigned_t<T>;
   W w = (W)a;
   unsigned int n = 0;
   for (; w; w &= (W)(w - 1)) ++n;
   return n;
 }
-template <typename T> __device__ unsigned int leading_zeros(T a) {
+template <typename T> __host__ __device__ constexpr unsigned int leading_zeros(T a) {
   using W = unsigned_t<T>;
   unsigned int n = 0;
   for (W bit = (W)((W)1 << (sizeof(T) * 8 - 1)); bit && !((W)a & bit); bit >>= 1) ++n;
   return n;
 }
-template <typename T> __device__ unsigned int trailing_zeros(T a) {
+template <typename T> __host__ __device__ constexpr unsigned int trailing_zeros(T a) {
   using W = unsigned_t<T>;
   unsigned int n = 0;
   for (W w = (W)a; n < sizeof(T) * 8 && !(w & 1); w >>= 1) ++n;
@@ -532,7 +532,7 @@ template <typename T> __device__ T swap_bytes(T a) {
   for (unsigned k = 0; k < sizeof(T); ++k) o[k] = i[sizeof(T) - 1 - k];
   return out;
 }
-template <typename T> __device__ T reverse_bits(T a) {
+template <typename T> __host__ __device__ constexpr T reverse_bits(T a) {
   using W = unsigned_t<T>;
   W w = (W)a, r = 0;
   for (unsigned k = 0; k < sizeof(T) * 8; ++k, w >>= 1) r = (W)((r << 1) | (w & 1));

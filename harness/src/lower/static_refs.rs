@@ -67,3 +67,38 @@ impl Context<'_> {
         failed.into_iter().filter(|f| still.contains(f)).collect()
     }
 }
+
+/// The item a constant's value is the address of: `TABLE` of `&TABLE`.
+pub(super) fn referenced_name(e: &Expr) -> Option<String> {
+    let Expr::Reference(r) = e else { return None };
+    let Expr::Path(p) = &*r.expr else { return None };
+    p.path.get_ident().map(|i| i.to_string())
+}
+
+impl Context<'_> {
+    /// `const T: &[u32; 4] = &[31, 37, 41, 43];`: C++ takes no address of a temporary in a
+    /// `__device__` initializer, so the array is its own `__device__` variable, `T` its address.
+    pub(super) fn referenced_array_literal(&self, c: &syn::ItemConst) -> Option<super::Lowered<String>> {
+        let Expr::Reference(r) = &*c.expr else { return None };
+        let Expr::Array(a) = &*r.expr else { return None };
+        let syn::Type::Reference(ty) = &*c.ty else { return None };
+        Some(self.array_with_address(c, &ty.elem, a))
+    }
+
+    fn array_with_address(&self, c: &syn::ItemConst, elem: &syn::Type, a: &syn::ExprArray) -> super::Lowered<String> {
+        let name = ident(&c.ident.to_string());
+        let storage = format!("{name}_storage");
+        let elems = a
+            .elems
+            .iter()
+            .map(|e| self.expr(e, &mut Scope::default()))
+            .collect::<super::Lowered<Vec<_>>>()?;
+        let array = self.declarator(elem, &storage)?;
+        let decl = self.declarator(&c.ty, &name)?;
+        Ok(format!(
+            "__device__ const {array} = {{{}}};\n{}",
+            elems.join(", "),
+            self.constant_definition(&c.ty, &decl, &format!("(&{storage})"))
+        ))
+    }
+}

@@ -112,6 +112,8 @@ impl Context<'_> {
         let Some(init) = &local.init else {
             let name = scope.bind(&rust_name);
             let ty = ty.ok_or_else(|| (self.span(local), "`let` without a value needs a type".to_string()))?;
+            // `let p: *mut u32;` assigned later is still written through with `p.write(..)`.
+            self.note_type(&name, Some(ty), None, scope);
             return Ok(format!("{};\n", self.declarator(ty, &name)?));
         };
         if let Expr::Macro(m) = &*init.expr {
