@@ -79,6 +79,7 @@ impl Context<'_> {
                     None => format!("{left} = {}", self.expr(&a.right, scope)?),
                 }
             }
+            Expr::Unary(u) if super::literal_refs::is_literal_fallback(u) => self.literal_fallback(u, scope)?,
             Expr::Unary(u) => {
                 let inner = self.expr(&u.expr, scope)?;
                 match u.op {
@@ -581,6 +582,15 @@ impl Context<'_> {
         }
         if let Some(walked) = self.iterator_method(m, scope)? {
             return Ok(walked);
+        }
+        if let Some(sum) = self.mapped_sum(m, scope)? {
+            return Ok(sum);
+        }
+        if let Some(pointer) = self.pointer_cast_method(m, scope)? {
+            return Ok(pointer);
+        }
+        if let Some(query) = self.slice_query(m, scope)? {
+            return Ok(query);
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
