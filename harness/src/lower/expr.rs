@@ -866,6 +866,7 @@ pub(super) fn is_boolean(e: &Expr) -> bool {
         ),
         Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
         Expr::Unary(u) => matches!(u.op, UnOp::Not(_)) && is_boolean(&u.expr),
+        Expr::MethodCall(m) => super::slice_queries::is_predicate(m),
         _ => false,
     }
 }

@@ -12,11 +12,15 @@ impl Context<'_> {
         if m.method != "sum" || !m.args.is_empty() {
             return Ok(None);
         }
-        let Expr::MethodCall(map) = &*m.receiver else { return Ok(None) };
+        let Expr::MethodCall(map) = &*m.receiver else {
+            return Ok(None);
+        };
         if map.method != "map" || map.args.len() != 1 {
             return Ok(None);
         }
-        let Expr::Closure(closure) = &map.args[0] else { return Ok(None) };
+        let Expr::Closure(closure) = &map.args[0] else {
+            return Ok(None);
+        };
         if closure.inputs.len() != 1 {
             return Ok(None);
         }

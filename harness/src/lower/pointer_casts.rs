@@ -28,7 +28,11 @@ impl Context<'_> {
         let method = m.method.to_string();
         let known = matches!(
             (method.as_str(), m.args.len()),
-            ("cast", 0) | ("offset_from" | "offset_from_unsigned" | "byte_offset_from" | "byte_offset_from_unsigned", 1)
+            ("cast", 0)
+                | (
+                    "offset_from" | "offset_from_unsigned" | "byte_offset_from" | "byte_offset_from_unsigned",
+                    1
+                )
         );
         if !known || self.workspace_method(&method) {
             return Ok(None);

@@ -39,6 +39,12 @@ fn is_checked_get(e: &Expr, scope: &Scope) -> bool {
     }
 }
 
+/// `s.is_empty()`, `o.is_some()`, `x.is_nan()`: Rust's `is_*` queries answer a `bool`, which
+/// `!` negates logically (C's `~` of a `bool` would not).
+pub(super) fn is_predicate(m: &syn::ExprMethodCall) -> bool {
+    m.method.to_string().starts_with("is_")
+}
+
 fn names_slice(e: &Expr, scope: &Scope) -> bool {
     matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))))
 }
@@ -50,7 +56,10 @@ impl Context<'_> {
         match (method.as_str(), m.args.len()) {
             ("is_empty", 0) if names_slice(&m.receiver, scope) => {
                 let receiver = self.expr(&m.receiver, scope)?;
-                Ok(Some(format!("({} == 0)", self.length_of(&m.receiver, &receiver, scope))))
+                Ok(Some(format!(
+                    "({} == 0)",
+                    self.length_of(&m.receiver, &receiver, scope)
+                )))
             }
             ("get", 1) if names_slice(&m.receiver, scope) => {
                 let receiver = self.expr(&m.receiver, scope)?;
