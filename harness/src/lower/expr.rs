@@ -88,6 +88,7 @@ impl Context<'_> {
                     None => format!("{left} = {}", self.expr(&a.right, scope)?),
                 }
             }
+            Expr::Unary(u) if super::literal_refs::is_literal_fallback(u) => self.literal_fallback(u, scope)?,
             Expr::Unary(u) => {
                 let inner = self.expr(&u.expr, scope)?;
                 match u.op {
@@ -603,6 +604,15 @@ impl Context<'_> {
         if let Some(walked) = self.iterator_method(m, scope)? {
             return Ok(walked);
         }
+        if let Some(sum) = self.mapped_sum(m, scope)? {
+            return Ok(sum);
+        }
+        if let Some(pointer) = self.pointer_cast_method(m, scope)? {
+            return Ok(pointer);
+        }
+        if let Some(query) = self.slice_query(m, scope)? {
+            return Ok(query);
+        }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
         let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
@@ -877,6 +887,7 @@ pub(super) fn is_boolean(e: &Expr) -> bool {
         ),
         Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
         Expr::Unary(u) => matches!(u.op, UnOp::Not(_)) && is_boolean(&u.expr),
+        Expr::MethodCall(m) => super::slice_queries::is_predicate(m),
         _ => false,
     }
 }

@@ -9,19 +9,19 @@ use std::fmt::Write;
 use syn::{Expr, Pat};
 
 /// What an iterator chain over a named collection yields.
-struct Walk {
+pub(super) struct Walk {
     /// The C name of the array or slice.
-    base: String,
+    pub(super) base: String,
     /// Its length in C.
-    len: String,
+    pub(super) len: String,
     /// `iter()`: references to the elements (pointers in C).
-    by_reference: bool,
-    enumerate: bool,
+    pub(super) by_reference: bool,
+    pub(super) enumerate: bool,
 }
 
 impl Context<'_> {
     /// The iterator chain `base.iter().enumerate()` and the like; `None` for other iterables.
-    fn walk(&self, iterated: &Expr, scope: &mut Scope) -> Lowered<Option<Walk>> {
+    pub(super) fn walk(&self, iterated: &Expr, scope: &mut Scope) -> Lowered<Option<Walk>> {
         let mut e = iterated;
         let mut enumerate = false;
         let mut by_reference = false;

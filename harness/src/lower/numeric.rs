@@ -179,7 +179,7 @@ pub(super) fn nan_constant(ty: &str, name: &str) -> Option<String> {
 
 impl Context<'_> {
     /// Whether a method name is one the workspace defines: then its own definition is used.
-    fn workspace_method(&self, method: &str) -> bool {
+    pub(super) fn workspace_method(&self, method: &str) -> bool {
         self.layouts
             .index
             .methods_named(method, self.layouts.module)
