@@ -1,5 +1,5 @@
 // A kernel in the shape of NVlabs/cuda-oxide @ a105afd522b73a6712a802e30bd900cd04cc8019
-// (example enum_table_lookup): a reference constant to a table that a macro defines.
+// (example enum_table_lookup): a reference constant to a table that a local macro defines.
 
 use cuda_device::{kernel, thread, DisjointSlice};
 
