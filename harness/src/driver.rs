@@ -894,18 +894,10 @@ fn allocations(params: &[Param], buffers: &BTreeMap<String, BufferNeed>) -> (u64
     (total, largest)
 }
 
-/// Names of the integer and float scalars a kernel takes, struct fields as `p.n`.
-fn scalar_params(params: &[Param], prefix: &str) -> Vec<String> {
-    scalar_params_typed(params, prefix)
-        .into_iter()
-        .map(|(name, _)| name)
-        .collect()
-}
-
 /// The most blocks a kernel that prints is launched with.
 pub const PRINTING_BLOCKS: u32 = 2;
 
-/// The integer scalar parameters, each with its C type.
+/// The integer scalar parameters a kernel takes (struct fields as `p.n`), each with its C type.
 fn scalar_params_typed(params: &[Param], prefix: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for p in params {
