@@ -222,7 +222,7 @@ impl Context<'_> {
     pub(super) fn exchange_arm(&self, name: &str, scrutinee: &str, body: &Expr, scope: &mut Scope) -> Lowered<String> {
         scope.names.push(std::collections::HashMap::new());
         let bound = scope.bind(name);
-        let block = self.block(&super::stmt::arm_block(body), scope);
+        let block = self.block(&super::arm_blocks::arm_block(body), scope);
         scope.names.pop();
         Ok(format!("{{\nauto {bound} = ({scrutinee}).value;\n{}}}\n", block?))
     }

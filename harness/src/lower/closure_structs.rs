@@ -103,7 +103,7 @@ impl Context<'_> {
                 Type::Path(tp) if params.iter().any(|p| tp.path.is_ident(p)) => {
                     tp.path.get_ident().map(|i| i.to_string()).unwrap_or_default()
                 }
-                Type::Path(tp) if super::struct_instances::is_marker(&field.ty) => {
+                Type::Path(tp) if super::types::is_marker(&field.ty) => {
                     return self.fail(
                         tp,
                         "a `PhantomData` field of a struct generic over a closure is not lowered",

@@ -489,7 +489,7 @@ impl Context<'_> {
             let body = if super::expr::is_unreachable(&arm.body) {
                 Ok("{\n}\n".to_string())
             } else {
-                self.block(&super::stmt::arm_block(&arm.body), scope)
+                self.block(&super::arm_blocks::arm_block(&arm.body), scope)
             };
             scope.names.pop();
             let body = body?;

@@ -253,7 +253,7 @@ impl Context<'_> {
         let mut markers = 0;
         for (field, field_ty) in &fields {
             // `PhantomData` fields take no bytes: the C struct has none.
-            if super::struct_instances::is_marker(field_ty) {
+            if super::types::is_marker(field_ty) {
                 markers += 1;
                 continue;
             }

@@ -133,7 +133,7 @@ fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::It
     plain.sig.generics = syn::Generics::default();
     plain.sig.generics.where_clause = where_clause;
     plain.sig.ident = syn::Ident::new(name, f.sig.ident.span());
-    let tokens = super::launch_instances::substitute(plain.to_token_stream(), &params, &values);
+    let tokens = super::substitution::substitute(plain.to_token_stream(), &params, &values);
     syn::parse2(tokens).ok()
 }
 

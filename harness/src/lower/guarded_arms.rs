@@ -76,7 +76,7 @@ impl Context<'_> {
         let body = if super::expr::is_unreachable(&arm.body) {
             "{\n}\n".to_string()
         } else {
-            let inner = self.block(&super::stmt::arm_block(&arm.body), scope)?;
+            let inner = self.block(&super::arm_blocks::arm_block(&arm.body), scope)?;
             format!("{{\n{declaration}{inner}}}\n")
         };
         Ok((guard, body))

@@ -4,7 +4,7 @@
 //! captured host variable as the literal the host binds it to:
 //! `let factor = 2.5f32; let f = move |x: f32| x * factor;`.
 
-use kernel_lint_analyzer::model::kernel::Kernel;
+use kernel_lint_analyzer::model::kernel::{Kernel, KernelParam};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::{HashMap, HashSet};
@@ -188,7 +188,7 @@ fn instance(
     let mut stmts = head.stmts;
     stmts.extend(plain.block.stmts);
     plain.block.stmts = stmts;
-    let item: syn::ItemFn = syn::parse2(super::launch_instances::substitute(
+    let item: syn::ItemFn = syn::parse2(super::substitution::substitute(
         plain.to_token_stream(),
         &names,
         &values,
@@ -196,7 +196,7 @@ fn instance(
     .ok()?;
     Some(Kernel {
         name,
-        params: super::launch_instances::params_of(&item),
+        params: KernelParam::named(&item, |ty| ty.to_token_stream().to_string()),
         item,
         ..kernel.clone()
     })

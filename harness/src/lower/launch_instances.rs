@@ -4,7 +4,7 @@
 //! types, so that it is analyzed, lowered and launched as any other.
 
 use kernel_lint_analyzer::model::kernel::{Kernel, KernelParam};
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::HashSet;
 use syn::{Expr, GenericArgument, GenericParam, Type};
@@ -257,54 +257,18 @@ fn instance(kernel: &Kernel, arguments: &[String], taken: &mut HashSet<String>) 
     let mut plain = kernel.item.clone();
     plain.sig.generics = syn::Generics::default();
     plain.sig.ident = syn::Ident::new(&name, kernel.item.sig.ident.span());
-    let item: syn::ItemFn = syn::parse2(substitute(plain.to_token_stream(), &params, &values)).ok()?;
+    let item: syn::ItemFn = syn::parse2(super::substitution::substitute(
+        plain.to_token_stream(),
+        &params,
+        &values,
+    ))
+    .ok()?;
     Some(Kernel {
         name,
         params: params_of(&item),
         item,
         ..kernel.clone()
     })
-}
-
-/// `tokens` with each parameter name replaced by its value; the value takes the name's span,
-/// so that `#line` directives still name the generic kernel's lines.
-pub(super) fn substitute(tokens: TokenStream, params: &[String], values: &[TokenStream]) -> TokenStream {
-    tokens
-        .into_iter()
-        .flat_map(|t| -> Vec<TokenTree> {
-            match t {
-                TokenTree::Ident(i) => match params.iter().position(|p| i == p.as_str()) {
-                    Some(k) => {
-                        let value: TokenStream = values[k]
-                            .clone()
-                            .into_iter()
-                            .map(|mut v| {
-                                v.set_span(i.span());
-                                v
-                            })
-                            .collect();
-                        // One token stays one; a path or generic type is grouped, so that
-                        // `T::zero()` still parses.
-                        let trees: Vec<TokenTree> = value.clone().into_iter().collect();
-                        if trees.len() == 1 {
-                            trees
-                        } else {
-                            let mut g = Group::new(Delimiter::None, value);
-                            g.set_span(i.span());
-                            vec![TokenTree::Group(g)]
-                        }
-                    }
-                    None => vec![TokenTree::Ident(i)],
-                },
-                TokenTree::Group(g) => {
-                    let mut inner = Group::new(g.delimiter(), substitute(g.stream(), params, values));
-                    inner.set_span(g.span());
-                    vec![TokenTree::Group(inner)]
-                }
-                other => vec![other],
-            }
-        })
-        .collect()
 }
 
 /// The named parameters of an instantiated kernel, with their kinds.

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+mod arm_blocks;
 mod arrays;
 mod async_copy;
 mod atomics;
@@ -65,6 +66,7 @@ mod statement_values;
 mod static_refs;
 mod stmt;
 mod struct_instances;
+mod substitution;
 mod tables;
 mod templates;
 mod trait_generics;
@@ -570,7 +572,7 @@ impl<'a> Context<'a> {
         let mut out = format!("struct {align}{} {{\n", s.ident);
         for (i, field) in s.fields.iter().enumerate() {
             // A `PhantomData` marker takes no bytes; its literals drop it too.
-            if struct_instances::is_marker(&field.ty) && field.ident.is_some() {
+            if types::is_marker(&field.ty) && field.ident.is_some() {
                 continue;
             }
             let name = field

@@ -513,14 +513,14 @@ impl Context<'_> {
                     eq_token: Default::default(),
                     expr: m.expr.clone(),
                 })),
-                then_branch: arm_block(&some.body),
+                then_branch: super::arm_blocks::arm_block(&some.body),
                 else_branch: none.map(|n| {
                     (
                         Default::default(),
                         Box::new(Expr::Block(syn::ExprBlock {
                             attrs: Vec::new(),
                             label: None,
-                            block: arm_block(&n.body),
+                            block: super::arm_blocks::arm_block(&n.body),
                         })),
                     )
                 }),
@@ -540,7 +540,7 @@ impl Context<'_> {
             } else if let Some((name, _)) = &bound {
                 self.exchange_arm(name, &scrutinee, &arm.body, scope)?
             } else {
-                self.block(&arm_block(&arm.body), scope)?
+                self.block(&super::arm_blocks::arm_block(&arm.body), scope)?
             };
             let pattern = bound.map_or_else(|| arm.pat.clone(), |(_, unbound)| unbound);
             match self.pattern_condition(&pattern, &scrutinee)? {
@@ -803,17 +803,6 @@ impl Context<'_> {
         out.push_str(&lowered?);
         out.push_str("}\n");
         Ok(Some(out))
-    }
-}
-
-/// A `match` arm's body as a block.
-pub(super) fn arm_block(body: &Expr) -> syn::Block {
-    match body {
-        Expr::Block(b) if b.label.is_none() => b.block.clone(),
-        other => syn::Block {
-            brace_token: Default::default(),
-            stmts: vec![Stmt::Expr(other.clone(), Some(Default::default()))],
-        },
     }
 }
 

@@ -9,11 +9,6 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, GenericParam, Item, Stmt, Type};
 
-/// Whether a field's type is a zero-sized marker.
-pub(super) fn is_marker(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if last_segment(&p.path) == "PhantomData")
-}
-
 /// `Tagged_u32_On` for `Tagged<u32, On>`: the name and the arguments' words.
 fn instance_name(ty: &Type) -> String {
     let text = ty.to_token_stream().to_string();
@@ -73,7 +68,7 @@ impl Context<'_> {
         let fields = match &mut instance.fields {
             syn::Fields::Named(named) => &mut named.named,
             syn::Fields::Unnamed(unnamed) => {
-                if unnamed.unnamed.iter().any(|f| is_marker(&f.ty)) {
+                if unnamed.unnamed.iter().any(|f| super::types::is_marker(&f.ty)) {
                     return self.fail(ty, "a tuple struct with a `PhantomData` field is not lowered");
                 }
                 &mut unnamed.unnamed
@@ -82,10 +77,10 @@ impl Context<'_> {
         };
         let kept: syn::punctuated::Punctuated<syn::Field, syn::Token![,]> = fields
             .iter()
-            .filter(|f| !is_marker(&f.ty))
+            .filter(|f| !super::types::is_marker(&f.ty))
             .map(|f| {
                 let mut f = f.clone();
-                let tokens = super::launch_instances::substitute(f.ty.to_token_stream(), &params, &values);
+                let tokens = super::substitution::substitute(f.ty.to_token_stream(), &params, &values);
                 f.ty = syn::parse2(tokens).unwrap_or(f.ty);
                 f
             })
@@ -172,7 +167,7 @@ impl Context<'_> {
                 .iter()
                 .find(|f| matches!(&f.member, syn::Member::Named(n) if n == field));
             let Some(given) = given else { return Ok(None) };
-            if is_marker(field_ty) {
+            if super::types::is_marker(field_ty) {
                 continue;
             }
             let Expr::Path(value) = &given.expr else {

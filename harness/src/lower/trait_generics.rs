@@ -161,7 +161,7 @@ pub(super) fn instance(
         .iter()
         .map(|a| a.parse().map_err(|_| format!("argument `{a}`")))
         .collect::<Result<_, _>>()?;
-    let tokens = super::launch_instances::substitute(tokens.into_iter().collect(), &names, &values);
+    let tokens = super::substitution::substitute(tokens.into_iter().collect(), &names, &values);
     let item: syn::ItemFn = syn::parse2(tokens).map_err(|e| format!("its copy does not parse: {e}"))?;
     Ok((item.sig, *item.block, arguments))
 }

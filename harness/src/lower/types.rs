@@ -252,3 +252,8 @@ pub(super) fn is_constant_expression(e: &syn::Expr) -> bool {
         _ => false,
     }
 }
+
+/// Whether a field's type is a zero-sized marker.
+pub(super) fn is_marker(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "PhantomData"))
+}
