@@ -126,18 +126,7 @@ fn instance(
     k: usize,
     taken: &mut HashSet<String>,
 ) -> Option<Kernel> {
-    let params: Vec<String> = kernel
-        .item
-        .sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            GenericParam::Type(t) => Some(t.ident.to_string()),
-            GenericParam::Const(c) => Some(c.ident.to_string()),
-            GenericParam::Lifetime(_) => None,
-        })
-        .collect();
+    let params = super::substitution::generic_names(&kernel.item.sig.generics);
     if params.len() != args.len() {
         return None;
     }

@@ -228,18 +228,7 @@ fn scan(tokens: TokenStream, name: &str, found: &mut Vec<syn::AngleBracketedGene
 /// The kernel for one instantiation: its generic parameters replaced by `arguments`, named
 /// after them (`scale_f32`, `write_value_4`), with the concrete parameter types.
 fn instance(kernel: &Kernel, arguments: &[String], taken: &mut HashSet<String>) -> Option<Kernel> {
-    let params: Vec<String> = kernel
-        .item
-        .sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            GenericParam::Type(t) => Some(t.ident.to_string()),
-            GenericParam::Const(c) => Some(c.ident.to_string()),
-            GenericParam::Lifetime(_) => None,
-        })
-        .collect();
+    let params = super::substitution::generic_names(&kernel.item.sig.generics);
     if params.len() != arguments.len() {
         return None;
     }

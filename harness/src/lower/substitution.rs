@@ -42,3 +42,16 @@ pub(super) fn substitute(tokens: TokenStream, params: &[String], values: &[Token
         })
         .collect()
 }
+
+/// The names of a generic item's type and constant parameters, in order.
+pub(super) fn generic_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
+}
