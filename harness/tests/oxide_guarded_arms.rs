@@ -2,28 +2,21 @@
 //! guards, `match` on 128-bit constants, a helper whose body ends in a diverging `loop`, and
 //! `!` of a `bool` binding.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/oxide_guarded_arms.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 #[test]
 fn every_kernel_is_lowered() {
     let emitted = emitted();
-    let missing: Vec<_> = emitted
-        .manifest
-        .not_lowered
-        .iter()
-        .map(|n| (&n.kernel, &n.reason))
-        .collect();
-    assert!(missing.is_empty(), "{missing:?}");
+    assert_every_kernel_lowered(&emitted);
 }
 
 #[test]

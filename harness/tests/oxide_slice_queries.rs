@@ -1,28 +1,21 @@
 //! Slice and pointer queries of cuda-oxide kernels: `iter().map(..).sum()`, `*o.unwrap_or(&lit)`,
 //! `is_empty`, a checked `get(i)` whose `unwrap` traps, `cast` and `offset_from_unsigned`.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/oxide_slice_queries.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 #[test]
 fn every_kernel_is_lowered() {
     let emitted = emitted();
-    let missing: Vec<_> = emitted
-        .manifest
-        .not_lowered
-        .iter()
-        .map(|n| (&n.kernel, &n.reason))
-        .collect();
-    assert!(missing.is_empty(), "{missing:?}");
+    assert_every_kernel_lowered(&emitted);
 }
 
 #[test]

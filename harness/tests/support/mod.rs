@@ -1,6 +1,8 @@
 //! What the lowering tests share: the generated program checked as host C++ with g++ against
 //! the stand-in CUDA header of `tests/support`.
 
+use kernel_lint_analyzer::{LaunchPlan, SourceFile};
+use kernel_lint_harness::driver::{self, Emitted};
 use std::path::Path;
 use std::process::Command;
 
@@ -93,4 +95,23 @@ pub fn kernel<'a>(program: &'a str, name: &str) -> &'a str {
     let rest = &program[start..];
     let end = rest[1..].find("__global__").map_or(rest.len(), |e| e + 1);
     &rest[..end]
+}
+
+/// The program of one file `k.rs` under the default launch plan.
+#[allow(dead_code)] // Not every test file emits a single file.
+pub fn emit_one(text: &str) -> Emitted {
+    driver::emit(&[SourceFile::new("k.rs", text)], &LaunchPlan::default())
+}
+
+/// Every kernel of the program was found and lowered: at least one launch, none left out.
+#[allow(dead_code)] // Not every test file lowers all its kernels.
+pub fn assert_every_kernel_lowered(emitted: &Emitted) {
+    assert!(!emitted.manifest.launches.is_empty(), "no kernel was found");
+    let missing: Vec<_> = emitted
+        .manifest
+        .not_lowered
+        .iter()
+        .map(|n| (&n.kernel, &n.reason))
+        .collect();
+    assert!(missing.is_empty(), "{missing:?}");
 }
