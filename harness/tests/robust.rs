@@ -105,6 +105,34 @@ pub unsafe fn fade(a: *mut u8, iterations: u16, n: u32) {
 }
 
 #[test]
+fn a_kernel_that_prints_runs_a_few_blocks_with_a_note() {
+    // In the shape of Neutron3529/cuda_min @ 6694f8bb (mul_pipeline): every thread prints.
+    let text = r#"
+use core::arch::nvptx::*;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shout(output: *mut i32) {
+    unsafe {
+        let index = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+        *output.wrapping_add(index as usize) = 1;
+        vprintf("hi\0".as_ptr(), core::ptr::null());
+    }
+}
+"#;
+    let emitted = emit(text);
+    let launch = &emitted.manifest.launches[0];
+    assert_eq!(launch.kernel, "shout");
+    assert_eq!(launch.grid, [driver::PRINTING_BLOCKS, 1, 1]);
+    assert!(launch.notes.contains(
+        &"prints from its threads: launched with 2 blocks, as every printed line passes through each replay of the profiler"
+            .to_string()
+    ));
+    assert!(emitted
+        .program
+        .contains("shout<<<dim3(2u, 1u, 1u), dim3(256u, 1u, 1u)>>>"));
+}
+
+#[test]
 fn a_launch_that_fits_is_left_as_asked() {
     let emitted = emit(TWO);
     assert!(emitted.manifest.launches.iter().all(|l| l.notes.is_empty()));
