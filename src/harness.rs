@@ -262,6 +262,23 @@ enum Profiled {
     Stalled { output: String },
 }
 
+/// How long the profiler may take to write its report once the program it profiles is stopped.
+const PROFILER_GRACE: Duration = Duration::from_secs(60);
+
+/// Kills every process of the profiler's group but the profiler itself (the group's leader):
+/// the program under it, which has stalled.
+#[cfg(unix)]
+fn stop_profiled_program(leader: u32) {
+    let Ok(listed) = Command::new("pgrep").args(["-g", &leader.to_string()]).output() else {
+        return;
+    };
+    for pid in String::from_utf8_lossy(&listed.stdout).split_whitespace() {
+        if pid != leader.to_string() {
+            let _ = Command::new("kill").args(["-KILL", pid]).stderr(Stdio::null()).status();
+        }
+    }
+}
+
 /// Runs the profiler, stopping it when the program starts no new launch for `stall`; its
 /// output (with the program's launch marks) is kept either way.
 fn profile(command: &mut Command, stall: Duration) -> std::io::Result<Profiled> {
@@ -303,10 +320,20 @@ fn profile(command: &mut Command, stall: Duration) -> std::io::Result<Profiled> 
         }
         let since = lines.lock().map_or(Duration::ZERO, |shared| shared.1.elapsed());
         if since > stall {
+            // The program is stopped first and the profiler given time to write what it
+            // measured of the launches before; then the whole group goes.
             #[cfg(unix)]
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .status();
+            {
+                stop_profiled_program(child.id());
+                let waited = Instant::now();
+                while waited.elapsed() < PROFILER_GRACE && child.try_wait()?.is_none() {
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .stderr(Stdio::null())
+                    .status();
+            }
             let _ = child.kill();
             let _ = child.wait();
             break None;
@@ -402,8 +429,8 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
         eprintln!("[3/5] profiling with Nsight Compute (SourceCounters)");
         // A launch that fails at run time ends the program, one that never finishes stalls it:
         // it is left out and the program runs again. After a failure, the report holds the
-        // launches before it, so the next run starts after them; after a stall there is no
-        // report and the run is made again.
+        // launches before it, so the next run starts after them. A stalled program is stopped
+        // under the profiler, which then writes the same partial report where it can.
         let mut failed_launches = 0;
         let mut reports: Vec<(PathBuf, Vec<usize>)> = Vec::new();
         loop {
@@ -445,7 +472,7 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
             };
             failed_launches += 1;
             status = Status::Failed;
-            if !stalled && report.with_extension("ncu-rep").is_file() {
+            if report.with_extension("ncu-rep").is_file() {
                 let mut ran = launches_started(&text);
                 ran.pop();
                 if !ran.is_empty() {
@@ -608,6 +635,27 @@ mod tests {
             Profiled::Stalled { output } => assert_eq!(last_launch(&output), Some(1), "{output}"),
             Profiled::Finished { .. } => panic!("the program should have been stopped"),
         }
+        // The stalled program (here `sleep`) is stopped, not the profiler (the shell), which
+        // goes on to write its report.
+        let report = std::env::temp_dir().join(format!("kernel-lint-stall-{}.ncu-rep", std::process::id()));
+        let _ = std::fs::remove_file(&report);
+        let mut profiler = Command::new("sh");
+        profiler.args([
+            "-c",
+            &format!(
+                "echo 'kernel-lint launch 4' >&2; sleep 30; echo measured > {}",
+                report.display()
+            ),
+        ]);
+        match profile(&mut profiler, Duration::from_millis(500)).expect("sh runs") {
+            Profiled::Stalled { output } => assert_eq!(last_launch(&output), Some(4), "{output}"),
+            Profiled::Finished { .. } => panic!("the program should have been stopped"),
+        }
+        assert_eq!(
+            std::fs::read_to_string(&report).expect("the report is written"),
+            "measured\n"
+        );
+        let _ = std::fs::remove_file(&report);
         let mut fails = Command::new("sh");
         fails.args(["-c", "echo 'kernel-lint launch 2'; exit 3"]);
         match profile(&mut fails, Duration::from_secs(60)).expect("sh runs") {

@@ -23,6 +23,12 @@ pub const DEFAULT_THREADS: u32 = 1 << 20;
 pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
 /// The most bytes all buffers of one launch are given together.
 pub const MAX_LAUNCH_BYTES: u64 = 2 << 30;
+/// The most requests (one access of one warp) a launch is planned to make: the profiler
+/// replays each launch several times, and a launch far past this outlasts any time limit.
+pub const MAX_LAUNCH_REQUESTS: f64 = (1u64 << 28) as f64;
+/// The value of a defaulted parameter when some access's extent cannot be bounded: small, so
+/// that whatever product of parameters sizes that access stays within its buffer.
+pub const UNBOUNDED_DEFAULT: i64 = 1 << 10;
 
 /// The generated program and what it launches.
 #[derive(Debug, Clone)]
@@ -721,6 +727,30 @@ fn plan_launch(
     }
     let mut analysis = program.analyze(file, kernel, &launch);
     let mut buffers = buffer_needs(&analysis.body.accesses, &launch);
+    let mut notes: Vec<String> = Vec::new();
+    // An extent that cannot be bounded may be a product of defaulted sizes (`row * k + i`):
+    // those are kept small, so that the buffer given covers it.
+    if let Some((array, why)) = buffers
+        .iter()
+        .find_map(|(a, n)| Some((a.clone(), n.unbounded.clone()?)))
+    {
+        let shrunk: Vec<String> = defaulted
+            .iter()
+            .filter(|p| launch.params.get(*p).is_some_and(|v| *v > UNBOUNDED_DEFAULT))
+            .cloned()
+            .collect();
+        if !shrunk.is_empty() {
+            for param in &shrunk {
+                launch.params.insert(param.clone(), UNBOUNDED_DEFAULT);
+            }
+            analysis = program.analyze(file, kernel, &launch);
+            buffers = buffer_needs(&analysis.body.accesses, &launch);
+            notes.push(format!(
+                "defaulted {} to {UNBOUNDED_DEFAULT}: {why} (`{array}`), so the sizes that may enter it are kept small",
+                shrunk.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     // Scale the launch down until its buffers fit: halve the largest grid extent (the block
     // keeps its shape) and every defaulted parameter, then analyze again.
     let asked = (grid, launch.params.clone());
@@ -757,7 +787,33 @@ fn plan_launch(
         analysis = program.analyze(file, kernel, &launch);
         buffers = buffer_needs(&analysis.body.accesses, &launch);
     }
-    let mut notes: Vec<String> = fitted.into_iter().map(|(_, why)| why).collect();
+    let sized = (grid, launch.params.clone());
+    // A launch of too much work is made on fewer blocks (its block keeps its shape): the
+    // figures per request do not depend on how many blocks run.
+    if oversized.is_none() && fitted.is_none() {
+        let before = (grid, planned_requests(&analysis.body.accesses, &launch));
+        let mut requests = before.1;
+        while requests > MAX_LAUNCH_REQUESTS {
+            let Some(axis) = (0..3)
+                .filter(|&a| grid[a] > 1)
+                .max_by_key(|&a| (grid[a], std::cmp::Reverse(a)))
+            else {
+                break;
+            };
+            grid[axis] /= 2;
+            launch.grid = Some(grid);
+            analysis = program.analyze(file, kernel, &launch);
+            requests = planned_requests(&analysis.body.accesses, &launch);
+        }
+        if grid != before.0 {
+            buffers = buffer_needs(&analysis.body.accesses, &launch);
+            notes.push(format!(
+                "launched on grid {grid:?} rather than {:?}: its {:.3e} requests would outlast the profiler's replays (at most {MAX_LAUNCH_REQUESTS:.3e} a launch)",
+                before.0, before.1
+            ));
+        }
+    }
+    notes.extend(fitted.into_iter().map(|(_, why)| why));
     if printing {
         notes.push(format!(
             "prints from its threads: launched with {} blocks, as every printed line passes through each replay of the profiler",
@@ -772,13 +828,13 @@ fn plan_launch(
             crate::lower::DEFAULT_DYNAMIC_SHARED_BYTES
         ));
     }
-    if oversized.is_none() && (grid, &launch.params) != (asked.0, &asked.1) {
+    if oversized.is_none() && sized != asked {
         let mut changes = Vec::new();
-        if grid != asked.0 {
-            changes.push(format!("grid {:?} to {grid:?}", asked.0));
+        if sized.0 != asked.0 {
+            changes.push(format!("grid {:?} to {:?}", asked.0, sized.0));
         }
         for param in &defaulted {
-            let (from, to) = (asked.1.get(param), launch.params.get(param));
+            let (from, to) = (asked.1.get(param), sized.1.get(param));
             if from != to {
                 changes.push(format!(
                     "defaulted `{param}` {} to {}",
@@ -858,6 +914,18 @@ fn plan_launch(
         record,
         oversized,
     }
+}
+
+/// The requests a launch makes: over its global accesses, how often each warp executes one,
+/// times its warps; an access whose count is not known counts once a warp.
+fn planned_requests(accesses: &[Access], launch: &ResolvedLaunch) -> f64 {
+    let warps = launch.grid.map_or(1.0, |g| f64::from(g.iter().product::<u32>()))
+        * f64::from(launch.block.iter().product::<u32>().div_ceil(32));
+    accesses
+        .iter()
+        .filter(|a| a.space == MemorySpace::Global)
+        .map(|a| executions_per_warp(a, launch).unwrap_or(1.0) * warps)
+        .sum()
 }
 
 /// The bytes the launcher allocates for one pointer or slice parameter.

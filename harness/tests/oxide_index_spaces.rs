@@ -36,7 +36,8 @@ fn runtime_2d_slices_carry_their_row_width() {
         matvec.contains("if ((unsigned long long)(at) < y_len) {\nauto out = kl::make_ref(&y[at]);"),
         "{matvec}"
     );
-    // The row width is grid.x * block.x, passed after the slice's length, and noted.
+    // The row width is passed after the slice's length, and noted. It would be grid.x * block.x,
+    // but `a[row * k + i]` has no bound: the defaulted sizes, the width among them, are kept small.
     let launch = emitted
         .manifest
         .launches
@@ -44,7 +45,14 @@ fn runtime_2d_slices_carry_their_row_width() {
         .find(|l| l.kernel == "matvec_rows")
         .expect("launched");
     let width = launch.params["y_row_width"];
-    assert_eq!(width, i64::from(launch.grid[0]) * i64::from(launch.block[0]));
+    assert_eq!(width, driver::UNBOUNDED_DEFAULT);
+    assert_eq!(launch.params["k"], driver::UNBOUNDED_DEFAULT);
+    assert!(
+        launch.notes.iter().any(|n| n
+            == "defaulted `k`, `y_row_width` to 1024: the extent of `a[row * k as usize + i]` could not be bounded (`a`), so the sizes that may enter it are kept small"),
+        "{:?}",
+        launch.notes
+    );
     let call = emitted
         .program
         .lines()
