@@ -147,7 +147,28 @@ impl LoweredSet {
                 .then(|| host_program(&file.path))
                 .flatten();
             let kernels = instantiate_kernels_launched_by(syntax, host.as_ref(), kernels);
-            let lowered = lower_file(&workspace, i, syntax, scope, &kernels, &namespace);
+            // A defect met while lowering one file leaves its kernels listed, with the defect;
+            // the other files are still lowered.
+            let lowered = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                lower_file(&workspace, i, syntax, scope, &kernels, &namespace)
+            })) {
+                Ok(lowered) => lowered,
+                Err(panic) => {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    not_lowered.extend(kernels.iter().map(|k| NotLoweredRecord {
+                        kernel: k.name.clone(),
+                        file: file.path.clone(),
+                        line: k.span.line,
+                        column: k.span.column,
+                        reason: format!("internal error while lowering this file: {what}"),
+                    }));
+                    continue;
+                }
+            };
             code.push_str(&lowered.code);
             for failure in &lowered.not_lowered {
                 not_lowered.push(NotLoweredRecord {

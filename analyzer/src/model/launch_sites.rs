@@ -440,6 +440,8 @@ impl Walker<'_> {
                 }
                 self.constant(&p.path)
             }
+            // `&*kernel_cell`: the lazily built function itself.
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => eval(&u.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match eval(&u.expr) {
                 Value::Int(v) => v.checked_neg().map_or(Value::Unknown(None), Value::Int),
                 other => unknown_of(&other),
@@ -507,6 +509,11 @@ impl Walker<'_> {
             return self.helper(function, args, depth);
         }
         match (ty.as_str(), function.as_str()) {
+            // `LazyCell::new(|| module.get_function("k"))`: what the closure builds.
+            ("LazyCell" | "LazyLock" | "Lazy", "new") => match call.args.first() {
+                Some(Expr::Closure(c)) if c.inputs.is_empty() => self.eval_at(&c.body, depth + 1),
+                _ => Value::Unknown(None),
+            },
             ("LaunchConfig", "for_num_elems") => {
                 let root = segments.first().and_then(|r| crate_block(r));
                 let Some(block) = root.or(self.for_num_elems) else {
@@ -1037,6 +1044,26 @@ mod tests {
                     Some(vec![None, Some(5)])
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn a_function_built_in_a_lazy_cell() {
+        // The shape of Rust-GPU/Rust-CUDA's gemm example (ac2674f0, examples/cuda/gemm/src/main.rs).
+        let found = launches(
+            "fn tiled(n: usize, m: usize) {
+                const TILE: usize = 16;
+                let cell = cell::LazyCell::new(|| module.get_function(\"gemm_tiled\").expect(\"found\"));
+                let kernel = &*cell;
+                let (gx, gy) = (n.div_ceil(TILE) as u32, m.div_ceil(TILE) as u32);
+                unsafe {
+                    launch!(kernel<<<(gx, gy), (TILE as u32, TILE as u32), 0, stream>>>(a, 3))?;
+                }
+            }",
+        );
+        assert_eq!(
+            found,
+            vec![("gemm_tiled".into(), Ok([16, 16, 1]), None, Some(vec![None, Some(3)]))]
         );
     }
 

@@ -205,10 +205,12 @@ fn match_prefix(matcher: &[TokenTree], input: &[TokenTree], captures: &mut HashM
                     }
                     let names: Vec<String> = rounds.first().map(|r| r.keys().cloned().collect()).unwrap_or_default();
                     for name in names {
+                        // A name bound in some rounds only (a nested optional part) is not
+                        // expanded: the macro is not matched.
                         let each = rounds
                             .iter()
-                            .map(|r| HashMap::from([(name.clone(), r[&name].clone())]))
-                            .collect();
+                            .map(|r| Some(HashMap::from([(name.clone(), r.get(&name)?.clone())])))
+                            .collect::<Option<Vec<_>>>()?;
                         captures.insert(name, Capture::Repeated(each));
                     }
                     m = next;
