@@ -165,8 +165,10 @@ impl Interpreter<'_> {
         let iterated = self.iterated(&f.expr);
         self.scopes.push(Default::default());
         let mut guard = None;
+        // `for _ in 0..n` binds nothing, but still runs its body once per value of the range.
         let name = match &*f.pat {
             syn::Pat::Ident(p) => Some(p.ident.to_string()),
+            syn::Pat::Wild(_) => Some("_".to_string()),
             _ => None,
         };
         match (iterated, name) {
@@ -175,7 +177,9 @@ impl Interpreter<'_> {
                 let index = start.add(&Poly::atom(Atom::Iter(id, name.clone())).mul(&step));
                 // The body runs while the variable is inside the range: this bounds the iteration.
                 guard = end.map(|(op, end)| Predicate::Cmp(op, index.clone(), end));
-                self.define(name, Value::Int(index));
+                if name != "_" {
+                    self.define(name, Value::Int(index));
+                }
             }
             (iterated, _) => self.bind_opaque(&f.pat, iterated.is_lane_dependent(), why::ITEM),
         }

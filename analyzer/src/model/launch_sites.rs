@@ -509,6 +509,14 @@ impl Walker<'_> {
             return self.helper(function, args, depth);
         }
         match (ty.as_str(), function.as_str()) {
+            // cuda_min's `Param::new(&mut result)`: 32 threads a block unless the result is
+            // shorter, as many blocks as the result's length needs.
+            ("Param", "new") => Value::Config(
+                Box::new(Value::Unknown(None)),
+                Box::new(Value::Unknown(Some(
+                    "takes its block from the result's length (`Param::new`)".into(),
+                ))),
+            ),
             // `LazyCell::new(|| module.get_function("k"))`: what the closure builds.
             ("LazyCell" | "LazyLock" | "Lazy", "new") => match call.args.first() {
                 Some(Expr::Closure(c)) if c.inputs.is_empty() => self.eval_at(&c.body, depth + 1),
@@ -635,6 +643,30 @@ impl Walker<'_> {
                 _ => Value::Unknown(None),
             },
             "into" | "try_into" | "unwrap" | "expect" | "as_kernel_param" | "clone" => receiver(),
+            // cuda_min's `Param`: `.block_size(n)` makes `len / n` blocks of `n`;
+            // `.set_block_grid_size(block, grid)` states both; `.len(n)` resizes the grid.
+            "push" | "checked_push" if matches!(receiver(), Value::Config(..)) => receiver(),
+            "block_size" => match (receiver(), arg(0)) {
+                (Value::Config(..), Value::Int(n)) => Value::Config(
+                    Box::new(Value::Unknown(None)),
+                    Box::new(Value::Dims(vec![Value::Int(n)])),
+                ),
+                _ => Value::Unknown(None),
+            },
+            "set_block_grid_size" => match receiver() {
+                Value::Config(..) => Value::Config(Box::new(arg(1)), Box::new(arg(0))),
+                _ => Value::Unknown(None),
+            },
+            "len" => match (receiver(), arg(0)) {
+                (Value::Config(_, block), Value::Int(n)) => {
+                    let grid = match block.dims() {
+                        Ok([x, ..]) if x > 0 => Value::Dims(vec![Value::Int(n / i64::from(x))]),
+                        _ => Value::Unknown(None),
+                    };
+                    Value::Config(Box::new(grid), block)
+                }
+                _ => Value::Unknown(None),
+            },
             "div_ceil" => match (receiver(), arg(0)) {
                 (Value::Int(a), Value::Int(b)) if b > 0 => Value::Int((a + b - 1) / b),
                 (a, b) => unknown_of(&a).or_unknown(&b),
@@ -678,6 +710,12 @@ impl Walker<'_> {
                 if let Value::Function(kernel) = self.function(&m.receiver) {
                     let params = self.param_list(params);
                     self.record_config(kernel, cfg, params, site);
+                }
+            }
+            // cuda_min: `function.call(param)`, the launch configuration in the parameters.
+            ("call", [param]) if matches!(self.eval(param), Value::Config(..)) => {
+                if let Value::Function(kernel) = self.function(&m.receiver) {
+                    self.record_config(kernel, param, None, site);
                 }
             }
             // cudarc: `stream.launch_builder(&function).arg(..).launch(cfg)`.
@@ -976,10 +1014,18 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
         syn::visit::visit_expr_assign(self, assign);
-        // A reassigned name no longer holds the value it was bound to.
+        // A name reassigned in the block that binds it holds the new value
+        // (`param = param.set_block_grid_size(..)`); one reassigned in a nested block (a
+        // branch, a loop) holds a value that depends on the path taken.
         if let Expr::Path(p) = &*assign.left {
             if let Some(ident) = p.path.get_ident() {
-                self.bind(ident.to_string(), Value::Unknown(None));
+                let name = ident.to_string();
+                let value = self.eval(&assign.right);
+                let depth = self.env.len();
+                if let Some(at) = self.env.iter().rposition(|frame| frame.contains_key(&name)) {
+                    let value = if at + 1 == depth { value } else { Value::Unknown(None) };
+                    self.env[at].insert(name, value);
+                }
             }
         }
     }
@@ -1042,6 +1088,43 @@ mod tests {
                     Ok([32, 2, 1]),
                     Some([4, 1, 1]),
                     Some(vec![None, Some(5)])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn cuda_min_parameters_carry_the_launch() {
+        // Shapes of Neutron3529/cuda_min (6694f8bb): `*/src/main.rs` and `cuda_min/src/host.rs`.
+        let found = launches(
+            "fn main() {
+                let func = module.get_function(\"mat_mul\").unwrap();
+                let mut param = Param::new(&mut ret).block_size(1).push(&a).push(&b);
+                param = unsafe { param.set_block_grid_size((3, 3, 1), (1, 1, 1)) };
+                let res = func.call(param).unwrap();
+                let add = module.get_function(\"vec_add\").unwrap();
+                let wide = Param::new(&mut out).block_size(1024).len(1 << 20);
+                add.call(wide).unwrap();
+                let mut guessed = Param::new(&mut out).block_size(64);
+                if verbose {
+                    guessed = guessed.block_size(128);
+                }
+                add.call(guessed).unwrap();
+                add.call(Param::new(&mut out)).unwrap();
+            }",
+        );
+        assert_eq!(
+            found,
+            vec![
+                ("mat_mul".into(), Ok([3, 3, 1]), Some([1, 1, 1]), None),
+                ("vec_add".into(), Ok([1024, 1, 1]), Some([1024, 1, 1]), None),
+                // `guessed` is set on one path only: no configuration is read, as for a call
+                // of anything else.
+                (
+                    "vec_add".into(),
+                    Err("takes its block from the result's length (`Param::new`)".into()),
+                    None,
+                    None
                 ),
             ]
         );
