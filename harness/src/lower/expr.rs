@@ -100,6 +100,8 @@ impl Context<'_> {
                 }
             }
             Expr::Cast(c) => match &*c.ty {
+                // `self as *mut _`: the pointee's type is the operand's own.
+                Type::Ptr(p) if matches!(&*p.elem, Type::Infer(_)) => self.inferred_pointer_cast(c, p, scope)?,
                 Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.pointer_operand(&c.expr, scope)?),
                 ty => format!("(({})({}))", self.c_type(ty)?, self.expr(&c.expr, scope)?),
             },
@@ -485,6 +487,9 @@ impl Context<'_> {
         if let Some(vector) = glam_new(&p.path) {
             return Ok(format!("{vector}{{{}}}", args.join(", ")));
         }
+        if let Some(vector) = Self::glam_splat(&p.path, &args) {
+            return Ok(vector);
+        }
         if let Some(made) = self.nalgebra_constructor(&p.path, &args)? {
             return Ok(made);
         }
@@ -612,6 +617,9 @@ impl Context<'_> {
         }
         if let Some(query) = self.slice_query(m, scope)? {
             return Ok(query);
+        }
+        if let Some(lanes) = self.glam_lane_method(m, scope)? {
+            return Ok(lanes);
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;

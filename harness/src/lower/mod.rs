@@ -31,6 +31,7 @@ mod expr;
 mod external_crates;
 mod generated;
 mod generics;
+mod glam_lanes;
 mod groups;
 mod guarded_arms;
 mod host_closures;
@@ -56,12 +57,14 @@ mod options;
 mod ordering;
 mod oxide;
 mod patterns;
+mod inferred_pointers;
 mod pointer_casts;
 mod prelude;
 mod printf;
 mod ptx_ops;
 mod receivers;
 mod slice_queries;
+mod returned_arrays;
 mod statement_values;
 mod static_refs;
 mod stmt;
@@ -72,6 +75,7 @@ mod templates;
 mod trait_generics;
 mod traits;
 mod tuple_arms;
+mod tuple_lets;
 mod types;
 mod unsize;
 mod warp_stubs;
@@ -791,9 +795,7 @@ impl<'a> Context<'a> {
                 return self.fail(&typed.pat, "parameter pattern is not a name");
             };
             let name = scope.bind(&name.ident.to_string());
-            if matches!(&*typed.ty, Type::Ptr(_)) {
-                scope.raw_pointers.insert(name.clone());
-            }
+            self.note_type(&name, Some(&typed.ty), None, &mut scope);
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => {

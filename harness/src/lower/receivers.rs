@@ -25,11 +25,18 @@ impl Context<'_> {
         matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.raw_pointers.contains(&scope.lookup(&i.to_string()))))
     }
 
+    /// The type a value is known to have, where the source states it.
+    pub(super) fn value_type_of(&self, e: &Expr, scope: &Scope) -> Option<String> {
+        self.value_type(e, scope)
+    }
+
     /// The type a value is built as: `Pair(x)`, `Pair { .. }`, `Pair::new(..)`, `&pair`.
     fn value_type(&self, e: &Expr, scope: &Scope) -> Option<String> {
         match e {
             Expr::Paren(p) => self.value_type(&p.expr, scope),
             Expr::Reference(r) => self.value_type(&r.expr, scope),
+            // `*counter` of a `*mut u32`: the pointee, as `type_name` reads pointers.
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.value_type(&u.expr, scope),
             Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
             Expr::Path(p) => {
                 let name = p.path.get_ident()?.to_string();

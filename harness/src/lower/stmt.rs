@@ -391,6 +391,9 @@ impl Context<'_> {
         if let Some(out) = self.oxide_if(i, scope)? {
             return Ok(out);
         }
+        if let Some(out) = self.tuple_if_let(i, scope)? {
+            return Ok(out);
+        }
         if let Expr::Let(l) = &*i.cond {
             self.tile_view(&l.expr, scope)?;
             if self.option_of_element(&l.expr, scope).is_err() {
@@ -563,6 +566,9 @@ impl Context<'_> {
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
         if let Some(looped) = self.collection_loop(f, scope)? {
+            return Ok(looped);
+        }
+        if let Some(looped) = self.returned_array_loop(f, scope)? {
             return Ok(looped);
         }
         let mut rust_var = match &*f.pat {
