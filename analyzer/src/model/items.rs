@@ -318,24 +318,16 @@ impl ItemIndex {
         None
     }
 
-    /// Whether a path's first segment, read in `module`, names one of the workspace's modules:
-    /// `crate`, `self`, `super`, a child module, or a crate of the workspace.
+    /// Whether a path's first segment, read in `module`, names one of this crate's own modules:
+    /// `crate`, `self`, `super` or a child module. A path into another crate of the workspace
+    /// may name an item the index does not hold (an intrinsic declared by a macro): external.
     fn names_workspace_module(&self, module: &ModulePath, first: &str) -> bool {
         if matches!(first, "crate" | "self" | "super") {
             return true;
         }
         let mut child = module.clone();
         child.push(first.to_string());
-        if self.modules.contains_key(&child) {
-            return true;
-        }
-        let Some(from) = module.first() else { return false };
-        let renamed = self
-            .modules
-            .get(&vec![from.clone()])
-            .and_then(|root| root.extern_crates.get(first));
-        self.dependency(from, renamed.map_or(first, String::as_str))
-            .is_some_and(|root| self.modules.contains_key(&vec![root.clone()]))
+        self.modules.contains_key(&child)
     }
 
     /// The struct definition an item target names, following type aliases.

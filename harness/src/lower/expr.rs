@@ -92,6 +92,8 @@ impl Context<'_> {
             Expr::Unary(u) => {
                 let inner = self.expr(&u.expr, scope)?;
                 match u.op {
+                    // `*self` of a `&self` method: `self` is a C++ reference.
+                    UnOp::Deref(_) if Self::is_receiver_reference(&u.expr, scope) => inner,
                     UnOp::Deref(_) => format!("(*{inner})"),
                     UnOp::Neg(_) => format!("(-{inner})"),
                     UnOp::Not(_) if is_boolean(&u.expr) || Self::names_boolean(&u.expr, scope) => format!("(!{inner})"),

@@ -574,7 +574,12 @@ impl<'a> Context<'a> {
         let area = self.area(function.module, "method").unwrap_or(Area::Early);
         let name = self.function_item(m, function, area)?;
         scope.reference_call = returns_reference(function.sig);
-        let through_pointer = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
+        // `(&mut *count).take_one()`: the method binds its reference to the place itself.
+        let (place, receiver) = match self.borrowed_receiver(&m.receiver, scope)? {
+            Some((place, lowered)) => (place, lowered),
+            None => (&*m.receiver, receiver.to_string()),
+        };
+        let through_pointer = matches!(place, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
         let receiver = if through_pointer {
             format!("(*{receiver})")
         } else {

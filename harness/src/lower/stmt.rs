@@ -388,11 +388,11 @@ impl Context<'_> {
     }
 
     pub(super) fn if_stmt(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
-        if let Some(out) = self.oxide_if(i, scope)? {
-            return Ok(out);
-        }
-        if let Some(out) = self.tuple_if_let(i, scope)? {
-            return Ok(out);
+        match self.oxide_if(i, scope) {
+            Ok(Some(out)) => return Ok(out),
+            Ok(None) => {}
+            // A tuple of options the cuda-oxide forms do not take: tested one by one.
+            Err(refused) => return self.tuple_if_let(i, scope)?.ok_or(refused),
         }
         if let Expr::Let(l) = &*i.cond {
             self.tile_view(&l.expr, scope)?;
