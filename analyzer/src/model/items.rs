@@ -161,6 +161,10 @@ impl ItemIndex {
                     if let Some((_, alias)) = &e.rename {
                         entry.uses.insert(alias.to_string(), vec![e.ident.to_string()]);
                         entry.extern_crates.insert(alias.to_string(), e.ident.to_string());
+                    } else if e.ident != "self" {
+                        // `extern crate math;` also names the crate inside this module:
+                        // `crate::math::tuple4d::Tuple4D`.
+                        entry.extern_crates.insert(e.ident.to_string(), e.ident.to_string());
                     }
                 }
                 Item::Mod(m) => {
@@ -281,13 +285,26 @@ impl ItemIndex {
         if items.defines(name) {
             return Some(Target::Item(module.clone(), name.to_string()));
         }
+        if let Some(krate) = items.extern_crates.get(name) {
+            let root = module.first().and_then(|from| self.dependency(from, krate));
+            if let Some(root) = root.filter(|r| self.modules.contains_key(&vec![(*r).clone()])) {
+                return Some(Target::Module(vec![root.clone()]));
+            }
+        }
         if seen.len() > MAX_RESOLVE_STEPS || !seen.insert((module.clone(), name.to_string())) {
             return None;
         }
         if let Some(path) = items.uses.get(name) {
-            return self
-                .resolve_at(module, path, seen)
-                .or_else(|| Some(Target::External(path.join("::"))));
+            if let Some(found) = self.resolve_at(module, path, seen) {
+                return Some(found);
+            }
+            // A path into the workspace's own modules that does not resolve here was cut short
+            // by a cycle of glob imports (`use crate::Tuple4D` read while `crate::*` is being
+            // searched): the name is found the other way in, and is no external item.
+            if path.len() > 1 && self.names_workspace_module(module, &path[0]) {
+                return None;
+            }
+            return Some(Target::External(path.join("::")));
         }
         for glob in &items.globs {
             if let Some(Target::Module(imported)) = self.resolve_at(module, glob, seen) {
@@ -299,6 +316,18 @@ impl ItemIndex {
             }
         }
         None
+    }
+
+    /// Whether a path's first segment, read in `module`, names one of this crate's own modules:
+    /// `crate`, `self`, `super` or a child module. A path into another crate of the workspace
+    /// may name an item the index does not hold (an intrinsic declared by a macro): external.
+    fn names_workspace_module(&self, module: &ModulePath, first: &str) -> bool {
+        if matches!(first, "crate" | "self" | "super") {
+            return true;
+        }
+        let mut child = module.clone();
+        child.push(first.to_string());
+        self.modules.contains_key(&child)
     }
 
     /// The struct definition an item target names, following type aliases.
@@ -575,5 +604,54 @@ fn collect_use(prefix: &mut Vec<String>, tree: &syn::UseTree, items: &mut Module
                 collect_use(prefix, tree, items);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape of a math crate whose prelude re-exports a module of globs, one of whose files
+    /// imports a sibling's type back through the crate root (raytracer-challenge, `math`).
+    #[test]
+    fn a_use_cut_short_by_a_glob_cycle_is_found_the_other_way_in() {
+        let mut index = ItemIndex::default();
+        let file = |text: &str| syn::parse_str::<syn::File>(text).unwrap();
+        let m = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<ModulePath>();
+        index.add_file(
+            m(&["math"]),
+            0,
+            &file("pub mod shapes; pub use self::shapes::*; pub mod prelude { pub use super::shapes::*; }"),
+        );
+        index.add_file(
+            m(&["math", "shapes"]),
+            1,
+            &file("pub use self::common::*; pub use self::matrix::*; pub use self::tuple::*;"),
+        );
+        index.add_file(m(&["math", "shapes", "common"]), 2, &file("use crate::prelude::*;"));
+        index.add_file(
+            m(&["math", "shapes", "matrix"]),
+            3,
+            &file("use crate::Tuple4D; pub struct Matrix;"),
+        );
+        index.add_file(
+            m(&["math", "shapes", "tuple"]),
+            4,
+            &file("pub struct Tuple4D { x: f32 }"),
+        );
+        index.add_file(m(&["user"]), 5, &file("use math::prelude::*;"));
+        index.add_dependency("user", "math", "math");
+        let found = index.resolve(&m(&["user"]), &["Tuple4D".to_string()]);
+        assert_eq!(
+            found,
+            Some(Target::Item(m(&["math", "shapes", "tuple"]), "Tuple4D".to_string()))
+        );
+        let external = index.resolve(&m(&["user"]), &["Missing".to_string()]);
+        assert_eq!(external, None);
+        // `extern crate math;` at the root: `crate::math::..` through the crate's globs.
+        index.add_file(m(&["user"]), 5, &file("extern crate math; use math::prelude::*;"));
+        index.add_file(m(&["user", "lights"]), 6, &file("use crate::math::tuple::Tuple4D;"));
+        let through_root = index.resolve(&m(&["user", "lights"]), &["Tuple4D".to_string()]);
+        assert_eq!(through_root, found);
     }
 }

@@ -92,6 +92,8 @@ impl Context<'_> {
             Expr::Unary(u) => {
                 let inner = self.expr(&u.expr, scope)?;
                 match u.op {
+                    // `*self` of a `&self` method: `self` is a C++ reference.
+                    UnOp::Deref(_) if Self::is_receiver_reference(&u.expr, scope) => inner,
                     UnOp::Deref(_) => format!("(*{inner})"),
                     UnOp::Neg(_) => format!("(-{inner})"),
                     UnOp::Not(_) if is_boolean(&u.expr) || Self::names_boolean(&u.expr, scope) => format!("(!{inner})"),
@@ -100,6 +102,8 @@ impl Context<'_> {
                 }
             }
             Expr::Cast(c) => match &*c.ty {
+                // `self as *mut _`: the pointee's type is the operand's own.
+                Type::Ptr(p) if matches!(&*p.elem, Type::Infer(_)) => self.inferred_pointer_cast(c, p, scope)?,
                 Type::Ptr(_) => format!("(({})({}))", self.c_type(&c.ty)?, self.pointer_operand(&c.expr, scope)?),
                 ty => format!("(({})({}))", self.c_type(ty)?, self.expr(&c.expr, scope)?),
             },
@@ -485,6 +489,9 @@ impl Context<'_> {
         if let Some(vector) = glam_new(&p.path) {
             return Ok(format!("{vector}{{{}}}", args.join(", ")));
         }
+        if let Some(vector) = Self::glam_splat(&p.path, &args) {
+            return Ok(vector);
+        }
         if let Some(made) = self.nalgebra_constructor(&p.path, &args)? {
             return Ok(made);
         }
@@ -612,6 +619,9 @@ impl Context<'_> {
         }
         if let Some(query) = self.slice_query(m, scope)? {
             return Ok(query);
+        }
+        if let Some(lanes) = self.glam_lane_method(m, scope)? {
+            return Ok(lanes);
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;

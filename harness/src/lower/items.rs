@@ -137,6 +137,29 @@ impl VisitMut for SelfType<'_> {
         }
         syn::visit_mut::visit_path_mut(self, path);
     }
+
+    // `vector![self.0 & Self::MASK, ..]`: a macro's tokens name the type too.
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = self_in_tokens(m.tokens.clone(), self.0);
+        syn::visit_mut::visit_macro_mut(self, m);
+    }
+}
+
+/// The tokens with each `Self` replaced by `ty`.
+fn self_in_tokens(tokens: proc_macro2::TokenStream, ty: &str) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Ident(i) if i == "Self" => TokenTree::Ident(syn::Ident::new(ty, i.span())),
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), self_in_tokens(g.stream(), ty));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 impl<'a> Context<'a> {
@@ -551,7 +574,12 @@ impl<'a> Context<'a> {
         let area = self.area(function.module, "method").unwrap_or(Area::Early);
         let name = self.function_item(m, function, area)?;
         scope.reference_call = returns_reference(function.sig);
-        let through_pointer = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
+        // `(&mut *count).take_one()`: the method binds its reference to the place itself.
+        let (place, receiver) = match self.borrowed_receiver(&m.receiver, scope)? {
+            Some((place, lowered)) => (place, lowered),
+            None => (&*m.receiver, receiver.to_string()),
+        };
+        let through_pointer = matches!(place, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
         let receiver = if through_pointer {
             format!("(*{receiver})")
         } else {

@@ -31,12 +31,14 @@ mod expr;
 mod external_crates;
 mod generated;
 mod generics;
+mod glam_lanes;
 mod groups;
 mod guarded_arms;
 mod host_closures;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
+mod inferred_pointers;
 mod intrinsic_values;
 mod intrinsics;
 mod items;
@@ -61,6 +63,7 @@ mod prelude;
 mod printf;
 mod ptx_ops;
 mod receivers;
+mod returned_arrays;
 mod slice_queries;
 mod statement_values;
 mod static_refs;
@@ -72,6 +75,7 @@ mod templates;
 mod trait_generics;
 mod traits;
 mod tuple_arms;
+mod tuple_lets;
 mod types;
 mod unsize;
 mod warp_stubs;
@@ -791,9 +795,7 @@ impl<'a> Context<'a> {
                 return self.fail(&typed.pat, "parameter pattern is not a name");
             };
             let name = scope.bind(&name.ident.to_string());
-            if matches!(&*typed.ty, Type::Ptr(_)) {
-                scope.raw_pointers.insert(name.clone());
-            }
+            self.note_type(&name, Some(&typed.ty), None, &mut scope);
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => {

@@ -278,6 +278,10 @@ impl Context<'_> {
                 }
             }
             ("to_bits", [value]) => format!("kl::to_bits({value})"),
+            ("transmute", [value]) if generics.is_empty() && super::inferred_pointers::is_pointer_value(&c.args[0]) => {
+                // A pointer into a reference: the same address, and a reference is a pointer in C.
+                value.clone()
+            }
             ("transmute" | "transmute_copy", [value]) => {
                 // Only scalars of named types: an aggregate's layout is not the C++ one.
                 let (Some(from), Some(to)) = (

@@ -2,7 +2,7 @@
 //! built by name, a typed parameter), so that a method defined for several types is called on
 //! the receiver's own.
 
-use super::{Context, Scope};
+use super::{Context, Lowered, Scope};
 use kernel_lint_analyzer::model::items::FunctionRef;
 use syn::{Expr, Type};
 
@@ -25,11 +25,50 @@ impl Context<'_> {
         matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.raw_pointers.contains(&scope.lookup(&i.to_string()))))
     }
 
+    /// A receiver borrowed in place, `&mut *count` or `&pair`: the place and its lowering,
+    /// which a method's C++ reference parameter binds to.
+    pub(super) fn borrowed_receiver<'e>(
+        &self,
+        receiver: &'e Expr,
+        scope: &mut Scope,
+    ) -> Lowered<Option<(&'e Expr, String)>> {
+        let mut e = receiver;
+        while let Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        let Expr::Reference(r) = e else { return Ok(None) };
+        let mut place = &*r.expr;
+        while let Expr::Paren(p) = place {
+            place = &p.expr;
+        }
+        Ok(Some((place, self.expr(place, scope)?)))
+    }
+
+    /// Whether `e` is the `self` of a method taking it by reference (a C++ reference, bound
+    /// with the receiver's type).
+    pub(super) fn is_receiver_reference(e: &Expr, scope: &Scope) -> bool {
+        let Expr::Path(p) = e else { return false };
+        if !p.path.is_ident("self") {
+            return false;
+        }
+        let c_name = scope.lookup("self");
+        scope.types.contains_key(&c_name)
+            && !scope.references.contains(&c_name)
+            && !scope.raw_pointers.contains(&c_name)
+    }
+
+    /// The type a value is known to have, where the source states it.
+    pub(super) fn value_type_of(&self, e: &Expr, scope: &Scope) -> Option<String> {
+        self.value_type(e, scope)
+    }
+
     /// The type a value is built as: `Pair(x)`, `Pair { .. }`, `Pair::new(..)`, `&pair`.
     fn value_type(&self, e: &Expr, scope: &Scope) -> Option<String> {
         match e {
             Expr::Paren(p) => self.value_type(&p.expr, scope),
             Expr::Reference(r) => self.value_type(&r.expr, scope),
+            // `*counter` of a `*mut u32`: the pointee, as `type_name` reads pointers.
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.value_type(&u.expr, scope),
             Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
             Expr::Path(p) => {
                 let name = p.path.get_ident()?.to_string();

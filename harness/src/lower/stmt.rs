@@ -388,8 +388,11 @@ impl Context<'_> {
     }
 
     pub(super) fn if_stmt(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
-        if let Some(out) = self.oxide_if(i, scope)? {
-            return Ok(out);
+        match self.oxide_if(i, scope) {
+            Ok(Some(out)) => return Ok(out),
+            Ok(None) => {}
+            // A tuple of options the cuda-oxide forms do not take: tested one by one.
+            Err(refused) => return self.tuple_if_let(i, scope)?.ok_or(refused),
         }
         if let Expr::Let(l) = &*i.cond {
             self.tile_view(&l.expr, scope)?;
@@ -563,6 +566,9 @@ impl Context<'_> {
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
         if let Some(looped) = self.collection_loop(f, scope)? {
+            return Ok(looped);
+        }
+        if let Some(looped) = self.returned_array_loop(f, scope)? {
             return Ok(looped);
         }
         let mut rust_var = match &*f.pat {
