@@ -69,6 +69,7 @@ mod struct_instances;
 mod substitution;
 mod tables;
 mod templates;
+mod thread_runs;
 mod trait_generics;
 mod traits;
 mod tuple_arms;
