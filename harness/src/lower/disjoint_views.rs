@@ -24,6 +24,16 @@ pub(super) fn slice_argument(arg: &Expr, scope: &Scope) -> Option<String> {
     }
 }
 
+/// The C arguments a slice named `slice` passes to a helper: its pointer, its length and,
+/// over `Runtime2DIndex`, its row width.
+pub(super) fn slice_call_arguments(slice: &str, scope: &Scope) -> String {
+    if scope.oxide.row_widths.contains(slice) {
+        format!("{slice}, {slice}_len, {}", super::oxide::row_width_name(slice))
+    } else {
+        format!("{slice}, {slice}_len")
+    }
+}
+
 /// `unsafe { e }` as `e`.
 fn without_unsafe(e: &Expr) -> &Expr {
     match e {
@@ -53,6 +63,11 @@ impl Context<'_> {
             scope.oxide.atomics.insert(name.to_string(), atomic);
             return Ok(None);
         }
+        // A `ThreadIndex` witness is its 64-bit index, as the caller holds it.
+        if matches!(inner, Type::Path(p) if last_segment(&p.path) == "ThreadIndex") {
+            scope.oxide.indices.insert(name.to_string());
+            return Ok(Some(format!("unsigned long long {name}")));
+        }
         if let Type::Slice(_) = inner {
             // A slice of atomic cells: its cells' value type and scope, as for a kernel's.
             self.oxide_param(name, ty, scope)?;
@@ -69,6 +84,14 @@ impl Context<'_> {
                 syn::GenericArgument::Type(Type::Path(s)) => Some(last_segment(&s.path)),
                 _ => None,
             });
+        if space.as_deref() == Some("Runtime2DIndex") {
+            // The host-bound row width travels with the slice, as it does into a kernel.
+            let Some(Param::Slice { elem, .. }) = self.oxide_param(name, inner, scope)? else {
+                return Ok(None);
+            };
+            let width = self.space_data_param(name, inner, scope).map(|w| w.name().to_string());
+            return Ok(width.map(|w| format!("{elem}* {name}, unsigned long long {name}_len, unsigned int {w}")));
+        }
         if space.is_some_and(|s| super::oxide::minted_by(&s, name).is_some()) {
             return Ok(None);
         }

@@ -542,7 +542,9 @@ impl Context<'_> {
             for (i, (arg, text)) in c.args.iter().zip(args).enumerate() {
                 let slice = super::disjoint_views::slice_argument(arg, scope);
                 with_lengths.push(match self.sub_slice_length(arg, scope)? {
-                    _ if slice.is_some() => slice.map(|s| format!("{s}, {s}_len")).unwrap_or_default(),
+                    _ if slice.is_some() => slice
+                        .map(|s| super::disjoint_views::slice_call_arguments(&s, scope))
+                        .unwrap_or_default(),
                     // `&bytes[2 * i..]`: the view's start and its own length.
                     Some(length) => format!("{text}, {length}"),
                     None if slice_params.get(i) == Some(&true) => self.unsized_argument(arg, &text).unwrap_or(text),

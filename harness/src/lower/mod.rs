@@ -72,6 +72,7 @@ mod struct_instances;
 mod substitution;
 mod tables;
 mod templates;
+mod thread_runs;
 mod trait_generics;
 mod traits;
 mod tuple_arms;

@@ -29,6 +29,8 @@ pub(super) struct OxideScope {
     pub(super) array_elements: HashMap<String, String>,
     /// References to one such array element (`Some(a) => a` of `get_mut`): its length.
     pub(super) arrays: HashMap<String, String>,
+    /// Run views of `LinearTiles` slices.
+    pub(super) runs: super::thread_runs::RunViews,
 }
 
 /// What cuda-oxide lowering knows of a file.
@@ -306,6 +308,7 @@ impl Context<'_> {
                     Some(minted) => scope.oxide.minted.insert(name.to_string(), minted.clone()),
                     None => scope.oxide.tiles.insert(name.to_string(), space_name.clone()),
                 };
+                self.note_tile_width(name, space, scope)?;
                 scope.slices.insert(name.to_string());
                 scope.reserve_length(name);
                 return Ok(Some(Param::Slice {
@@ -696,6 +699,9 @@ impl Context<'_> {
         if !self.oxide.enabled {
             return Ok(None);
         }
+        if let Some(run) = self.run_method(m, scope)? {
+            return Ok(Some(run));
+        }
         if let Some(atomic) = self.oxide_atomic(m, scope)? {
             return Ok(Some(atomic));
         }
@@ -759,6 +765,9 @@ impl Context<'_> {
     /// `thread::index_2d::<W>()` and `thread::warp_index()`, options of a `ThreadIndex`: the
     /// condition and the index.
     pub(super) fn oxide_option(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<(String, String)>> {
+        if let Some(run) = self.run_option(e, scope)? {
+            return Ok(Some(run));
+        }
         self.tile_view(e, scope)?;
         if !self.oxide.enabled || !is_index_option(e) {
             return Ok(None);
@@ -770,6 +779,7 @@ impl Context<'_> {
     /// Records that the C name `name` was bound from `value`, when that is a `ThreadIndex`.
     pub(super) fn oxide_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
         self.group_bound(name, value, scope);
+        self.run_bound(name, value, scope);
         if let Some(atomic) = atomic_cell(value).or_else(|| super::atomics::atomic_element(value, scope)) {
             scope.oxide.atomics.insert(name.to_string(), atomic);
         }

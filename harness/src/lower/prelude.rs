@@ -250,5 +250,6 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::pointer_casts_prelude!(),
     crate::slice_queries_prelude!(),
     crate::glam_lanes_prelude!(),
-    crate::inferred_pointers_prelude!()
+    crate::inferred_pointers_prelude!(),
+    crate::thread_runs_prelude!()
 );

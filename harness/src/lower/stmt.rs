@@ -89,6 +89,9 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.run_match_let(local, scope)? {
+            return Ok(out);
+        }
         if let Some(out) = self.enum_let_else(local, scope)? {
             return Ok(out);
         }
@@ -366,6 +369,16 @@ impl Context<'_> {
     pub(super) fn expr_stmt(&self, e: &Expr, scope: &mut Scope) -> Lowered<String> {
         match e {
             Expr::If(i) => self.if_stmt(i, scope),
+            Expr::While(w) if self.oxide.enabled && matches!(&*w.cond, Expr::Let(_)) => {
+                match self.run_walk(w, scope)? {
+                    Some(out) => Ok(out),
+                    None => Ok(format!(
+                        "{ROLLED}while ({}) {}",
+                        self.expr(&w.cond, scope)?,
+                        self.block(&w.body, scope)?
+                    )),
+                }
+            }
             Expr::While(w) => Ok(format!(
                 "{ROLLED}while ({}) {}",
                 self.expr(&w.cond, scope)?,
