@@ -523,6 +523,9 @@ impl Context<'_> {
             return Ok(call);
         }
         if !self.helpers.contains(&name) {
+            if let Some(reason) = super::cuda_std_api::absent(&p.path, &self.file.text) {
+                return self.fail(c, reason);
+            }
             if let Some(reason) = self.external_item(&p.path) {
                 return self.fail(c, format!("call to `{}` is not lowered: {reason}", self.text(&c.func)));
             }

@@ -20,6 +20,7 @@ mod closures;
 mod compiled;
 mod const_eval;
 mod constant_patterns;
+mod cuda_std_api;
 mod device_copy;
 mod device_ffi;
 mod disjoint_views;
@@ -63,6 +64,7 @@ mod prelude;
 mod printf;
 mod ptx_ops;
 mod receivers;
+mod rejected_examples;
 mod returned_arrays;
 mod slice_queries;
 mod statement_values;
@@ -348,7 +350,7 @@ pub fn lower_file(
             Err((span, reason)) => not_lowered.push(NotLowered {
                 kernel: kernel.name.clone(),
                 span,
-                reason: excerpt::short_reason(&reason),
+                reason: rejected_examples::qualified(&file.path, excerpt::short_reason(&reason)),
             }),
         }
     }
