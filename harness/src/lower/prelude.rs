@@ -248,5 +248,6 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::intrinsic_values_prelude!(),
     crate::literal_refs_prelude!(),
     crate::pointer_casts_prelude!(),
-    crate::slice_queries_prelude!()
+    crate::slice_queries_prelude!(),
+    crate::core_values_prelude!()
 );
