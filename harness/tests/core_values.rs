@@ -60,7 +60,7 @@ fn slice_constants_of_statics_keep_the_static_addresses() {
         "{rows}"
     );
     assert!(
-        rows.contains("auto head = kl::slice_ptr(RAMP);\nauto head_len = 3;"),
+        rows.contains("auto head = kl::slice_ptr(RAMP);\nauto head_len = 3ull;"),
         "{rows}"
     );
     assert!(rows.contains("(*out) = ((row[0] + row[1]) + head[2]);"), "{rows}");

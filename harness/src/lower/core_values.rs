@@ -6,7 +6,7 @@
 use super::{Context, Lowered, Scope};
 use syn::{Expr, GenericArgument, PathArguments, Type};
 
-/// `kl::tuple1` for `(x,)` and `kl::empty_array` for `[T; 0]`.
+/// `kl::tuple1` for `(x,)`, `kl::empty_array` for `[T; 0]`, `kl::uninhabited` for the guard.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! core_values_prelude {
@@ -23,6 +23,11 @@ template <typename T> struct empty_array {
     return T{};
   }
 };
+// `MaybeUninit::<Infallible>::uninit().assume_init()`: rustc's `assert_inhabited` panics.
+__device__ inline unit uninhabited() {
+  __trap();
+  return {};
+}
 }
 "#
     };

@@ -99,7 +99,7 @@ impl Context<'_> {
                 };
                 return Ok(self
                     .slice_of_static(&init.expr, items)?
-                    .map(|(place, _)| (place, k.to_string())));
+                    .map(|(place, _)| (place, format!("{k}ull"))));
             }
             return Ok(None);
         }
