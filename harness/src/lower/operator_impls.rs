@@ -40,14 +40,13 @@ fn impls_of<'a>(items: &'a [Item], op: &str, out: &mut Vec<&'a syn::ItemImpl>) {
                     impls_of(inner, op, out);
                 }
             }
-            Item::Impl(i) => {
+            Item::Impl(i)
                 if i.trait_
                     .as_ref()
                     .and_then(|(_, p, _)| p.segments.last())
-                    .is_some_and(|s| s.ident == op)
-                {
-                    out.push(i);
-                }
+                    .is_some_and(|s| s.ident == op) =>
+            {
+                out.push(i);
             }
             _ => {}
         }
