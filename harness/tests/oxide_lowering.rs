@@ -240,9 +240,10 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
 }
 
 #[test]
-fn operators_a_file_overloads_are_not_lowered() {
+fn operators_of_references_a_file_overloads_are_not_lowered() {
     // Learned from the shape of NVlabs/cuda-oxide @ a105afd522b73a6712a802e30bd900cd04cc8019
-    // (examples/complex_mul): a struct with `impl Mul`, multiplied in a kernel.
+    // (examples/ref_operand_mul): `impl Mul for &Pair`, multiplied through references, which
+    // no C++ operator of two pointers overloads.
     let text = r#"
 use cuda_device::{kernel, thread, DisjointSlice};
 
@@ -252,9 +253,9 @@ struct Pair {
     b: f32,
 }
 
-impl core::ops::Mul for Pair {
+impl core::ops::Mul for &Pair {
     type Output = Pair;
-    fn mul(self, o: Pair) -> Pair {
+    fn mul(self, o: &Pair) -> Pair {
         Pair { a: self.a * o.a, b: self.b * o.b }
     }
 }
@@ -262,7 +263,7 @@ impl core::ops::Mul for Pair {
 #[kernel]
 pub fn squares(mut out: DisjointSlice<f32>) {
     let p = Pair { a: 1.0, b: 2.0 };
-    let q = p * p;
+    let q = &p * &p;
     if let Some(o) = out.get_mut(thread::index_1d()) {
         *o = q.a + q.b;
     }

@@ -197,7 +197,7 @@ impl Context<'_> {
                     _ => self.if_value_with_statements(i, scope)?,
                 }
             }
-            Expr::Tuple(t) if (2..=8).contains(&t.elems.len()) => {
+            Expr::Tuple(t) if (1..=8).contains(&t.elems.len()) => {
                 let elems = t
                     .elems
                     .iter()
@@ -450,6 +450,9 @@ impl Context<'_> {
         }
         if let Some(atomic) = self.core_atomic_intrinsic(c, scope)? {
             return Ok(atomic);
+        }
+        if let Some(uninit) = self.uninit_call(c, &p.path)? {
+            return Ok(uninit);
         }
         let name = last_segment(&p.path);
         // `blur::<8>(..)` calls the copy of `blur` for 8.

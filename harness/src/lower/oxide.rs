@@ -471,12 +471,16 @@ impl Context<'_> {
     /// be the overload, which the twin does not have.
     pub(super) fn overloaded_operator(&self, b: &syn::ExprBinary) -> Lowered<()> {
         match operator_of(&b.op) {
-            Some(op) if self.oxide.enabled && self.oxide.operators.contains(op) => self.fail(
-                b,
-                format!(
+            Some(op)
+                if self.oxide.enabled && self.oxide.operators.contains(op) && !self.operator_overloads(b, op)? =>
+            {
+                self.fail(
+                    b,
+                    format!(
                     "operator of `impl {op}` in this file: the operands may be its type, whose operator is not lowered"
                 ),
-            ),
+                )
+            }
             _ => Ok(()),
         }
     }

@@ -139,7 +139,13 @@ impl Context<'_> {
                 ));
             }
         }
+        if let Some(slice) = self.static_slice_local(&rust_name, &init.expr, scope)? {
+            return Ok(slice);
+        }
         if let Expr::Repeat(_) | Expr::Array(_) = &*init.expr {
+            if let Some(empty) = self.empty_array_local(&rust_name, ty, &init.expr, scope)? {
+                return Ok(empty);
+            }
             return self.local_array(&rust_name, ty, &init.expr, scope);
         }
         if let Some(out) = self.oxide_array_slice(&rust_name, ty, &init.expr, scope)? {

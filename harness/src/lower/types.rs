@@ -48,7 +48,7 @@ impl Context<'_> {
             Type::Reference(r) => Ok(format!("const {}*", self.c_type(&r.elem)?)),
             Type::Array(a) => self.array_type(a),
             Type::Tuple(t) if t.elems.is_empty() => Ok("kl::unit".to_string()),
-            Type::Tuple(t) if (2..=8).contains(&t.elems.len()) => {
+            Type::Tuple(t) if (1..=8).contains(&t.elems.len()) => {
                 let elems = t.elems.iter().map(|e| self.c_type(e)).collect::<Lowered<Vec<_>>>()?;
                 Ok(format!("kl::tuple{}<{}>", elems.len(), elems.join(", ")))
             }

@@ -1,0 +1,128 @@
+//! Operators the kernel's file implements for its own types (`impl Add for Complex32`): each
+//! becomes a C++ operator overload that calls the lowered trait method, so `z * z + c` keeps
+//! Rust's meaning for those types and stays the built-in operator for numbers.
+
+use super::items::Area;
+use super::{Context, Lowered, Scope};
+use quote::ToTokens;
+use std::cell::Cell;
+use syn::{FnArg, ImplItem, Item, Type};
+
+thread_local! {
+    /// Set while an operator's method is lowered: its own operators of numbers, and any use
+    /// of the operator being defined, which C++ finds through the prototype.
+    static DEFINING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The C++ operator of an operator trait.
+fn symbol(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "Add" => "+",
+        "Sub" => "-",
+        "Mul" => "*",
+        "Div" => "/",
+        "Rem" => "%",
+        "BitAnd" => "&",
+        "BitOr" => "|",
+        "BitXor" => "^",
+        "Shl" => "<<",
+        "Shr" => ">>",
+        _ => return None,
+    })
+}
+
+/// The `impl Op for Type` items of a file, with inline modules.
+fn impls_of<'a>(items: &'a [Item], op: &str, out: &mut Vec<&'a syn::ItemImpl>) {
+    for item in items {
+        match item {
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    impls_of(inner, op, out);
+                }
+            }
+            Item::Impl(i)
+                if i.trait_
+                    .as_ref()
+                    .and_then(|(_, p, _)| p.segments.last())
+                    .is_some_and(|s| s.ident == op) =>
+            {
+                out.push(i);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Context<'_> {
+    /// Defines a C++ operator for every `impl Op for Type` of the kernel's file; false when
+    /// one is not of the form C++ overloads here (a reference or generic type, another
+    /// right-hand type, a compound assignment).
+    pub(super) fn operator_overloads(&self, b: &syn::ExprBinary, op: &str) -> Lowered<bool> {
+        let compound = b.op.to_token_stream().to_string().ends_with('=');
+        let (Some(sym), false) = (symbol(op), compound) else {
+            return Ok(false);
+        };
+        if DEFINING.with(Cell::get) {
+            return Ok(true);
+        }
+        let Some(syntax) = self.workspace.syntax[self.home] else {
+            return Ok(false);
+        };
+        let mut impls = Vec::new();
+        impls_of(&syntax.items, op, &mut impls);
+        if impls.is_empty() {
+            return Ok(false);
+        }
+        for imp in impls {
+            let Type::Path(ty) = &*imp.self_ty else {
+                return Ok(false);
+            };
+            let Some(ty) = ty.path.get_ident().map(|i| i.to_string()) else {
+                return Ok(false);
+            };
+            let same_rhs = imp
+                .trait_
+                .as_ref()
+                .and_then(|(_, p, _)| p.segments.last())
+                .is_some_and(|s| s.arguments.is_none());
+            let methods: Vec<&syn::ImplItemFn> = imp
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    ImplItem::Fn(f) => Some(f),
+                    _ => None,
+                })
+                .collect();
+            let [method] = methods.as_slice() else { return Ok(false) };
+            // `type Output = Self`: the overload returns the type it is defined for.
+            let output_is_self = imp.items.iter().any(|i| {
+                matches!(i, ImplItem::Type(t) if t.ident == "Output"
+                    && matches!(&t.ty, Type::Path(p) if p.path.is_ident(&ty) || p.path.is_ident("Self")))
+            });
+            if !output_is_self {
+                return Ok(false);
+            }
+            let by_value = matches!(method.sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_none());
+            if !imp.generics.params.is_empty() || !same_rhs || !by_value || method.sig.inputs.len() != 2 {
+                return Ok(false);
+            }
+            let module = self.layouts.module.clone();
+            let area = self.area(&module, "method").unwrap_or(Area::Early);
+            let key = ("operator", module, format!("{ty}::operator{sym}"));
+            let call: syn::ExprMethodCall = syn::parse_str(&format!("lhs.{}(rhs)", method.sig.ident))
+                .map_err(|e| (self.span(b), format!("operator call: {e}")))?;
+            let overload = self.require(b, key, area, |_| {
+                DEFINING.with(|d| d.set(true));
+                let body = self.item_method(&call, "lhs", &["rhs".to_string()], &mut Scope::default());
+                DEFINING.with(|d| d.set(false));
+                let body = body?;
+                let signature = format!("__device__ inline {ty} operator{sym}({ty} lhs, {ty} rhs)");
+                Ok((format!("{signature};\n"), format!("{signature} {{ return {body}; }}\n")))
+            });
+            if overload.is_err() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
