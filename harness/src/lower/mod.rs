@@ -23,6 +23,7 @@ mod constant_patterns;
 mod device_copy;
 mod device_ffi;
 mod disjoint_views;
+mod diverging;
 mod divisibility;
 mod element_types;
 mod enums;
@@ -53,6 +54,7 @@ mod nested_fns;
 mod nested_structs;
 mod numeric;
 mod options;
+mod overflow_pairs;
 mod ordering;
 mod oxide;
 mod patterns;
@@ -780,6 +782,7 @@ impl<'a> Context<'a> {
 
     fn lower_kernel(&self, f: &syn::ItemFn) -> Lowered<(String, Vec<Param>, Vec<Span>)> {
         self.generic_kernel(f)?;
+        self.refuse_blackwell(&f.block)?;
         let mut scope = Scope::default();
         let mut params = Vec::new();
         let mut c_params = Vec::new();
