@@ -56,7 +56,10 @@ fn a_generic_helper_of_another_module_is_a_template() {
     let emitted = emitted();
     assert_eq!(reason(&emitted, "picked"), None);
     let program = &emitted.program;
-    assert!(program.contains("template <typename F> __device__ inline int apply(F f)"), "{program}");
+    assert!(
+        program.contains("template <typename F> __device__ inline int apply(F f)"),
+        "{program}"
+    );
     assert!(program.contains("kl::bool_then("), "{program}");
     check_with_gxx(program);
 }
@@ -66,7 +69,10 @@ fn a_closure_looping_forever_is_a_void_lambda() {
     let emitted = emitted();
     assert_eq!(reason(&emitted, "stop_on_flag"), None);
     let body = kernel(&emitted.program, "stop_on_flag");
-    assert!(body.contains("never([&](auto kl_unused_1) {\n#pragma unroll 1\nwhile (true) {\n}\n}, flag);"), "{body}");
+    assert!(
+        body.contains("never([&](auto kl_unused_1) {\n#pragma unroll 1\nwhile (true) {\n}\n}, flag);"),
+        "{body}"
+    );
     check_with_gxx(&emitted.program);
 }
 

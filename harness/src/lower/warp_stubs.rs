@@ -5,8 +5,8 @@
 
 use super::{Context, Lowered, Scope};
 use kernel_lint_analyzer::parse::last_segment;
-use syn::Expr;
 use syn::visit::Visit;
+use syn::Expr;
 
 /// `redux_sync_min_i32` and friends: the CUDA `__reduce_*_sync` builtin and the operand type.
 fn redux(name: &str) -> Option<(&'static str, &'static str)> {
