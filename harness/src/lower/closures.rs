@@ -54,6 +54,10 @@ impl Context<'_> {
         }
         let body = match &*c.body {
             Expr::Block(b) if b.label.is_none() => self.function_body(&b.block, scope, true)?,
+            other if matches!(other, Expr::Loop(_)) => match self.diverging_closure_body(other, scope)? {
+                Some(body) => body,
+                None => format!("{{\nreturn {};\n}}", self.expr(other, scope)?),
+            },
             other => format!("{{\nreturn {};\n}}", self.expr(other, scope)?),
         };
         Ok((params, body))

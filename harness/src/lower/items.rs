@@ -62,6 +62,8 @@ struct State {
     done: HashMap<Key, Result<String, String>>,
     /// Items being lowered: a reference back to one is recursion.
     pending: HashSet<Key>,
+    /// The items being lowered with their C names, innermost last.
+    lowering: Vec<(Key, String)>,
     /// C names in use in the namespace.
     taken: HashSet<String>,
     /// Code of items of other files, dependencies first.
@@ -244,6 +246,14 @@ impl<'a> Context<'a> {
                 .map_err(|reason| (self.span(node), format!("{what} is not lowered: {reason}")));
         }
         if self.items.state.borrow().pending.contains(&key) {
+            // A function calling itself: CUDA runs device recursion, and C++ declares a
+            // function's name before its body. Mutual recursion would need a prototype first.
+            let innermost = self.items.state.borrow().lowering.last().cloned();
+            if let Some((last, name)) = innermost {
+                if last == key && matches!(key.0, "function" | "method" | "early function" | "early method") {
+                    return Ok(name);
+                }
+            }
             return self.fail(node, format!("{what} is recursive: recursion is not lowered"));
         }
         let name = match fixed {
@@ -251,9 +261,11 @@ impl<'a> Context<'a> {
             None => self.items.name_for(&key.2.replace("::", "_")),
         };
         self.items.state.borrow_mut().pending.insert(key.clone());
+        self.items.state.borrow_mut().lowering.push((key.clone(), name.clone()));
         let outcome = lower(&name);
         let mut state = self.items.state.borrow_mut();
         state.pending.remove(&key);
+        state.lowering.pop();
         let result = match outcome {
             Ok((prototype, code)) => {
                 match area {
@@ -533,8 +545,12 @@ impl<'a> Context<'a> {
         let slice_params = self.slice_parameters(path);
         for (i, (arg, text)) in c.args.iter().zip(args).enumerate() {
             let slice = matches!(arg, Expr::Path(ap) if ap.path.get_ident().is_some_and(|i| scope.slices.contains(&scope.lookup(&i.to_string()))));
+            // `&a[1..]` of a slice: the view's start and its own length.
+            let sub_slice = self.sub_slice_length(arg, scope)?;
             with_lengths.push(if slice {
                 format!("{text}, {text}_len")
+            } else if let Some(length) = sub_slice {
+                format!("{text}, {length}")
             } else if slice_params.get(i) == Some(&true) {
                 self.unsized_argument(arg, text).unwrap_or_else(|| text.clone())
             } else {
@@ -629,6 +645,17 @@ impl<'a> Context<'a> {
         }
         let self_type = function.self_type.map(str::to_string);
         self.require(node, key, area, |name| {
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(node), "no file".to_string()))?;
+            item.sig.ident = syn::Ident::new(name, item.sig.ident.span());
+            // A free function generic over types is a function template, as in the kernel's file.
+            if self_type.is_none() {
+                if let Some(template) = inner.template_helper(&item) {
+                    let (prototype, code) = template?;
+                    return Ok((format!("{prototype};\n"), code));
+                }
+            }
             if item
                 .sig
                 .generics
@@ -638,10 +665,6 @@ impl<'a> Context<'a> {
             {
                 return self.fail(&item.sig, "generic functions are not lowered");
             }
-            let inner = self
-                .within(module)
-                .ok_or_else(|| (self.span(node), "no file".to_string()))?;
-            item.sig.ident = syn::Ident::new(name, item.sig.ident.span());
             let (prototype, code) = inner.lower_function(&item, self_type.as_deref())?;
             Ok((format!("{prototype};\n"), code))
         })

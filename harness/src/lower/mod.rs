@@ -25,6 +25,7 @@ mod cuda_std_api;
 mod device_copy;
 mod device_ffi;
 mod disjoint_views;
+mod diverging;
 mod divisibility;
 mod element_types;
 mod enums;
@@ -59,6 +60,7 @@ mod numeric;
 mod operator_impls;
 mod options;
 mod ordering;
+mod overflow_pairs;
 mod oxide;
 mod patterns;
 mod pointer_casts;
@@ -790,6 +792,7 @@ impl<'a> Context<'a> {
 
     fn lower_kernel(&self, f: &syn::ItemFn) -> Lowered<(String, Vec<Param>, Vec<Span>)> {
         self.generic_kernel(f)?;
+        self.refuse_blackwell(&f.block)?;
         let mut scope = Scope::default();
         let mut params = Vec::new();
         let mut c_params = Vec::new();

@@ -1,5 +1,5 @@
 //! `Option<T>` as a value: `kl::option<T>`, a flag and the value, built by `Some(x)` and
-//! `None`, read by `unwrap_or`, `unwrap_or_default`, `is_some` and `is_none`.
+//! `None` or `bool::then`, read by `unwrap_or`, `unwrap_or_default`, `is_some` and `is_none`.
 
 use super::{Context, Lowered, Scope};
 use syn::Expr;
@@ -26,6 +26,11 @@ template <typename T, typename D> __host__ __device__ T unwrap_or(const option<T
   return o.some ? o.value : static_cast<T>(fallback);
 }
 template <typename T> __host__ __device__ T unwrap_or_default(const option<T>& o) { return o.some ? o.value : T{}; }
+// `cond.then(f)`: `f` runs only when `cond` holds.
+template <typename F> __host__ __device__ auto bool_then(bool c, F f) -> option<decltype(f())> {
+  if (c) return some(f());
+  return option<decltype(f())>{false, decltype(f()){}};
+}
 "#
     };
 }
@@ -76,6 +81,10 @@ impl Context<'_> {
             ("unwrap_or_default", []) => format!("kl::unwrap_or_default({receiver})"),
             ("is_some", []) => format!("({receiver}).some"),
             ("is_none", []) => format!("(!({receiver}).some)"),
+            // `bool::then` takes a closure; `Ordering::then` an ordering.
+            ("then", [f]) if matches!(m.args.first(), Some(Expr::Closure(_))) => {
+                format!("kl::bool_then({receiver}, {f})")
+            }
             _ => return None,
         })
     }

@@ -80,7 +80,7 @@ fn conversion(letter: Option<char>, ty: Option<&str>) -> Option<(String, &'stati
 
 impl Context<'_> {
     /// The Rust scalar type of `e` where literals, casts and declared bindings state it.
-    fn printed_type(&self, e: &Expr, scope: &Scope) -> Option<String> {
+    pub(super) fn printed_type(&self, e: &Expr, scope: &Scope) -> Option<String> {
         match e {
             Expr::Lit(l) => literal_type(&l.lit),
             Expr::Cast(c) => match &*c.ty {

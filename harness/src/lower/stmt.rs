@@ -337,10 +337,14 @@ impl Context<'_> {
                 let value = self.expr(other, scope)?;
                 let fields = (0..names.elems.len()).map(|i| format!("{whole}._{i}"));
                 let mut out = format!("auto {whole} = {value};\n");
-                for (name, field) in names.elems.iter().zip(fields) {
+                for (i, (name, field)) in names.elems.iter().zip(fields).enumerate() {
                     match name {
                         syn::Pat::Ident(binding) => {
-                            let _ = writeln!(out, "auto {} = {field};", scope.bind(&binding.ident.to_string()));
+                            let bound = scope.bind(&binding.ident.to_string());
+                            let _ = writeln!(out, "auto {bound} = {field};");
+                            if let Some(ty) = self.overflow_pair_field(other, i, scope) {
+                                scope.types.insert(bound, ty);
+                            }
                         }
                         syn::Pat::Wild(_) => {}
                         other => return self.fail(other, "only names are bound from a tuple"),

@@ -5,6 +5,7 @@
 
 use super::{Context, Lowered, Scope};
 use kernel_lint_analyzer::parse::last_segment;
+use syn::visit::Visit;
 use syn::Expr;
 
 /// `redux_sync_min_i32` and friends: the CUDA `__reduce_*_sync` builtin and the operand type.
@@ -28,6 +29,38 @@ fn needs_blackwell(name: &str) -> bool {
 }
 
 impl Context<'_> {
+    /// Refuses a kernel that calls a Blackwell stub anywhere in its body, before anything it
+    /// calls earlier (a descriptor builder) gives a less telling reason.
+    pub(super) fn refuse_blackwell(&self, body: &syn::Block) -> Lowered<()> {
+        struct Finder<'c, 'a> {
+            cx: &'c Context<'a>,
+            found: Option<(syn::ExprCall, String)>,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
+            fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+                if self.found.is_none() {
+                    if let Expr::Path(p) = &*c.func {
+                        let name = last_segment(&p.path);
+                        if needs_blackwell(&name) && self.cx.names_intrinsic(&p.path, &name) {
+                            self.found = Some((c.clone(), name));
+                            return;
+                        }
+                    }
+                }
+                syn::visit::visit_expr_call(self, c);
+            }
+        }
+        let mut finder = Finder { cx: self, found: None };
+        finder.visit_block(body);
+        match finder.found {
+            Some((c, name)) => self.fail(
+                &c,
+                format!("`{name}` needs sm_100 (Blackwell), which the H100/H200 harness machine cannot run"),
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// A call of one of these stubs as its builtin, or `None` when the call is something else.
     pub(super) fn warp_stub_call(&self, c: &syn::ExprCall, scope: &mut Scope) -> Lowered<Option<String>> {
         let Expr::Path(p) = &*c.func else { return Ok(None) };
