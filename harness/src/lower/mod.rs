@@ -70,6 +70,7 @@ mod ptx_ops;
 mod receivers;
 mod rejected_examples;
 mod returned_arrays;
+mod run_views;
 mod slice_queries;
 mod statement_values;
 mod static_refs;

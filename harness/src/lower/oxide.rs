@@ -30,7 +30,7 @@ pub(super) struct OxideScope {
     /// References to one such array element (`Some(a) => a` of `get_mut`): its length.
     pub(super) arrays: HashMap<String, String>,
     /// Run views of `LinearTiles` slices.
-    pub(super) runs: super::thread_runs::RunViews,
+    pub(super) runs: super::run_views::RunViews,
 }
 
 /// What cuda-oxide lowering knows of a file.

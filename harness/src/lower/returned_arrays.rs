@@ -17,7 +17,7 @@ impl Context<'_> {
         scope.names.push(std::collections::HashMap::new());
         let c_name = scope.bind(&rust);
         let mut over = f.clone();
-        over.expr = Box::new(syn::parse_str::<Expr>(&rust).expect("an identifier"));
+        *over.expr = syn::parse_str::<Expr>(&rust).expect("an identifier");
         let looped = self.collection_loop(&over, scope);
         scope.names.pop();
         let Some(looped) = looped? else {

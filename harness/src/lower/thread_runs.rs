@@ -7,22 +7,9 @@
 
 use super::{Context, Lowered, Scope};
 use kernel_lint_analyzer::parse::last_segment;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt::Write;
 use syn::Expr;
-
-/// What a kernel's scope knows of run views.
-#[derive(Debug, Clone, Default)]
-pub(super) struct RunViews {
-    /// `LinearTiles<N>` slices, by C name: `N` as C++.
-    widths: HashMap<String, String>,
-    /// Names holding a run (`ThreadRunMut32`).
-    runs: HashSet<String>,
-    /// Names holding a grid-stride walk over runs (`GridStrideRuns32`).
-    walks: HashSet<String>,
-    /// Names holding one element of a run (`InBoundsMut32`), as a reference.
-    elements: HashSet<String>,
-}
 
 /// `kl::oxide_run` and its constructors; spliced into the prelude.
 #[macro_export]
