@@ -213,6 +213,15 @@ pub fn lower_file(
         Item::Fn(f) => Some(ident(&f.sig.ident.to_string())),
         _ => None,
     }));
+    // A kernel inside `mod kernels { .. }` names items as that module sees them.
+    let inline_modules: Vec<kernel_lint_analyzer::ModulePath> = kernels
+        .iter()
+        .map(|k| {
+            let mut module = workspace.modules.get(here).cloned().unwrap_or_default();
+            module.extend(k.inline_module.iter().cloned());
+            module
+        })
+        .collect();
     let mut cx = Context {
         file,
         layouts,
@@ -332,7 +341,16 @@ pub fn lower_file(
     let mut lowered = Vec::new();
     let mut not_lowered = Vec::new();
     let mut kernel_code = String::new();
-    for kernel in kernels {
+    for (kernel, module) in kernels.iter().zip(&inline_modules) {
+        let inline_cx;
+        let cx = if kernel.inline_module.is_empty() {
+            &cx
+        } else {
+            let mut inner = cx.clone();
+            inner.layouts = cx.layouts.at(module);
+            inline_cx = inner;
+            &inline_cx
+        };
         if is_optix_program(&kernel.name) {
             not_lowered.push(NotLowered {
                 kernel: kernel.name.clone(),
