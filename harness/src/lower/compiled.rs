@@ -31,8 +31,78 @@ impl Context<'_> {
             Stmt::Local(local) => &local.attrs[..],
             Stmt::Item(item) => item_attrs(item),
             Stmt::Macro(mac) => &mac.attrs[..],
-            Stmt::Expr(..) => return true,
+            Stmt::Expr(e, _) => expr_attrs(e),
         };
-        self.layouts.index.cfg_active(self.layouts.module, attrs)
+        attrs.iter().filter(|a| a.path().is_ident("cfg")).all(|a| {
+            a.parse_args::<syn::Meta>()
+                .map_or(true, |m| on_device(&m) != Some(false))
+        }) && self.layouts.index.cfg_active(self.layouts.module, attrs)
+    }
+}
+
+/// Attributes of the expressions that carry `#[cfg]` as statements.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr;
+    match e {
+        Expr::Block(b) => &b.attrs,
+        Expr::Unsafe(u) => &u.attrs,
+        Expr::Return(r) => &r.attrs,
+        Expr::Macro(m) => &m.attrs,
+        Expr::Call(c) => &c.attrs,
+        Expr::MethodCall(m) => &m.attrs,
+        Expr::Assign(a) => &a.attrs,
+        Expr::If(i) => &i.attrs,
+        _ => &[],
+    }
+}
+
+/// A predicate on the target, as the twin is built: for the CUDA device (`target_os = "cuda"`,
+/// `target_arch = "nvptx64"`); `None` for whatever is not about the target.
+fn on_device(meta: &syn::Meta) -> Option<bool> {
+    use syn::Meta;
+    match meta {
+        Meta::NameValue(nv) if nv.path.is_ident("target_os") || nv.path.is_ident("target_arch") => {
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(value),
+                ..
+            }) = &nv.value
+            else {
+                return None;
+            };
+            let device = if nv.path.is_ident("target_os") {
+                "cuda"
+            } else {
+                "nvptx64"
+            };
+            Some(value.value() == device)
+        }
+        Meta::List(list) => {
+            let nested = list
+                .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+                .ok()?;
+            let values: Vec<Option<bool>> = nested.iter().map(on_device).collect();
+            if list.path.is_ident("not") {
+                values.first().copied().flatten().map(|v| !v)
+            } else if list.path.is_ident("all") {
+                if values.contains(&Some(false)) {
+                    Some(false)
+                } else if values.iter().all(|v| *v == Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                }
+            } else if list.path.is_ident("any") {
+                if values.contains(&Some(true)) {
+                    Some(true)
+                } else if values.iter().all(|v| *v == Some(false)) {
+                    Some(false)
+                } else {
+                    None
+                }
+            } else {
+                None
+            }
+        }
+        _ => None,
     }
 }

@@ -50,6 +50,7 @@ impl Context<'_> {
             "gpu_assert" => self.gpu_assert(mac, scope),
             "gpu_printf" => Ok(format!("{};\n", self.gpu_printf(mac, scope)?)),
             "ptx_asm" => self.ptx_asm(mac, scope),
+            "asm" => self.rust_asm(mac, scope),
             _ => self.fail(mac, format!("macro `{name}!` is not lowered")),
         }
     }

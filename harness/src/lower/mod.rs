@@ -71,6 +71,7 @@ mod receivers;
 mod rejected_examples;
 mod returned_arrays;
 mod run_views;
+mod rust_asm;
 mod slice_queries;
 mod statement_values;
 mod static_refs;
@@ -948,8 +949,10 @@ impl<'a> Context<'a> {
 
     fn function_body(&self, block: &syn::Block, scope: &mut Scope, returns: bool) -> Lowered<String> {
         let mut out = String::from("{\n");
-        let count = block.stmts.len();
-        for (i, stmt) in block.stmts.iter().enumerate() {
+        // A tail under `#[cfg(target_os = "cuda")]` is the value once the host's is left out.
+        let stmts: Vec<&Stmt> = block.stmts.iter().filter(|s| self.compiled(s)).collect();
+        let count = stmts.len();
+        for (i, stmt) in stmts.into_iter().enumerate() {
             match stmt {
                 // The function returns from inside its last `loop`.
                 Stmt::Expr(e, None) if returns && i + 1 == count && guarded_arms::is_diverging_loop(e) => {
