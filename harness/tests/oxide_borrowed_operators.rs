@@ -33,8 +33,14 @@ fn borrowed_operands_call_the_method_in_place() {
         p.contains("__device__ inline Limbs Limbs_ref_add(const Limbs& self, const Limbs* other) {"),
         "{p}"
     );
-    assert!(p.contains("return Limbs{(self.lo + other->lo), (self.hi * other->hi)};"), "{p}");
+    assert!(
+        p.contains("return Limbs{(self.lo + other->lo), (self.hi * other->hi)};"),
+        "{p}"
+    );
     let k = kernel(p, "borrowed_add");
-    assert!(k.contains("auto sum = Limbs_ref_add(input[i], &input[(i + 1)]);"), "{k}");
+    assert!(
+        k.contains("auto sum = Limbs_ref_add(input[i], &input[(i + 1)]);"),
+        "{k}"
+    );
     assert!(k.contains("auto twice = Limbs_ref_add(sum, &sum);"), "{k}");
 }

@@ -74,6 +74,11 @@ impl Context<'_> {
             return Ok(false);
         }
         for imp in impls {
+            // `impl Op for &T` takes two references (`rhs: Self`): an operand that is a value
+            // makes it another type's operator; `&a + &b` is `reference_operator`'s.
+            if matches!(&*imp.self_ty, Type::Reference(_)) && (value_operand(&b.left) || value_operand(&b.right)) {
+                continue;
+            }
             let Type::Path(ty) = &*imp.self_ty else {
                 return Ok(false);
             };
@@ -127,6 +132,18 @@ impl Context<'_> {
     }
 }
 
+/// An operand that is a value, never a reference: a field or element read, a literal, an
+/// arithmetic result.
+fn value_operand(e: &syn::Expr) -> bool {
+    use syn::Expr;
+    match e {
+        Expr::Paren(p) => value_operand(&p.expr),
+        Expr::Field(_) | Expr::Index(_) | Expr::Lit(_) | Expr::Binary(_) | Expr::Cast(_) => true,
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) || value_operand(&u.expr),
+        _ => false,
+    }
+}
+
 /// `impl Op for &T` of the kernel's file with `type Output = T`: `T` and the one method.
 fn reference_impl<'a>(items: &'a [Item], op: &str) -> Option<(String, &'a syn::ItemImpl, &'a syn::ImplItemFn)> {
     let mut impls = Vec::new();
@@ -148,9 +165,8 @@ impl Context<'_> {
     /// Whether `&a op &b` has both operands borrowed, the shape of an `impl Op for &T`.
     pub(super) fn borrowed_operands(&self, b: &syn::ExprBinary) -> bool {
         let borrowed = |e: &syn::Expr| matches!(e, syn::Expr::Reference(r) if r.mutability.is_none());
-        let has_impl = |op| {
-            self.workspace.syntax[self.home].is_some_and(|syntax| reference_impl(&syntax.items, op).is_some())
-        };
+        let has_impl =
+            |op| self.workspace.syntax[self.home].is_some_and(|syntax| reference_impl(&syntax.items, op).is_some());
         self.oxide.enabled
             && borrowed(&b.left)
             && borrowed(&b.right)
@@ -185,9 +201,14 @@ impl Context<'_> {
             Some(FnArg::Typed(t)) => Some(t.pat.to_token_stream().to_string()),
             _ => None,
         };
-        let (true, true, true, false, Some(rhs), 2) =
-            (output_is_ty, by_value, rhs_is_self, names_self, rhs_pattern, method.sig.inputs.len())
-        else {
+        let (true, true, true, false, Some(rhs), 2) = (
+            output_is_ty,
+            by_value,
+            rhs_is_self,
+            names_self,
+            rhs_pattern,
+            method.sig.inputs.len(),
+        ) else {
             return self.fail(
                 b,
                 format!("`impl {op} for &{ty}` whose method is not `fn(self, rhs: Self) -> {ty}` without `Self` in its body"),
