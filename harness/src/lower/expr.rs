@@ -69,6 +69,7 @@ impl Context<'_> {
                     scope.lookup(&name)
                 }
             }
+            Expr::Binary(b) if self.borrowed_operands(b) => self.reference_operator(b, scope)?,
             Expr::Binary(b) => {
                 let op = binary_op(&b.op).ok_or_else(|| (self.span(b), "operator".to_string()))?;
                 self.overloaded_operator(b)?;

@@ -92,7 +92,7 @@ fn operator_trait(name: &str) -> bool {
 }
 
 /// The operator trait of a binary operator, without `Assign`.
-fn operator_of(op: &syn::BinOp) -> Option<&'static str> {
+pub(super) fn operator_of(op: &syn::BinOp) -> Option<&'static str> {
     use syn::BinOp::*;
     Some(match op {
         Add(_) | AddAssign(_) => "Add",
