@@ -98,6 +98,9 @@ impl Context<'_> {
         if let Some(out) = self.oxide_let_else(local, scope)? {
             return Ok(out);
         }
+        if let Some(out) = self.diverging_match_let(local, scope)? {
+            return Ok(out);
+        }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
@@ -377,6 +380,9 @@ impl Context<'_> {
     }
 
     pub(super) fn expr_stmt(&self, e: &Expr, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.option_map_stmt(e, scope)? {
+            return Ok(out);
+        }
         match e {
             Expr::If(i) => self.if_stmt(i, scope),
             Expr::While(w) if self.oxide.enabled && matches!(&*w.cond, Expr::Let(_)) => {
