@@ -242,8 +242,8 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
 #[test]
 fn operators_of_references_a_file_overloads_are_not_lowered() {
     // Learned from the shape of NVlabs/cuda-oxide @ a105afd522b73a6712a802e30bd900cd04cc8019
-    // (examples/ref_operand_mul): `impl Mul for &Pair`, multiplied through references, which
-    // no C++ operator of two pointers overloads.
+    // (examples/ref_operand_mul): `impl Mul<f32> for &Pair`, a reference times a number: no
+    // C++ operator of a pointer overloads it, and only `&T op &T` is called in its place.
     let text = r#"
 use cuda_device::{kernel, thread, DisjointSlice};
 
@@ -253,17 +253,17 @@ struct Pair {
     b: f32,
 }
 
-impl core::ops::Mul for &Pair {
+impl core::ops::Mul<f32> for &Pair {
     type Output = Pair;
-    fn mul(self, o: &Pair) -> Pair {
-        Pair { a: self.a * o.a, b: self.b * o.b }
+    fn mul(self, k: f32) -> Pair {
+        Pair { a: self.a * k, b: self.b * k }
     }
 }
 
 #[kernel]
 pub fn squares(mut out: DisjointSlice<f32>) {
     let p = Pair { a: 1.0, b: 2.0 };
-    let q = &p * &p;
+    let q = &p * 2.0;
     if let Some(o) = out.get_mut(thread::index_1d()) {
         *o = q.a + q.b;
     }

@@ -62,7 +62,7 @@ impl Context<'_> {
             let value = &arm.body;
             // The assignment carries the value's line, for the twin's `#line`.
             let tokens = quote::quote_spanned!(value.span()=> { #target = #value; });
-            arm.body = Box::new(syn::parse2(tokens).map_err(|e| (self.span(value), e.to_string()))?);
+            *arm.body = syn::parse2(tokens).map_err(|e| (self.span(value), e.to_string()))?;
         }
         let body = self.expr_stmt(&Expr::Match(statement), scope)?;
         Ok(Some(format!("{c_type} {name};\n{body}")))

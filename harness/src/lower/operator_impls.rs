@@ -76,7 +76,10 @@ impl Context<'_> {
         for imp in impls {
             // `impl Op for &T` takes two references (`rhs: Self`): an operand that is a value
             // makes it another type's operator; `&a + &b` is `reference_operator`'s.
-            if matches!(&*imp.self_ty, Type::Reference(_)) && (value_operand(&b.left) || value_operand(&b.right)) {
+            if matches!(&*imp.self_ty, Type::Reference(_))
+                && rhs_is_self(imp)
+                && (value_operand(&b.left) || value_operand(&b.right))
+            {
                 continue;
             }
             let Type::Path(ty) = &*imp.self_ty else {
@@ -239,5 +242,20 @@ impl Context<'_> {
         let receiver = self.expr(&left.expr, scope)?;
         let operand = self.expr(&right.expr, scope)?;
         Ok(format!("{name}({receiver}, &{operand})"))
+    }
+}
+
+/// Whether an operator impl takes its own type on the right (`impl Mul for &T`, `Mul<Self>`,
+/// `Mul<&T>`), rather than another (`impl Mul<f32> for &T`).
+fn rhs_is_self(imp: &syn::ItemImpl) -> bool {
+    let Some((_, path, _)) = &imp.trait_ else { return false };
+    match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(args)) => args.args.iter().all(|a| match a {
+            syn::GenericArgument::Type(t) => {
+                matches!(t, Type::Path(p) if p.path.is_ident("Self")) || t.to_token_stream().to_string() == imp.self_ty.to_token_stream().to_string()
+            }
+            _ => true,
+        }),
+        _ => true,
     }
 }
