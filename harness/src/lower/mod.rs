@@ -71,6 +71,7 @@ mod receivers;
 mod rejected_examples;
 mod returned_arrays;
 mod run_views;
+mod simd_values;
 mod slice_queries;
 mod statement_values;
 mod static_refs;
