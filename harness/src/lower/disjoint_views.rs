@@ -79,6 +79,7 @@ impl Context<'_> {
         let Type::Path(p) = inner else { return Ok(None) };
         let space = super::oxide::generic_args(&p.path)
             .into_iter()
+            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
             .nth(1)
             .and_then(|a| match a {
                 syn::GenericArgument::Type(Type::Path(s)) => Some(last_segment(&s.path)),
@@ -108,6 +109,7 @@ impl Context<'_> {
             return Ok(None);
         }
         let init = without_unsafe(init);
+        let mut row_width = None;
         let (pointer, length, minted) = match init {
             Expr::Path(p) => {
                 let Some(source) = p.path.get_ident().map(|i| scope.lookup(&i.to_string())) else {
@@ -124,14 +126,24 @@ impl Context<'_> {
             Expr::Call(c) => {
                 let Expr::Path(f) = &*c.func else { return Ok(None) };
                 let owner = f.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
-                if owner.as_deref() != Some("DisjointSlice") || last_segment(&f.path) != "from_raw_parts" {
-                    return Ok(None);
-                }
-                let (Some(pointer), Some(length), 2) = (c.args.first(), c.args.get(1), c.args.len()) else {
+                let with_space = match (owner.as_deref(), last_segment(&f.path).as_str()) {
+                    (Some("DisjointSlice"), "from_raw_parts") => false,
+                    (Some("DisjointSlice"), "from_raw_parts_with_space") => true,
+                    _ => return Ok(None),
+                };
+                let (Some(pointer), Some(length)) = (c.args.first(), c.args.get(1)) else {
                     return Ok(None);
                 };
+                if c.args.len() != 2 + usize::from(with_space) {
+                    return Ok(None);
+                }
                 let pointer = self.expr(pointer, scope)?;
                 let length = format!("(unsigned long long)({})", self.expr(length, scope)?);
+                if with_space {
+                    // The only `u32` space data the twin knows is a `Runtime2DIndex` row width;
+                    // `RuntimeRowMajorTiles` views of such a slice are refused where used.
+                    row_width = Some(self.expr(&c.args[2], scope)?);
+                }
                 (pointer, length, "kl::oxide_index_1d()".to_string())
             }
             _ => return Ok(None),
@@ -139,7 +151,22 @@ impl Context<'_> {
         let name = scope.bind(rust_name);
         scope.slices.insert(name.clone());
         scope.reserve_length(&name);
-        scope.oxide.minted.insert(name.clone(), minted);
-        Ok(Some(format!("auto {name} = {pointer};\nauto {name}_len = {length};\n")))
+        let mut out = format!("auto {name} = {pointer};\nauto {name}_len = {length};\n");
+        match row_width {
+            Some(width) => {
+                let width_name = super::oxide::row_width_name(&name);
+                scope.declared.entry(width_name.clone()).or_insert(1);
+                scope.oxide.row_widths.insert(name.clone());
+                scope
+                    .oxide
+                    .minted
+                    .insert(name.clone(), format!("kl::oxide_index_2d({width_name})"));
+                out.push_str(&format!("unsigned int {width_name} = (unsigned int)({width});\n"));
+            }
+            None => {
+                scope.oxide.minted.insert(name.clone(), minted);
+            }
+        }
+        Ok(Some(out))
     }
 }

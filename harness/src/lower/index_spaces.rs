@@ -69,6 +69,10 @@ impl Context<'_> {
                 "((unsigned int)(blockIdx.x * blockDim.x + threadIdx.x))".to_string(),
             ));
         }
+        // `thread::coord_2d_u32(launch_context)`: a contracted 2D launch's 32-bit (row, col).
+        if last_segment(&p.path) == "coord_2d_u32" && c.args.len() == 1 {
+            return Ok(Some("kl::oxide_coord_2d_u32()".to_string()));
+        }
         if last_segment(&p.path) != "index_2d_runtime" || c.args.len() != 1 {
             return Ok(None);
         }
@@ -219,6 +223,17 @@ impl Context<'_> {
             return Ok(());
         };
         if matches!(m.method.to_string().as_str(), "get" | "get_mut") {
+            return Ok(());
+        }
+        // Run and tile views whose geometry the slice's type gave are lowered in place.
+        let name = scope.lookup(&ident.to_string());
+        let runs = &scope.oxide.runs;
+        let known = match m.method.to_string().as_str() {
+            "thread_run32" | "tile_thread32" | "grid_stride_runs32" => runs.widths.contains_key(&name),
+            "tile_2d32" => runs.grids.contains_key(&name),
+            _ => false,
+        };
+        if known {
             return Ok(());
         }
         self.fail(

@@ -74,6 +74,7 @@ mod rejected_examples;
 mod returned_arrays;
 mod run_views;
 mod rust_asm;
+mod simd_values;
 mod slice_queries;
 mod statement_values;
 mod static_refs;

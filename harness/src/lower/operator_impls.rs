@@ -252,7 +252,8 @@ fn rhs_is_self(imp: &syn::ItemImpl) -> bool {
     match path.segments.last().map(|s| &s.arguments) {
         Some(syn::PathArguments::AngleBracketed(args)) => args.args.iter().all(|a| match a {
             syn::GenericArgument::Type(t) => {
-                matches!(t, Type::Path(p) if p.path.is_ident("Self")) || t.to_token_stream().to_string() == imp.self_ty.to_token_stream().to_string()
+                matches!(t, Type::Path(p) if p.path.is_ident("Self"))
+                    || t.to_token_stream().to_string() == imp.self_ty.to_token_stream().to_string()
             }
             _ => true,
         }),

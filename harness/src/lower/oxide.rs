@@ -645,6 +645,9 @@ impl Context<'_> {
         if owner.as_deref() == Some("DynamicSharedArray") {
             return self.dynamic_shared_call(c, scope).map(Some);
         }
+        if let Some(simd) = self.simd_call(c, scope)? {
+            return Ok(Some(simd));
+        }
         if let Some(group) = self.group_call(c, scope)? {
             return Ok(Some(group));
         }
@@ -705,6 +708,9 @@ impl Context<'_> {
         }
         if let Some(run) = self.run_method(m, scope)? {
             return Ok(Some(run));
+        }
+        if let Some(simd) = self.simd_method(m, scope)? {
+            return Ok(Some(simd));
         }
         if let Some(atomic) = self.oxide_atomic(m, scope)? {
             return Ok(Some(atomic));

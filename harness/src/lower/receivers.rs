@@ -82,6 +82,9 @@ impl Context<'_> {
                 // `Type::new(..)`: a constructor of the type named before it.
                 let segments: Vec<_> = p.path.segments.iter().collect();
                 let [.., ty, f] = segments.as_slice() else { return None };
+                if ty.ident == "CuSimd" && f.ident == "new" {
+                    return Some("CuSimd".to_string());
+                }
                 let ty_path: syn::Path = ty.ident.clone().into();
                 (f.ident == "new" && self.layouts.struct_fields(&ty_path).is_some()).then(|| ty.ident.to_string())
             }

@@ -8,6 +8,10 @@ use std::collections::{HashMap, HashSet};
 pub(super) struct RunViews {
     /// `LinearTiles<N>` slices, by C name: `N` as C++.
     pub(super) widths: HashMap<String, String>,
+    /// `RowMajorTiles<ROWS, COLS, ROW_STRIDE>` slices, by C name: the three as C++.
+    pub(super) grids: HashMap<String, [String; 3]>,
+    /// Names holding a whole 2D tile, by C name: its row stride as C++.
+    pub(super) strides: HashMap<String, String>,
     /// Names holding a run (`ThreadRunMut32`).
     pub(super) runs: HashSet<String>,
     /// Names holding a grid-stride walk over runs (`GridStrideRuns32`).

@@ -45,6 +45,46 @@ template <typename T, unsigned long long N> struct oxide_run_walk {
     return run;
   }
 };
+// `tile_thread32`: the whole tile `thread` (`checked_linear_tile_start`), none when any of its
+// N elements lies past the end or its last offset passes u32.
+template <unsigned long long N, typename T>
+__device__ oxide_run<T, N> oxide_whole_tile(T* ptr, unsigned long long len, unsigned int thread) {
+  if (N == 0 || N > 0xffffffffull) return {ptr, 0u};
+  unsigned int width = (unsigned int)N, last_offset = width - 1u;
+  if (thread > (0xffffffffu - last_offset) / width) return {ptr, 0u};
+  unsigned int start = thread * width;
+  if ((unsigned long long)(start + last_offset) >= len) return {ptr, 0u};
+  return {ptr + start, width};
+}
+// `ThreadCoord2D32` of a contracted 2D launch: 32-bit row (y) and column (x).
+struct oxide_coord32 {
+  unsigned int r, c;
+  __device__ unsigned int row() const { return r; }
+  __device__ unsigned int col() const { return c; }
+};
+__device__ inline oxide_coord32 oxide_coord_2d_u32() {
+  return {blockIdx.y * blockDim.y + threadIdx.y, blockIdx.x * blockDim.x + threadIdx.x};
+}
+// `tile_2d32` over `RowMajorTiles<R, C, S>` (`checked_row_major_tile_start`): the whole R x C
+// tile at (row * R, col * C), none when it wraps a row, overflows u32 or passes the end.
+__device__ inline unsigned long long oxide_linear_2d(unsigned int row, unsigned int stride, unsigned int col) {
+  if (stride == 0u || row > (0xffffffffu - col) / stride) return ~0ull;
+  return (unsigned long long)(row * stride + col);
+}
+template <unsigned long long R, unsigned long long C, unsigned long long S, typename T>
+__device__ oxide_run<T, R * C> oxide_row_major_tile(T* ptr, unsigned long long len, oxide_coord32 at) {
+  if (R == 0 || C == 0 || S == 0 || R > 0xffffffffull || C > 0xffffffffull || S > 0xffffffffull || S < C)
+    return {ptr, 0u};
+  unsigned int rows = (unsigned int)R, cols = (unsigned int)C, stride = (unsigned int)S;
+  if (at.r > (0xffffffffu - (rows - 1u)) / rows || at.c > (0xffffffffu - (cols - 1u)) / cols) return {ptr, 0u};
+  unsigned int start_row = at.r * rows, start_col = at.c * cols;
+  unsigned int last_row = start_row + (rows - 1u), last_col = start_col + (cols - 1u);
+  if (last_col >= stride) return {ptr, 0u};
+  unsigned long long start = oxide_linear_2d(start_row, stride, start_col);
+  unsigned long long last = oxide_linear_2d(last_row, stride, last_col);
+  if (start == ~0ull || last == ~0ull || last >= len) return {ptr, 0u};
+  return {ptr + start, (unsigned int)(R * C)};
+}
 template <unsigned long long N, typename T>
 __device__ oxide_run_walk<T, N> oxide_grid_stride_runs(T* ptr, unsigned long long len, unsigned long long tile) {
   return {ptr, len, tile, (unsigned long long)gridDim.x * blockDim.x};
@@ -66,6 +106,18 @@ fn name_of(e: &Expr, scope: &Scope) -> Option<String> {
 impl Context<'_> {
     /// Records the tile width of a `DisjointSlice<T, LinearTiles<N>>` parameter.
     pub(super) fn note_tile_width(&self, name: &str, space: &syn::TypePath, scope: &mut Scope) -> Lowered<()> {
+        if last_segment(&space.path) == "RowMajorTiles" {
+            let args = super::oxide::generic_args(&space.path);
+            if let [rows, cols, stride] = args.as_slice() {
+                let grid = [
+                    self.generic_value(rows)?,
+                    self.generic_value(cols)?,
+                    self.generic_value(stride)?,
+                ];
+                scope.oxide.runs.grids.insert(name.to_string(), grid);
+            }
+            return Ok(());
+        }
         if last_segment(&space.path) != "LinearTiles" {
             return Ok(());
         }
@@ -93,6 +145,36 @@ impl Context<'_> {
                     format!("kl::oxide_thread_run<{width}>({receiver}, {receiver}_len, (unsigned long long)({tile}))");
                 Ok(Some((format!("({run}.count != 0u)"), run)))
             }
+            // `element_thread32(i)` of a flat slice: the element `i` where `i < len`.
+            ("element_thread32", 1)
+                if scope.slices.contains(&receiver)
+                    && !scope.oxide.runs.widths.contains_key(&receiver)
+                    && !scope.oxide.row_widths.contains(&receiver) =>
+            {
+                let i = self.expr(&m.args[0], scope)?;
+                Ok(Some((
+                    format!("(unsigned long long)({i}) < {receiver}_len"),
+                    format!("kl::make_ref({receiver} + ({i}))"),
+                )))
+            }
+            ("tile_thread32", 1) => {
+                let Some(width) = scope.oxide.runs.widths.get(&receiver).cloned() else {
+                    return Ok(None);
+                };
+                let thread = self.expr(&m.args[0], scope)?;
+                let tile =
+                    format!("kl::oxide_whole_tile<{width}>({receiver}, {receiver}_len, (unsigned int)({thread}))");
+                Ok(Some((format!("({tile}.count != 0u)"), tile)))
+            }
+            ("tile_2d32", 1) => {
+                let Some([rows, cols, stride]) = scope.oxide.runs.grids.get(&receiver).cloned() else {
+                    return Ok(None);
+                };
+                let at = self.expr(&m.args[0], scope)?;
+                let tile =
+                    format!("kl::oxide_row_major_tile<{rows}, {cols}, {stride}>({receiver}, {receiver}_len, {at})");
+                Ok(Some((format!("({tile}.count != 0u)"), tile)))
+            }
             ("at", 1) if scope.oxide.runs.runs.contains(&receiver) => {
                 let k = self.expr(&m.args[0], scope)?;
                 Ok(Some((
@@ -106,6 +188,19 @@ impl Context<'_> {
 
     /// Methods of runs, walks and run elements, and `s.grid_stride_runs32(i)`.
     pub(super) fn run_method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        // `tile.at_const::<I>().read()` / `.write(v)`: element I of a whole tile, in place.
+        if let Expr::MethodCall(inner) = &*m.receiver {
+            if let Some(element) = self.tile_element(inner, scope)? {
+                return match (m.method.to_string().as_str(), m.args.len()) {
+                    ("read", 0) => Ok(Some(format!("(*{element})"))),
+                    ("write", 1) => Ok(Some(format!("(*{element} = {})", self.expr(&m.args[0], scope)?))),
+                    _ => Ok(None),
+                };
+            }
+        }
+        if let Some(element) = self.tile_element(m, scope)? {
+            return Ok(Some(element));
+        }
         let Some(receiver) = name_of(&m.receiver, scope) else {
             return Ok(None);
         };
@@ -147,22 +242,56 @@ impl Context<'_> {
         )))
     }
 
+    /// `tile.at_const::<I>()` of a whole tile (`StaticViewMut32`): its element I.
+    fn tile_element(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        if m.method != "at_const" || !m.args.is_empty() {
+            return Ok(None);
+        }
+        let Some(tile) = name_of(&m.receiver, scope).filter(|t| scope.oxide.runs.runs.contains(t)) else {
+            return Ok(None);
+        };
+        let stride = scope.oxide.runs.strides.get(&tile).cloned();
+        let wanted = if stride.is_some() { 2 } else { 1 };
+        let Some(turbofish) = m.turbofish.as_ref().filter(|t| t.args.len() == wanted) else {
+            return self.fail(m, "`at_const` of a tile without its constant indices is not lowered");
+        };
+        let indices = turbofish
+            .args
+            .iter()
+            .map(|a| self.generic_value(a))
+            .collect::<Lowered<Vec<_>>>()?;
+        // A 2D tile's element (row, col) lies `row` strides below its first.
+        let offset = match (&stride, indices.as_slice()) {
+            (Some(stride), [row, col]) => format!("({row}) * ({stride}) + ({col})"),
+            (_, [index]) => format!("({index})"),
+            _ => return self.fail(m, "`at_const` index is not lowered"),
+        };
+        Ok(Some(format!("kl::make_ref({tile}.ptr + {offset})")))
+    }
+
     /// Records what `name`, bound from `value`, holds: a run, a walk or a run's element.
     pub(super) fn run_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
         let Expr::MethodCall(m) = value else { return };
         let Some(receiver) = name_of(&m.receiver, scope) else {
             return;
         };
+        let flat = scope.slices.contains(&receiver);
         let views = &mut scope.oxide.runs;
         let method = m.method.to_string();
-        let run = (method == "thread_run32" && views.widths.contains_key(&receiver))
+        let run = (matches!(method.as_str(), "thread_run32" | "tile_thread32") && views.widths.contains_key(&receiver))
             || (method == "next_run" && views.walks.contains(&receiver));
-        if run {
+        if method == "tile_2d32" {
+            if let Some([_, _, stride]) = views.grids.get(&receiver).cloned() {
+                views.runs.insert(name.to_string());
+                views.strides.insert(name.to_string(), stride);
+                scope.references.remove(name);
+            }
+        } else if run {
             views.runs.insert(name.to_string());
             scope.references.remove(name);
         } else if method == "grid_stride_runs32" && views.widths.contains_key(&receiver) {
             views.walks.insert(name.to_string());
-        } else if method == "at" && views.runs.contains(&receiver) {
+        } else if (method == "at" && views.runs.contains(&receiver)) || (method == "element_thread32" && flat) {
             views.elements.insert(name.to_string());
         }
     }

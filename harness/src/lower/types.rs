@@ -73,6 +73,9 @@ impl Context<'_> {
                 if let Some(c) = self.option_type(segment)? {
                     return Ok(c);
                 }
+                if let Some(c) = self.simd_type(segment)? {
+                    return Ok(c);
+                }
                 if let Some(c) = self.oxide_type(&name) {
                     return Ok(c);
                 }
