@@ -237,12 +237,19 @@ static NO_SUCH_FILE: FileError = FileError {
 };
 
 fn internal_error(path: &str, panic: &(dyn std::any::Any + Send)) -> FileError {
-    let what = panic
+    FileError::without_span(
+        path,
+        format!("internal error while analyzing this file: {}", panic_message(panic)),
+    )
+}
+
+/// The message a panic was raised with, when it is text.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    FileError::without_span(path, format!("internal error while analyzing this file: {what}"))
+        .unwrap_or_default()
 }
 
 impl KernelAnalysis {

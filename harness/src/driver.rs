@@ -154,11 +154,7 @@ impl LoweredSet {
             })) {
                 Ok(lowered) => lowered,
                 Err(panic) => {
-                    let what = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
+                    let what = kernel_lint_analyzer::pipeline::panic_message(panic.as_ref());
                     not_lowered.extend(kernels.iter().map(|k| NotLoweredRecord {
                         kernel: k.name.clone(),
                         file: file.path.clone(),

@@ -2,26 +2,21 @@
 //! traps), `MaybeUninit` storage and its uninhabited guard, slice constants of statics
 //! returned by helpers, and operators the file implements for its own types.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/cuda_oxide_core_values.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 #[test]
 fn every_kernel_lowers_and_the_program_compiles() {
     let emitted = emitted();
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     check_with_gxx(&emitted.program);
 }
 

@@ -6,11 +6,8 @@
 //! `examples/cuda/path_tracer/kernels/src/render_kernels.rs`, and of dimforge/sparkl
 //! (29cebe6e29bae35d9cc980e04db53ebee3230ade), `src_kernels/gpu_grid.rs`.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
-
 mod support;
-use support::check_with_gxx;
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one};
 
 const KERNEL: &str = r#"
 use cuda_std::prelude::*;
@@ -31,13 +28,9 @@ pub unsafe fn tone_map(hdr: *const Vec3, ldr: *mut U8Vec3, n: usize) {
 
 #[test]
 fn lane_wise_glam_methods_are_lowered() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNEL)], &LaunchPlan::default());
+    let emitted = emit_one(KERNEL);
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     let program = &emitted.program;
     for expected in [
         "kl::lanes::map(radiance, [](float v) { return ::sqrtf(v); })",
@@ -64,13 +57,9 @@ pub unsafe fn bin_points(points: *const Point3<f32>, bins: *mut Vector3<usize>, 
 
 #[test]
 fn nalgebra_map_with_a_closure_is_lowered() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", NALGEBRA_KERNEL)], &LaunchPlan::default());
+    let emitted = emit_one(NALGEBRA_KERNEL);
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     let program = &emitted.program;
     assert_eq!(program.matches("kl::lanes::map(").count(), 2, "{program}");
     assert!(program.contains("cell.coords, [&]("), "{program}");

@@ -2,16 +2,15 @@
 //! launched: the closure is bound at the top of the body, its captures as the literals the
 //! host binds them to; a capture the twin cannot hold as a literal is refused by name.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/host_closures.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 fn reason(emitted: &driver::Emitted, name: &str) -> String {

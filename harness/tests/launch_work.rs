@@ -1,8 +1,8 @@
 //! A launch whose planned work would outlast the profiler's replays runs on fewer blocks, with a
 //! note; the predictions are those of the launch made.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
+mod support;
+use support::{assert_every_kernel_lowered, emit_one};
 
 const KERNELS: &str = r#"
 use cuda_std::prelude::*;
@@ -26,12 +26,8 @@ pub unsafe fn scale(x: *mut f32) {
 
 #[test]
 fn a_launch_of_too_much_work_runs_on_fewer_blocks() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default());
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    let emitted = emit_one(KERNELS);
+    assert_every_kernel_lowered(&emitted);
     let sums = emitted
         .manifest
         .launches

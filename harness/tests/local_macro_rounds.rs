@@ -1,8 +1,8 @@
 //! A local `macro_rules!` whose repetition binds a name in some rounds only (a nested optional
 //! part) is left unexpanded, and the file's other macros and kernels still lower.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
+mod support;
+use support::{assert_every_kernel_lowered, emit_one};
 
 const KERNELS: &str = r#"
 use cuda_std::prelude::*;
@@ -26,12 +26,8 @@ pub unsafe fn fill(out: *mut f32) {
 
 #[test]
 fn a_name_bound_in_some_rounds_only_leaves_the_invocation() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default());
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    let emitted = emit_one(KERNELS);
+    assert_every_kernel_lowered(&emitted);
     let launched: Vec<_> = emitted.manifest.launches.iter().map(|l| l.kernel.as_str()).collect();
     assert_eq!(launched, ["fill"]);
     let program = &emitted.program;

@@ -2,26 +2,21 @@
 //! `&a + &b` calls the lowered method directly, its receiver a C++ reference and its right
 //! operand a pointer, so only the fields the method reads are read.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/cuda_oxide_borrowed_operators.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 #[test]
 fn every_kernel_lowers_and_the_program_compiles() {
     let emitted = emitted();
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     check_with_gxx(&emitted.program);
 }
 

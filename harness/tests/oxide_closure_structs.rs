@@ -1,26 +1,21 @@
 //! A struct generic over the closure it holds is a C++ class template whose constructor lets
 //! C++ deduce the lambda's type at the literal; the closure's accesses stay where it is called.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/cuda_oxide_closure_structs.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 #[test]
 fn closure_holding_structs_are_class_templates_built_by_deduction() {
     let emitted = emitted();
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     assert!(
         emitted
             .program

@@ -2,22 +2,15 @@
 //! `as_slice`, slices rebuilt from raw parts with a row width, and per-thread elements and
 //! whole tiles checked once, each access at the library's own offset.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
-
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/oxide_register_views.rs");
 
 #[test]
 fn register_values_and_checked_views_are_lowered() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default());
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    let emitted = emit_one(KERNELS);
+    assert_every_kernel_lowered(&emitted);
     let lanes = kernel(&emitted.program, "pick_lanes");
     assert!(lanes.contains(
         "auto quad = kl::cusimd<float, 4>{decltype(kl::cusimd<float, 4>::data)(kl::make_array(0.5f, 1.5f, 2.5f, 3.5f))};"

@@ -1,22 +1,15 @@
 //! cuda-oxide run views of `LinearTiles` slices keep the library's run bounds, and a
 //! runtime-width slice handed to a helper carries its row width along.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
-
 mod support;
-use support::{check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/oxide_thread_runs.rs");
 
 #[test]
 fn runs_and_helper_widths_are_lowered() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default());
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    let emitted = emit_one(KERNELS);
+    assert_every_kernel_lowered(&emitted);
     let halve = kernel(&emitted.program, "halve_spans");
     assert!(
         halve.contains("auto span = kl::oxide_thread_run<8>(buf, buf_len, (unsigned long long)(t));"),

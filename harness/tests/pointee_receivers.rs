@@ -9,7 +9,7 @@ use kernel_lint_analyzer::{LaunchPlan, ModuleSource, SourceFile};
 use kernel_lint_harness::driver::{self, Sources};
 
 mod support;
-use support::check_with_gxx;
+use support::{assert_every_kernel_lowered, check_with_gxx};
 
 fn emit(kernel: &str, counters: &str) -> driver::Emitted {
     let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
@@ -68,11 +68,7 @@ pub unsafe fn claim_slots(remaining: *mut u32, slots: *mut u32) {
 fn a_dereferenced_pointer_picks_the_method_of_its_pointee() {
     let emitted = emit(KERNELS, COUNTERS);
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     let program = &emitted.program;
     assert!(program.contains("auto slot = kl::mut_ptr((&self));"), "{program}");
     assert!(program.contains("before - 1"), "{program}");

@@ -3,11 +3,8 @@
 //! Kernel in the shape of dimforge/sparkl (29cebe6e29bae35d9cc980e04db53ebee3230ade),
 //! `src_kernels/cuda/sort.rs` (`touch_particle_blocks`) with `src_kernels/gpu_grid.rs`.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
-
 mod support;
-use support::check_with_gxx;
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one};
 
 const KERNEL: &str = r#"
 use cuda_std::prelude::*;
@@ -39,13 +36,9 @@ pub unsafe fn touch_cells(cells: *const u32, n: u32, lattice: Lattice) {
 
 #[test]
 fn a_returned_array_is_built_once_and_walked_in_order() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNEL)], &LaunchPlan::default());
+    let emitted = emit_one(KERNEL);
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     let program = &emitted.program;
     assert!(
         program.contains("auto kl_returned_1 = Lattice_neighbours("),

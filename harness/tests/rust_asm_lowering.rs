@@ -2,16 +2,15 @@
 //! numbered outputs first, register classes as NVPTX constraints, PTX's `%` kept, memory
 //! clobbered unless `nomem`; a host body under `#[cfg(not(target_os = "cuda"))]` is left out.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
 
 mod support;
-use support::{assert_every_kernel_lowered, check_with_gxx, kernel};
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one, kernel};
 
 const KERNELS: &str = include_str!("data/rust_asm_kernels.rs");
 
 fn emitted() -> driver::Emitted {
-    driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default())
+    emit_one(KERNELS)
 }
 
 #[test]

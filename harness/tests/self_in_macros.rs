@@ -4,11 +4,8 @@
 //! Kernel in the shape of dimforge/sparkl (29cebe6e29bae35d9cc980e04db53ebee3230ade),
 //! `src_kernels/gpu_grid.rs` (`BlockVirtualId::unpack`).
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
-
 mod support;
-use support::check_with_gxx;
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one};
 
 const KERNEL: &str = r#"
 use cuda_std::prelude::*;
@@ -35,13 +32,9 @@ pub unsafe fn unpack_cells(cells: *const PackedCell, out: *mut Vector3<u64>) {
 
 #[test]
 fn self_in_a_macro_names_the_methods_type() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNEL)], &LaunchPlan::default());
+    let emitted = emit_one(KERNEL);
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     let program = &emitted.program;
     assert!(program.contains("(((self._0 >> 21)) & 2097151ll)"), "{program}");
     check_with_gxx(program);

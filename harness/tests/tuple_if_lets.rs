@@ -4,11 +4,8 @@
 //! Kernel in the shape of dimforge/sparkl (29cebe6e29bae35d9cc980e04db53ebee3230ade),
 //! `src_kernels/cuda/reset_grid.rs` (`copy_grid_projection_data`) with `src_kernels/gpu_grid.rs`.
 
-use kernel_lint_analyzer::{LaunchPlan, SourceFile};
-use kernel_lint_harness::driver;
-
 mod support;
-use support::check_with_gxx;
+use support::{assert_every_kernel_lowered, check_with_gxx, emit_one};
 
 const KERNEL: &str = r#"
 use cuda_std::prelude::*;
@@ -56,13 +53,9 @@ pub unsafe fn carry_mass(prev: Grid, mut next: Grid, shift: u32) {
 
 #[test]
 fn a_tuple_of_options_binds_both_when_both_hold() {
-    let emitted = driver::emit(&[SourceFile::new("k.rs", KERNEL)], &LaunchPlan::default());
+    let emitted = emit_one(KERNEL);
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
-    assert!(
-        emitted.manifest.not_lowered.is_empty(),
-        "{:?}",
-        emitted.manifest.not_lowered
-    );
+    assert_every_kernel_lowered(&emitted);
     let program = &emitted.program;
     for expected in ["auto kl_tuple_1_0 = ", "auto kl_tuple_1_1 = "] {
         assert!(program.contains(expected), "{expected} missing:\n{program}");

@@ -17,9 +17,8 @@ pub fn active(attrs: &[Attribute], features: Option<&BTreeSet<String>>) -> bool 
 
 /// A predicate's value: `None` when it depends on what is not known.
 pub fn eval(meta: &Meta, features: Option<&BTreeSet<String>>) -> Option<bool> {
-    match meta {
+    eval_with(meta, &|leaf| match leaf {
         Meta::Path(p) if p.is_ident("test") => Some(false),
-        Meta::Path(_) => None,
         Meta::NameValue(nv) if nv.path.is_ident("feature") => {
             let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(name),
@@ -30,34 +29,31 @@ pub fn eval(meta: &Meta, features: Option<&BTreeSet<String>>) -> Option<bool> {
             };
             features.map(|f| f.contains(&name.value()))
         }
-        Meta::NameValue(_) => None,
-        Meta::List(list) => {
-            let nested = list
-                .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-                .ok()?;
-            let values: Vec<Option<bool>> = nested.iter().map(|m| eval(m, features)).collect();
-            if list.path.is_ident("all") {
-                if values.contains(&Some(false)) {
-                    Some(false)
-                } else if values.iter().all(|v| *v == Some(true)) {
-                    Some(true)
-                } else {
-                    None
-                }
-            } else if list.path.is_ident("any") {
-                if values.contains(&Some(true)) {
-                    Some(true)
-                } else if values.iter().all(|v| *v == Some(false)) {
-                    Some(false)
-                } else {
-                    None
-                }
-            } else if list.path.is_ident("not") && values.len() == 1 {
-                values[0].map(|v| !v)
-            } else {
-                None
-            }
-        }
+        _ => None,
+    })
+}
+
+/// A predicate's value with `all`, `any` and `not` worked out, and each other predicate
+/// valued by `leaf` (`None` when not known).
+pub fn eval_with(meta: &Meta, leaf: &dyn Fn(&Meta) -> Option<bool>) -> Option<bool> {
+    let Meta::List(list) = meta else {
+        return leaf(meta);
+    };
+    let combinator = ["all", "any", "not"].into_iter().find(|c| list.path.is_ident(c));
+    let Some(combinator) = combinator else {
+        return leaf(meta);
+    };
+    let nested = list
+        .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        .ok()?;
+    let values: Vec<Option<bool>> = nested.iter().map(|m| eval_with(m, leaf)).collect();
+    match combinator {
+        "all" if values.contains(&Some(false)) => Some(false),
+        "all" => values.iter().all(|v| *v == Some(true)).then_some(true),
+        "any" if values.contains(&Some(true)) => Some(true),
+        "any" => values.iter().all(|v| *v == Some(false)).then_some(false),
+        _ if values.len() == 1 => values[0].map(|v| !v),
+        _ => None,
     }
 }
 

@@ -59,9 +59,8 @@ fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
 /// A predicate on the target, as the twin is built: for the CUDA device (`target_os = "cuda"`,
 /// `target_arch = "nvptx64"`); `None` for whatever is not about the target.
 fn on_device(meta: &syn::Meta) -> Option<bool> {
-    use syn::Meta;
-    match meta {
-        Meta::NameValue(nv) if nv.path.is_ident("target_os") || nv.path.is_ident("target_arch") => {
+    kernel_lint_analyzer::model::cfg::eval_with(meta, &|leaf| match leaf {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("target_os") || nv.path.is_ident("target_arch") => {
             let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(value),
                 ..
@@ -76,33 +75,6 @@ fn on_device(meta: &syn::Meta) -> Option<bool> {
             };
             Some(value.value() == device)
         }
-        Meta::List(list) => {
-            let nested = list
-                .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-                .ok()?;
-            let values: Vec<Option<bool>> = nested.iter().map(on_device).collect();
-            if list.path.is_ident("not") {
-                values.first().copied().flatten().map(|v| !v)
-            } else if list.path.is_ident("all") {
-                if values.contains(&Some(false)) {
-                    Some(false)
-                } else if values.iter().all(|v| *v == Some(true)) {
-                    Some(true)
-                } else {
-                    None
-                }
-            } else if list.path.is_ident("any") {
-                if values.contains(&Some(true)) {
-                    Some(true)
-                } else if values.iter().all(|v| *v == Some(false)) {
-                    Some(false)
-                } else {
-                    None
-                }
-            } else {
-                None
-            }
-        }
         _ => None,
-    }
+    })
 }
