@@ -369,6 +369,52 @@ fn loop_variables_that_become_lane_dependent_in_later_iterations() {
 }
 
 #[test]
+fn a_counter_keeps_its_count_beside_an_accumulator_of_loaded_data() {
+    // The matrix-vector shape of cuda-oxide's async_mlp example (NVlabs/cuda-oxide @ a105afd5):
+    // `sum` takes loaded data and so differs between lanes after one iteration; `j` steps by
+    // one in every lane and stays the same for all of them.
+    let src = "#[kernel] pub fn k(n: u32, mat: &[f32], v: &[f32], mut out: DisjointSlice<f32>) {
+        let row = thread::index_1d();
+        let r = row.get();
+        if let Some(o) = out.get_mut(row) {
+            let mut sum = 0.0f32;
+            let mut j = 0usize;
+            while j < 16 {
+                sum += mat[r * 16 + j] * v[j];
+                j += 1;
+            }
+            *o = sum;
+        }
+    }";
+    let p = predict(src, "k", "mat", Op::Load, 0);
+    assert_eq!((p.class, p.sectors_per_request), (AccessClass::Strided, Some(32.0)), "{p:?}");
+    assert_broadcast(&predict(src, "k", "v", Op::Load, 0));
+}
+
+#[test]
+fn a_range_mapped_through_a_closure_gives_the_closure_of_each_index() {
+    // The grid-stride shape of samyak-jain/image-transitions @ 43ff5a47: the items of
+    // `(0..stride).map(|s| s * threads + tid)` step by the thread count from the lane's index.
+    let src = "#[kernel] pub unsafe fn k(a: &[f32], threads: u64, stride: u64, out: *mut f32) {
+        let tid = thread::index_1d();
+        for idx in (0..stride).map(|s| s * threads + u64::from(tid)) {
+            *out.add(idx as usize) = a[(idx * 2) as usize];
+        }
+        for j in (0..stride).map(|s: u64| a[s as usize]) {
+            *out.add(j as usize) = 1.0;
+        }
+    }";
+    let p = predict_with(src, "k", "out", Op::Store, 0, &[("threads", 1 << 20), ("stride", 4)]);
+    assert_eq!((p.class, p.sectors_per_request), (AccessClass::Coalesced, Some(4.0)), "{p:?}");
+    let p = predict_with(src, "k", "a", Op::Load, 0, &[("threads", 1 << 20), ("stride", 4)]);
+    assert_eq!((p.class, p.sectors_per_request), (AccessClass::Strided, Some(8.0)), "{p:?}");
+    // An item loaded at an address the same for every lane is the same for every lane: the
+    // loads are broadcasts, and so is the store through it.
+    assert_broadcast(&predict_with(src, "k", "a", Op::Load, 1, &[("threads", 1 << 20), ("stride", 4)]));
+    assert_broadcast(&predict_with(src, "k", "out", Op::Store, 1, &[("threads", 1 << 20), ("stride", 4)]));
+}
+
+#[test]
 fn lanes_leaving_a_loop_early_differ_only_after_it() {
     let src = "#[kernel] pub unsafe fn k(out: *mut f32, a: &[u32]) {
         let tid = thread::index_1d() as usize;

@@ -1,7 +1,7 @@
 //! `harness emit`: the CUDA C program that launches every lowered kernel with its
 //! configuration and buffers sized from the analysis, and the manifest of predictions.
 
-use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS};
+use crate::bounds::{buffer_needs, BufferNeed, INDEX_FILL_RANGE, SLICE_ELEMENTS, UNBOUNDED_BYTES};
 use crate::lower::{
     host_program, instantiate_kernels_launched_by, lower_file, LoweredKernel, Param, Workspace, PRELUDE,
 };
@@ -743,7 +743,7 @@ fn plan_launch(
         }
     }
     let mut analysis = program.analyze(file, kernel, &launch);
-    let mut buffers = buffer_needs(&analysis.body.accesses, &launch);
+    let mut buffers = launch_buffers(&analysis.body.accesses, &launch, &lowered.params);
     let mut notes: Vec<String> = Vec::new();
     // An extent that cannot be bounded may be a product of defaulted sizes (`row * k + i`):
     // those are kept small, so that the buffer given covers it.
@@ -761,7 +761,7 @@ fn plan_launch(
                 launch.params.insert(param.clone(), UNBOUNDED_DEFAULT);
             }
             analysis = program.analyze(file, kernel, &launch);
-            buffers = buffer_needs(&analysis.body.accesses, &launch);
+            buffers = launch_buffers(&analysis.body.accesses, &launch, &lowered.params);
             notes.push(format!(
                 "defaulted {} to {UNBOUNDED_DEFAULT}: {why} (`{array}`), so the sizes that may enter it are kept small",
                 shrunk.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
@@ -802,7 +802,7 @@ fn plan_launch(
         }
         launch.grid = Some(grid);
         analysis = program.analyze(file, kernel, &launch);
-        buffers = buffer_needs(&analysis.body.accesses, &launch);
+        buffers = launch_buffers(&analysis.body.accesses, &launch, &lowered.params);
     }
     let sized = (grid, launch.params.clone());
     // A launch of too much work is made on fewer blocks (its block keeps its shape): the
@@ -823,7 +823,7 @@ fn plan_launch(
             requests = planned_requests(&analysis.body.accesses, &launch);
         }
         if grid != before.0 {
-            buffers = buffer_needs(&analysis.body.accesses, &launch);
+            buffers = launch_buffers(&analysis.body.accesses, &launch, &lowered.params);
             notes.push(format!(
                 "launched on grid {grid:?} rather than {:?}: its {:.3e} requests would outlast the profiler's replays (at most {MAX_LAUNCH_REQUESTS:.3e} a launch)",
                 before.0, before.1
@@ -943,6 +943,31 @@ fn planned_requests(accesses: &[Access], launch: &ResolvedLaunch) -> f64 {
         .filter(|a| a.space == MemorySpace::Global)
         .map(|a| executions_per_warp(a, launch).unwrap_or(1.0) * warps)
         .sum()
+}
+
+/// The buffers of a launch: those its predicted accesses need, and for each pointer or slice
+/// the analysis sees no access of, the size given to an unbounded one: the kernel may still
+/// reach it (an atomic through a cast reference), and an unused one costs only memory.
+fn launch_buffers(accesses: &[Access], launch: &ResolvedLaunch, params: &[Param]) -> BTreeMap<String, BufferNeed> {
+    fn walk(params: &[Param], prefix: &str, needs: &mut BTreeMap<String, BufferNeed>) {
+        for param in params {
+            let array = format!("{prefix}{}", param.name());
+            match param {
+                Param::Slice { .. } | Param::Pointer { .. } => {
+                    needs.entry(array).or_insert(BufferNeed {
+                        bytes: UNBOUNDED_BYTES,
+                        unbounded: None,
+                        index_array: false,
+                    });
+                }
+                Param::Struct { fields, .. } => walk(fields, &format!("{array}."), needs),
+                Param::Scalar { .. } => {}
+            }
+        }
+    }
+    let mut needs = buffer_needs(accesses, launch);
+    walk(params, "", &mut needs);
+    needs
 }
 
 /// The bytes the launcher allocates for one pointer or slice parameter.

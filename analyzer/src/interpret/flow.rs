@@ -6,6 +6,7 @@ use super::stmt::Flow;
 use super::value::{why, Operand};
 use super::{Bindings, Interpreter, LaneExits, Value};
 use crate::algebra::{Atom, CmpOp, OpKind, Poly, Predicate};
+use std::collections::BTreeSet;
 use syn::visit::Visit;
 use syn::{Block, Expr};
 
@@ -162,9 +163,26 @@ impl Interpreter<'_> {
     /// by the range; other iterators give opaque items, the same for every lane only when the
     /// iterator is.
     pub(crate) fn for_loop(&mut self, f: &syn::ExprForLoop) {
-        let iterated = self.iterated(&f.expr);
+        // `(a..b).map(|s| f(s))`: a range whose items go through a closure of one name.
+        let (iterated, mapping) = match &*f.expr {
+            Expr::MethodCall(m) if m.method == "map" && m.args.len() == 1 => {
+                let inner = self.iterated(&m.receiver);
+                let param = match &m.args[0] {
+                    Expr::Closure(c) if c.inputs.len() == 1 => closure_param(&c.inputs[0]).map(|p| (p, &*c.body)),
+                    _ => None,
+                };
+                match (inner, param) {
+                    (range @ Iterated::Range(..), Some(param)) => (range, Some(param)),
+                    (inner, _) => {
+                        let lane = inner.is_lane_dependent() || self.iterated(&m.args[0]).is_lane_dependent();
+                        (Iterated::Items { lane }, None)
+                    }
+                }
+            }
+            _ => (self.iterated(&f.expr), None),
+        };
         self.scopes.push(Default::default());
-        let mut guard = None;
+        let mut pushed = false;
         // `for _ in 0..n` binds nothing, but still runs its body once per value of the range.
         let name = match &*f.pat {
             syn::Pat::Ident(p) => Some(p.ident.to_string()),
@@ -176,14 +194,26 @@ impl Interpreter<'_> {
                 let id = self.fresh_id();
                 let index = start.add(&Poly::atom(Atom::Iter(id, name.clone())).mul(&step));
                 // The body runs while the variable is inside the range: this bounds the iteration.
-                guard = end.map(|(op, end)| Predicate::Cmp(op, index.clone(), end));
+                if let Some(g) = end.map(|(op, end)| Predicate::Cmp(op, index.clone(), end)) {
+                    self.guards.push(g);
+                    pushed = true;
+                }
                 if name != "_" {
-                    self.define(name, Value::Int(index));
+                    let item = match mapping {
+                        Some((param, body)) => {
+                            self.scopes.push(Default::default());
+                            self.define(param, Value::Int(index));
+                            let item = self.value(body);
+                            self.scopes.pop();
+                            item
+                        }
+                        None => Value::Int(index),
+                    };
+                    self.define(name, item);
                 }
             }
             (iterated, _) => self.bind_opaque(&f.pat, iterated.is_lane_dependent(), why::ITEM),
         }
-        let pushed = guard.map(|g| self.guards.push(g)).is_some();
         self.loop_body(&f.body, None);
         if pushed {
             self.guards.pop();
@@ -254,49 +284,57 @@ impl Interpreter<'_> {
     /// Walks a loop body. Variables the body changes take, inside it, the value they have at
     /// iteration `n`: `x0 + n * step` for `x += step` with a warp-uniform step (the
     /// grid-stride idiom), an opaque value otherwise. When one of them can come out of an
-    /// iteration differing between lanes (set under a lane-dependent condition, or changed
-    /// after a lane-dependent `continue`) though it went in the same, the body is walked again
-    /// with every changed variable differing between lanes from the first iteration. Lanes
-    /// that leave the loop early (a lane-dependent condition or `break`) do not make the
-    /// others differ inside it, only after it.
+    /// iteration differing between lanes (set under a lane-dependent condition, changed after
+    /// a lane-dependent `continue`, or accumulating loaded data) though it went in the same,
+    /// the body is walked again with that variable differing between lanes from the first
+    /// iteration; a counter stepped the same way in every lane keeps its count. Lanes that
+    /// leave the loop early (a lane-dependent condition or `break`) do not make the others
+    /// differ inside it, only after it.
     pub(crate) fn loop_body(&mut self, body: &Block, condition: Option<&Expr>) {
         let mut assigned = AssignedVariables::default();
         assigned.visit_block(body);
-        self.loop_walks += 1;
-        if self.loop_walks > super::MAX_LOOP_WALKS {
-            self.walk_loop(body, condition, &assigned.by_name, true);
-            return;
-        }
+        let every: BTreeSet<String> = assigned.by_name.iter().map(|(n, _)| n.clone()).collect();
         let mark = (
             self.scopes.clone(),
             self.body.accesses.len(),
             self.body.unsupported.len(),
             self.returns.len(),
         );
-        if self.walk_loop(body, condition, &assigned.by_name, false) {
-            let (scopes, accesses, unsupported, returns) = mark;
+        let mut varying = BTreeSet::new();
+        loop {
+            self.loop_walks += 1;
+            if self.loop_walks > super::MAX_LOOP_WALKS {
+                varying.clone_from(&every);
+            }
+            let leaked = self.walk_loop(body, condition, &assigned.by_name, &varying);
+            if leaked.is_subset(&varying) || varying == every {
+                return;
+            }
+            let (scopes, accesses, unsupported, returns) = mark.clone();
             self.scopes = scopes;
             self.body.accesses.truncate(accesses);
             self.body.unsupported.truncate(unsupported);
             self.returns.truncate(returns);
-            self.walk_loop(body, condition, &assigned.by_name, true);
+            varying.extend(leaked);
         }
     }
 
-    /// One walk of a loop body; returns whether a changed variable went in the same for every
-    /// lane and came out differing.
+    /// One walk of a loop body with the variables in `varying` differing between lanes from
+    /// the first iteration; returns the changed variables that went in the same for every lane
+    /// and came out differing.
     fn walk_loop(
         &mut self,
         body: &Block,
         condition: Option<&Expr>,
         assigned: &[(String, Vec<Option<Update>>)],
-        lane_varying: bool,
-    ) -> bool {
+        varying: &BTreeSet<String>,
+    ) -> BTreeSet<String> {
         let mut uniform_inside = Vec::new();
         for (name, steps) in assigned {
             let Some(Value::Int(start)) = self.lookup(name).cloned() else {
                 continue;
             };
+            let lane_varying = varying.contains(name);
             let step = match steps.as_slice() {
                 [Some(update)] if !lane_varying => self
                     .dry_run(&update.by)
@@ -341,11 +379,13 @@ impl Interpreter<'_> {
         self.scopes.pop();
         let exits = self.leave_loop(saved);
         let after = std::mem::replace(&mut self.scopes, before.clone());
-        let leaked = !lane_varying
-            && uniform_inside.iter().any(|name| {
+        let leaked = uniform_inside
+            .into_iter()
+            .filter(|name| {
                 let (old, new) = (lookup_in(&before, name), lookup_in(&after, name));
                 new.is_some_and(Value::is_lane_dependent) || (exits.continues && old != new)
-            });
+            })
+            .collect();
         // After the loop, a variable it changes differs between lanes that left it after
         // different iterations.
         let parted = exits.breaks || exits.continues;
@@ -568,6 +608,15 @@ fn select(cond: &Predicate, a: &Poly, b: &Poly) -> Option<Poly> {
 }
 
 /// A variable's value in a saved set of scopes.
+/// The name a closure's one parameter binds (`|s|` or `|s: u64|`).
+fn closure_param(pat: &syn::Pat) -> Option<String> {
+    match pat {
+        syn::Pat::Ident(p) => Some(p.ident.to_string()),
+        syn::Pat::Type(t) => closure_param(&t.pat),
+        _ => None,
+    }
+}
+
 fn lookup_in<'s>(scopes: &'s [Bindings], name: &str) -> Option<&'s Value> {
     scopes.iter().rev().find_map(|s| s.get(name))
 }
