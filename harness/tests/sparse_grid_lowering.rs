@@ -41,9 +41,9 @@ fn sparse_grid_kernels_lower_to_valid_cuda() {
 fn mixed_scalar_vector_operators_take_the_typed_scalar() {
     let emitted = emit_one(include_str!("data/sparse_grid_kernels.rs"));
     // The prelude's operators between a typed vector and a literal one.
-    assert!(emitted
-        .program
-        .contains("std::conditional<std::is_same<U, int>::value || std::is_same<U, double>::value, T, U>::type type; };"));
+    assert!(emitted.program.contains(
+        "std::conditional<std::is_same<U, int>::value || std::is_same<U, double>::value, T, U>::type type; };"
+    ));
     let probe = format!(
         "{}\nnamespace probe {{\n__device__ kl::na::Matrix<unsigned long long, 3, 1> shifted(kl::na::Matrix<unsigned long long, 3, 1> c) {{\n  kl::na::Matrix<unsigned long long, 3, 1> r = kl::na::vector(0, 1, 0) + c;\n  r += kl::na::vector(1, 0, 0);\n  return r - kl::na::vector(1, 1, 1);\n}}\n__device__ bool same(kl::na::Matrix<float, 2, 1> v) {{ return v == kl::na::vector(1.0, 2.0) && kl::na::cast<int>(v) != kl::na::vector(1, 2); }}\n}}\n",
         emitted.program

@@ -22,10 +22,16 @@ impl Context<'_> {
         }
         // Only an operand the source shows to be an `Option` (a `Result` has no C++ form here).
         let Expr::MethodCall(m) = &*t.expr else {
-            return self.fail(t, format!("`{}`: `?` of a value not known to be an `Option`", self.text(t)));
+            return self.fail(
+                t,
+                format!("`{}`: `?` of a value not known to be an `Option`", self.text(t)),
+            );
         };
         let Some((payload, reference)) = self.option_payload(m, scope) else {
-            return self.fail(t, format!("`{}`: `?` of a value not known to be an `Option`", self.text(t)));
+            return self.fail(
+                t,
+                format!("`{}`: `?` of a value not known to be an `Option`", self.text(t)),
+            );
         };
         let value = self.expr(&t.expr, scope)?;
         scope.shared_counter += 1;

@@ -48,7 +48,9 @@ impl Context<'_> {
                 self.value_type_of(&m.receiver, scope)
             }
             "unwrap" | "expect" | "unwrap_unchecked" => {
-                let Expr::MethodCall(inner) = &*m.receiver else { return None };
+                let Expr::MethodCall(inner) = &*m.receiver else {
+                    return None;
+                };
                 self.option_payload(inner, scope).map(|(name, _)| name)
             }
             _ => None,
@@ -69,14 +71,20 @@ impl Context<'_> {
         if found.next().is_some() {
             return None;
         }
-        let syn::ReturnType::Type(_, ty) = &f.sig.output else { return None };
+        let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+            return None;
+        };
         let Type::Path(p) = &**ty else { return None };
         let last = p.path.segments.last()?;
         if last.ident != "Option" {
             return None;
         }
-        let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
-        let GenericArgument::Type(payload) = args.args.first()? else { return None };
+        let PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        let GenericArgument::Type(payload) = args.args.first()? else {
+            return None;
+        };
         let reference = matches!(payload, Type::Reference(_));
         match type_name(payload)? {
             n if n == "Self" => Some((owner, reference)),
