@@ -270,7 +270,7 @@ impl Context<'_> {
                     syn::Member::Unnamed(i) => i.index.to_string() == *field,
                 })
                 .ok_or_else(|| (self.span(s), format!("field `{field}` is not given")))?;
-            values.push(self.expr(&value.expr, scope)?);
+            values.push(self.field_value(&value.expr, &ty, field, scope)?);
         }
         if values.len() + markers != s.fields.len() {
             return self.fail(s, "a field given is not one of the struct's");

@@ -643,18 +643,19 @@ impl<'a> Context<'a> {
         if let Some(ty) = function.self_type {
             SelfType(ty).visit_item_fn_mut(&mut item);
         }
+        if let Some(named) = super::impl_params::named(&item) {
+            item = named;
+        }
         let self_type = function.self_type.map(str::to_string);
         self.require(node, key, area, |name| {
             let inner = self
                 .within(module)
                 .ok_or_else(|| (self.span(node), "no file".to_string()))?;
             item.sig.ident = syn::Ident::new(name, item.sig.ident.span());
-            // A free function generic over types is a function template, as in the kernel's file.
-            if self_type.is_none() {
-                if let Some(template) = inner.template_helper(&item) {
-                    let (prototype, code) = template?;
-                    return Ok((format!("{prototype};\n"), code));
-                }
+            // A function generic over types is a function template, as in the kernel's file.
+            if let Some(template) = inner.template_helper(&item, self_type.as_deref()) {
+                let (prototype, code) = template?;
+                return Ok((format!("{prototype};\n"), code));
             }
             if item
                 .sig

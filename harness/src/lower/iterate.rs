@@ -43,6 +43,8 @@ impl Context<'_> {
             Expr::Paren(p) => &*p.expr,
             other => other,
         };
+        // `&a`, `&a[1..]`, `a[..n].iter()`: references to the elements, of a part of them.
+        let (e, part) = super::sub_slices::parts(e, &mut by_reference);
         let Expr::Path(p) = e else { return Ok(None) };
         let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
             return Ok(None);
@@ -58,6 +60,10 @@ impl Context<'_> {
             (format!("(*{base})"), format!("kl::len(*{base})"))
         } else {
             (base.clone(), format!("kl::len({base})"))
+        };
+        let (base, len) = match part {
+            Some(range) => self.sub_slice_walk(range, &base, &len, scope)?,
+            None => (base, len),
         };
         Ok(Some(Walk {
             base,

@@ -22,6 +22,7 @@ mod const_eval;
 mod constant_patterns;
 mod core_values;
 mod cuda_std_api;
+mod derived_eq;
 mod device_copy;
 mod device_ffi;
 mod disjoint_views;
@@ -38,6 +39,7 @@ mod glam_lanes;
 mod groups;
 mod guarded_arms;
 mod host_closures;
+mod impl_params;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
@@ -55,11 +57,13 @@ mod mapped_sums;
 mod match_lets;
 mod matching;
 mod nalgebra;
+mod nalgebra_literals;
 mod nested_fns;
 mod nested_structs;
 mod numeric;
 mod operator_impls;
 mod option_maps;
+mod option_try;
 mod options;
 mod ordering;
 mod overflow_pairs;
@@ -69,6 +73,7 @@ mod pointer_casts;
 mod prelude;
 mod printf;
 mod ptx_ops;
+mod receiver_types;
 mod receivers;
 mod rejected_examples;
 mod returned_arrays;
@@ -81,6 +86,7 @@ mod static_refs;
 mod static_slices;
 mod stmt;
 mod struct_instances;
+mod sub_slices;
 mod substitution;
 mod tables;
 mod templates;
@@ -625,6 +631,7 @@ impl<'a> Context<'a> {
             }
             let _ = writeln!(out, "  {};", self.declarator(&field.ty, &name)?);
         }
+        out.push_str(&self.derived_comparisons(s));
         out.push_str("};\n");
         Ok(out)
     }
@@ -736,7 +743,10 @@ impl<'a> Context<'a> {
     }
 
     fn lower_helper(&self, f: &syn::ItemFn) -> Lowered<(String, String)> {
-        if let Some(template) = self.template_helper(f) {
+        if let Some(named) = impl_params::named(f) {
+            return self.lower_helper(&named);
+        }
+        if let Some(template) = self.template_helper(f, None) {
             return template;
         }
         self.lower_function(f, None)

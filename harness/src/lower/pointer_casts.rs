@@ -37,6 +37,11 @@ impl Context<'_> {
         if !known || self.workspace_method(&method) {
             return Ok(None);
         }
+        if method == "cast" {
+            if let Some(converted) = self.nalgebra_cast(m, scope)? {
+                return Ok(Some(converted));
+            }
+        }
         let receiver = self.expr(&m.receiver, scope)?;
         if method == "cast" {
             let target = m.turbofish.as_ref().and_then(|t| match t.args.first() {

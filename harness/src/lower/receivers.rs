@@ -90,6 +90,7 @@ impl Context<'_> {
             }
             Expr::Field(f) => self.field_type(f, scope),
             // `r.xy_to_xyz()`: the return type of the method of the receiver's type.
+            Expr::MethodCall(m) if self.pointee_or_payload(m, scope).is_some() => self.pointee_or_payload(m, scope),
             Expr::MethodCall(m) => {
                 let Some(receiver) = self.value_type(&m.receiver, scope) else {
                     return super::printf::scalar_type(e);
@@ -121,13 +122,14 @@ impl Context<'_> {
     fn field_type(&self, f: &syn::ExprField, scope: &Scope) -> Option<String> {
         let base = self.value_type(&f.base, scope)?;
         let path: syn::Path = syn::Ident::new(&base, proc_macro2::Span::call_site()).into();
-        let (_, fields) = self.layouts.struct_fields(&path)?;
+        let (owner, fields) = self.layouts.struct_fields(&path)?;
         let member = match &f.member {
             syn::Member::Named(name) => name.to_string(),
             syn::Member::Unnamed(index) => index.index.to_string(),
         };
         let (_, ty) = fields.iter().find(|(name, _)| *name == member)?;
-        type_name(ty)
+        // `mass: Real`: the primitive a scalar alias stands for, which methods are defined on.
+        super::receiver_types::primitive_alias(&owner, ty).or_else(|| type_name(ty))
     }
 
     /// Of several methods of one name, those of the receiver's type where it is known.
@@ -162,7 +164,7 @@ impl Context<'_> {
 }
 
 /// `Pair`, `&Pair`, `&mut Pair`, `*const Pair`: the last segment of the type's path.
-fn type_name(ty: &Type) -> Option<String> {
+pub(super) fn type_name(ty: &Type) -> Option<String> {
     match ty {
         Type::Reference(r) => type_name(&r.elem),
         Type::Ptr(p) => type_name(&p.elem),

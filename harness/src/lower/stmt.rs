@@ -89,6 +89,9 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.option_try_let(local, scope)? {
+            return Ok(out);
+        }
         if let Some(out) = self.run_match_let(local, scope)? {
             return Ok(out);
         }

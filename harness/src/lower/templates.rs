@@ -32,7 +32,11 @@ fn mentions(tokens: proc_macro2::TokenStream, name: &str) -> bool {
 
 impl Context<'_> {
     /// `f` as a function template, when it is generic over types only.
-    pub(super) fn template_helper(&self, f: &syn::ItemFn) -> Option<Lowered<(String, String)>> {
+    pub(super) fn template_helper(
+        &self,
+        f: &syn::ItemFn,
+        self_type: Option<&str>,
+    ) -> Option<Lowered<(String, String)>> {
         let names = type_params(f)?;
         // A parameter no argument names (a return type `R`) cannot be inferred by C++: the
         // function's return type is deduced from its body instead.
@@ -81,7 +85,7 @@ impl Context<'_> {
             }
         }
         Some(
-            cx.lower_function(&f, None)
+            cx.lower_function(&f, self_type)
                 .map(|(prototype, body)| (format!("{header}{prototype}"), format!("{header}{body}"))),
         )
     }
