@@ -32,11 +32,13 @@ mod enums;
 mod excerpt;
 mod expr;
 mod external_crates;
+mod function_items;
 mod generated;
 mod generics;
 mod glam_lanes;
 mod groups;
 mod guarded_arms;
+mod half_exchange;
 mod host_closures;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
@@ -57,6 +59,7 @@ mod matching;
 mod nalgebra;
 mod nested_fns;
 mod nested_structs;
+mod non_null;
 mod numeric;
 mod operator_impls;
 mod option_maps;
@@ -64,11 +67,13 @@ mod options;
 mod ordering;
 mod overflow_pairs;
 mod oxide;
+mod pattern_params;
 mod patterns;
 mod pointer_casts;
 mod prelude;
 mod printf;
 mod ptx_ops;
+mod qualified_calls;
 mod receivers;
 mod rejected_examples;
 mod returned_arrays;
@@ -85,6 +90,7 @@ mod substitution;
 mod tables;
 mod templates;
 mod thread_runs;
+mod three_way;
 mod trait_generics;
 mod traits;
 mod tuple_arms;
@@ -307,6 +313,11 @@ pub fn lower_file(
     let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
     let nested = nested_fns::nested_helpers(&kernel_items, &helpers);
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&nested).collect();
+    let destructured = pattern_params::destructured(&helpers);
+    let helpers: Vec<&syn::ItemFn> = helpers
+        .into_iter()
+        .map(|h| destructured.iter().find(|d| d.sig.ident == h.sig.ident).unwrap_or(h))
+        .collect();
     let instances = generics::instances(&helpers, &kernel_items);
     cx.instances = instances
         .iter()
