@@ -1,5 +1,5 @@
 //! Integer `cmp` as a three-way compare in the operands' own order, functions of the file
-//! passed as values (const-generic copies, template instances), and a host closure's
+//! passed as values (the copies for their generic arguments), and a host closure's
 //! capture of a struct built from literals, tuple-pattern parameters, `NonNull` as a pointer.
 
 mod support;
@@ -31,7 +31,7 @@ fn functions_passed_as_values_name_their_instances() {
     let program = &emitted.program;
     let passed = kernel(program, "passed_functions");
     assert!(
-        passed.contains("(*slot) = ((call_with(offset_by_9, raw) + call_with(echo<unsigned int>, raw)) + spread_sum(kl::make_tuple(raw, kl::make_tuple(2, 3))));"),
+        passed.contains("(*slot) = ((call_with(offset_by_9, raw) + call_with(echo_u32, raw)) + spread_sum(kl::make_tuple(raw, kl::make_tuple(2, 3))));"),
         "{passed}"
     );
     assert!(

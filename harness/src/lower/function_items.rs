@@ -1,8 +1,8 @@
 //! Functions of the file passed as values (`apply_once(add_const::<9>, raw)`,
 //! `apply_value(identity::<u32>, raw)`): the helper's device function, so that a generic
-//! callee's `F` is deduced as its pointer. A const-generic helper names its copy for those
-//! constants, a type-generic one its template instance; a helper that is not lowered makes
-//! the value fail with its reason rather than name an undefined function.
+//! callee's `F` is deduced as its pointer. A generic helper with literal arguments names its
+//! copy for them, otherwise its template instance; a helper that is not lowered makes the
+//! value fail with its reason rather than name an undefined function.
 
 use super::{Context, Lowered, Scope};
 use syn::{GenericArgument, PathArguments};
