@@ -73,10 +73,11 @@ fn signed_wide_and_half_cells_use_the_builtin_of_their_bits_and_scope() {
         "{wide}"
     );
     assert!(emitted.program.contains("atom.cta.add.noftz.f16 %0, [%1], %2;"));
-    assert_eq!(
-        reason(&emitted, "half_swap").as_deref(),
-        Some("atomic `swap` of `f16`: PTX has no 16-bit exchange and the compiler's compare-and-swap loop is not modelled")
-    );
+    // No 16-bit exchange: the loop of 16-bit compare-and-swaps the compiler emits.
+    assert_eq!(reason(&emitted, "half_swap"), None);
+    let swap = kernel(&emitted.program, "half_swap");
+    assert!(swap.contains("kl::oxide_atomic_swap_f16(cell, vals[0]);"), "{swap}");
+    assert!(emitted.program.contains("atom.gpu.cas.b16 %0, [%1], %2, %3;"));
 }
 
 #[test]

@@ -140,12 +140,8 @@ impl Context<'_> {
                     // subtraction adds the value with its sign bit flipped.
                     ("add", "f16") => format!("kl::oxide_atomic_add_f16({receiver}, {v}, false)"),
                     ("sub", "f16") => format!("kl::oxide_atomic_add_f16({receiver}, {v}, true)"),
-                    ("swap", "f16") => {
-                        return self.fail(
-                            m,
-                            "atomic `swap` of `f16`: PTX has no 16-bit exchange and the compiler's compare-and-swap loop is not modelled",
-                        )
-                    }
+                    // No 16-bit `atom.exch`: the compiler's loop of 16-bit compare-and-swaps.
+                    ("swap", "f16") => format!("kl::oxide_atomic_swap_f16({receiver}, {v})"),
                     // Subtraction without a builtin: the addition of the negated value.
                     ("sub", "f32" | "f64") => format!("kl::oxide_atomic_add({receiver}, (-({c_value})({v})))"),
                     ("add", _) if matches!(value, "u32" | "i32" | "u64" | "usize" | "f32" | "f64") => {

@@ -37,6 +37,9 @@ impl Context<'_> {
                 if let Some(item) = self.item_value(p, scope)? {
                     return Ok(item);
                 }
+                if let Some(function) = self.function_value(p, scope)? {
+                    return Ok(function);
+                }
                 if let Some(ordering) = super::ordering::ordering_value(&p.path) {
                     return Ok(ordering);
                 }
@@ -514,6 +517,9 @@ impl Context<'_> {
         if !self.helpers.contains(&name) && NVPTX_STD_HELPERS.contains(&name.as_str()) {
             return Ok(format!("kl::{name}({})", args.join(", ")));
         }
+        if let Some(call) = self.qualified_method_call(c, scope)? {
+            return Ok(call);
+        }
         if let Some(call) = self.trait_call(c, &args)? {
             return Ok(call);
         }
@@ -613,6 +619,9 @@ impl Context<'_> {
     pub(super) fn method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<String> {
         if let Some(oxide) = self.oxide_method(m, scope)? {
             return Ok(oxide);
+        }
+        if let Some(ordering) = self.primitive_cmp(m, scope)? {
+            return Ok(ordering);
         }
         if let Some(numeric) = self.numeric_method(m, scope)? {
             return Ok(numeric);

@@ -110,6 +110,15 @@ impl<'ast> Visit<'ast> for Calls {
         }
         syn::visit::visit_expr_call(self, c);
     }
+    // `apply_once(add_const::<9>, x)`: a copy passed as a function value.
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let (None, [only]) = (&p.qself, p.path.segments.iter().collect::<Vec<_>>().as_slice()) {
+            if let Some(values) = literal_arguments(&only.arguments) {
+                self.found.push((only.ident.to_string(), values));
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
 }
 
 /// `f` with its constants and types replaced by `values`, named `name`. The tokens keep their

@@ -375,7 +375,7 @@ impl Scan {
     }
 }
 
-/// Whether a host value is a literal, or arithmetic and casts of literals.
+/// Whether a host value is a literal, arithmetic and casts of literals, or a struct of them.
 fn constant(e: &Expr) -> bool {
     match e {
         Expr::Lit(_) => true,
@@ -383,6 +383,8 @@ fn constant(e: &Expr) -> bool {
         Expr::Cast(c) => constant(&c.expr),
         Expr::Paren(p) => constant(&p.expr),
         Expr::Binary(b) => constant(&b.left) && constant(&b.right),
+        // `MixedCapture { small: 9, wide: 2.25 }`: a struct of literals, copied whole.
+        Expr::Struct(s) => s.rest.is_none() && s.fields.iter().all(|f| constant(&f.expr)),
         _ => false,
     }
 }

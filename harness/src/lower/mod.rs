@@ -33,11 +33,13 @@ mod enums;
 mod excerpt;
 mod expr;
 mod external_crates;
+mod function_items;
 mod generated;
 mod generics;
 mod glam_lanes;
 mod groups;
 mod guarded_arms;
+mod half_exchange;
 mod host_closures;
 mod impl_params;
 mod index_spaces;
@@ -60,6 +62,7 @@ mod nalgebra;
 mod nalgebra_literals;
 mod nested_fns;
 mod nested_structs;
+mod non_null;
 mod numeric;
 mod operator_impls;
 mod option_maps;
@@ -68,11 +71,13 @@ mod options;
 mod ordering;
 mod overflow_pairs;
 mod oxide;
+mod pattern_params;
 mod patterns;
 mod pointer_casts;
 mod prelude;
 mod printf;
 mod ptx_ops;
+mod qualified_calls;
 mod receiver_types;
 mod receivers;
 mod rejected_examples;
@@ -91,6 +96,7 @@ mod substitution;
 mod tables;
 mod templates;
 mod thread_runs;
+mod three_way;
 mod trait_generics;
 mod traits;
 mod tuple_arms;
@@ -313,6 +319,11 @@ pub fn lower_file(
     let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
     let nested = nested_fns::nested_helpers(&kernel_items, &helpers);
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&nested).collect();
+    let destructured = pattern_params::destructured(&helpers);
+    let helpers: Vec<&syn::ItemFn> = helpers
+        .into_iter()
+        .map(|h| destructured.iter().find(|d| d.sig.ident == h.sig.ident).unwrap_or(h))
+        .collect();
     let instances = generics::instances(&helpers, &kernel_items);
     cx.instances = instances
         .iter()

@@ -282,6 +282,9 @@ impl Context<'_> {
                 // A pointer into a reference: the same address, and a reference is a pointer in C.
                 value.clone()
             }
+            ("transmute" | "transmute_copy", [value]) if self.non_null_transmute(&generics, value).is_some() => self
+                .non_null_transmute(&generics, value)
+                .unwrap_or_else(|| Ok(value.clone()))?,
             ("transmute" | "transmute_copy", [value]) => {
                 // Only scalars of named types: an aggregate's layout is not the C++ one.
                 let (Some(from), Some(to)) = (

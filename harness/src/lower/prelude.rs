@@ -246,6 +246,8 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::wide_tuple_prelude!(),
     crate::callables_prelude!(),
     crate::ordering_prelude!(),
+    crate::three_way_prelude!(),
+    crate::half_exchange_prelude!(),
     crate::unsize_prelude!(),
     crate::intrinsic_values_prelude!(),
     crate::literal_refs_prelude!(),

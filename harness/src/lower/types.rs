@@ -29,6 +29,9 @@ impl Context<'_> {
 
     /// The C type of a non-array type.
     pub(super) fn c_type(&self, ty: &Type) -> Lowered<String> {
+        if let Some(pointer) = self.non_null_type(ty) {
+            return pointer;
+        }
         match ty {
             Type::Paren(p) => self.c_type(&p.elem),
             Type::Group(g) => self.c_type(&g.elem),
