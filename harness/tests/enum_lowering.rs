@@ -38,7 +38,7 @@ fn layouts_follow_the_repr() {
     );
     // `repr(u8)`: a union of structs that each begin with the tag; discriminants count on.
     assert!(program.contains("union Packed {\n  unsigned char tag;\n  struct { unsigned char tag; unsigned char _0; unsigned int _1; } v_Small;"), "{program}");
-    assert!(program.contains("static __host__ __device__ Packed make_Big(unsigned int a0) { Packed e{}; e.tag = 4; e.v_Big.value = a0; return e; }"), "{program}");
+    assert!(program.contains("static __host__ __device__ constexpr Packed make_Big(unsigned int a0) { Packed e{}; e.tag = 4; e.v_Big.value = a0; return e; }"), "{program}");
     assert!(
         program.contains("(4194304ull > 1048576ull * sizeof(Cell) ? 4194304ull : 1048576ull * sizeof(Cell))"),
         "{program}"

@@ -160,7 +160,8 @@ impl Context<'_> {
             }
             let _ = writeln!(
                 constructors,
-                "  static __host__ __device__ {name} {}({}) {{ {name} e{{}}; e.tag = {d};{stores} return e; }}",
+                // `constexpr`: a constant table of variants initializes a `__device__` variable statically.
+                "  static __host__ __device__ constexpr {name} {}({}) {{ {name} e{{}}; e.tag = {d};{stores} return e; }}",
                 constructor(&v),
                 params.join(", ")
             );

@@ -159,6 +159,9 @@ impl Context<'_> {
                     format!("`{}`: a reference to a literal is not lowered", self.text(r)),
                 )
             }
+            Expr::Reference(r) if self.promoted_constant(r, scope).is_some() => {
+                self.promoted_constant(r, scope).unwrap_or_default()
+            }
             Expr::Reference(r) => format!("(&{})", self.expr(&r.expr, scope)?),
             Expr::MethodCall(m) => self.method(m, scope)?,
             Expr::Call(c) => self.call(c, scope)?,
@@ -388,6 +391,8 @@ impl Context<'_> {
                     "u32" | "u16" | "u8" => format!("{digits}u"),
                     "u64" | "usize" => format!("{digits}ull"),
                     "i64" | "isize" => format!("{digits}ll"),
+                    // Past `long long`: C++ gives an unsuffixed decimal no standard type.
+                    _ if digits.parse::<u128>().is_ok_and(|v| v > i64::MAX as u128) => format!("{digits}ull"),
                     _ => digits.to_string(),
                 }
             }

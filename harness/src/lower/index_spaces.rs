@@ -130,7 +130,14 @@ impl Context<'_> {
         for (pat, value) in pats.elems.iter().zip(&values.elems) {
             let binding = match pat {
                 syn::Pat::TupleStruct(t) if t.path.is_ident("Some") && t.elems.len() == 1 => match &t.elems[0] {
-                    syn::Pat::Ident(b) if b.subpat.is_none() => Some(b.ident.to_string()),
+                    syn::Pat::Ident(b) if b.subpat.is_none() => Some((b.ident.to_string(), false)),
+                    // `Some(&s)`: the element's value, read once where the binding is made.
+                    syn::Pat::Reference(r) if r.mutability.is_none() => match &*r.pat {
+                        syn::Pat::Ident(b) if b.subpat.is_none() && b.by_ref.is_none() => {
+                            Some((b.ident.to_string(), true))
+                        }
+                        other => return self.fail(other, "only names are bound in `if let`"),
+                    },
                     syn::Pat::Wild(_) => None,
                     other => return self.fail(other, "only names are bound in `if let`"),
                 },
@@ -150,8 +157,12 @@ impl Context<'_> {
         }
         let mut out = format!("if ({}) {{\n", checks.join(" && "));
         for (binding, element, index, value) in bindings {
-            let Some(binding) = binding else { continue };
+            let Some((binding, by_value)) = binding else { continue };
             let name = scope.bind(&binding);
+            if by_value && !index {
+                out.push_str(&format!("auto {name} = (*{element});\n"));
+                continue;
+            }
             if index {
                 scope.oxide.indices.insert(name.clone());
             } else {

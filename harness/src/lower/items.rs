@@ -431,6 +431,9 @@ impl<'a> Context<'a> {
         let Some((module, expr)) = self.layouts.index.const_expr(target) else {
             return Ok(None);
         };
+        if super::const_asserts::is_const_assertion(expr) {
+            return Ok(Some("kl::unit{}".to_string()));
+        }
         let mut expr = expr.clone();
         SelfType(ty).visit_expr_mut(&mut expr);
         let inner = self
@@ -520,6 +523,11 @@ impl<'a> Context<'a> {
         let Some(function) = index.function(&target) else {
             return Ok(None);
         };
+        if function.self_type.is_some() {
+            if let Some(reason) = super::const_asserts::const_generic_owner(path) {
+                return self.fail(c, reason);
+            }
+        }
         let kind = if function.self_type.is_some() {
             "method"
         } else {

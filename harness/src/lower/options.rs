@@ -1,5 +1,5 @@
 //! `Option<T>` as a value: `kl::option<T>`, a flag and the value, built by `Some(x)` and
-//! `None` or `bool::then`, read by `unwrap_or`, `unwrap_or_default`, `is_some` and `is_none`.
+//! `None` or `bool::then`, read by `unwrap_or`, `map_or`, `unwrap_or_default`, `is_some` and `is_none`.
 
 use super::{Context, Lowered, Scope};
 use syn::Expr;
@@ -24,6 +24,12 @@ struct none {
 template <typename T> __host__ __device__ option<T> some(T value) { return option<T>{true, value}; }
 template <typename T, typename D> __host__ __device__ T unwrap_or(const option<T>& o, D fallback) {
   return o.some ? o.value : static_cast<T>(fallback);
+}
+// `map_or(d, f)`: `f` runs only on a value, as the `None` arm may hold no valid referent.
+template <typename T, typename D, typename F>
+__host__ __device__ auto map_or(const option<T>& o, D fallback, F f) -> decltype(f(o.value)) {
+  if (o.some) return f(o.value);
+  return static_cast<decltype(f(o.value))>(fallback);
 }
 template <typename T> __host__ __device__ T unwrap_or_default(const option<T>& o) { return o.some ? o.value : T{}; }
 // `cond.then(f)`: `f` runs only when `cond` holds.
@@ -78,6 +84,9 @@ impl Context<'_> {
         }
         Some(match (method.as_str(), args) {
             ("unwrap_or", [fallback]) => format!("kl::unwrap_or({receiver}, {fallback})"),
+            ("map_or", [fallback, f]) if matches!(m.args.last(), Some(Expr::Closure(_))) => {
+                format!("kl::map_or({receiver}, {fallback}, {f})")
+            }
             ("unwrap_or_default", []) => format!("kl::unwrap_or_default({receiver})"),
             ("is_some", []) => format!("({receiver}).some"),
             ("is_none", []) => format!("(!({receiver}).some)"),
