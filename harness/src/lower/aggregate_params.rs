@@ -86,7 +86,9 @@ impl Context<'_> {
         let base = self.value_type_of(&f.base, scope)?;
         let path: syn::Path = syn::Ident::new(&base, proc_macro2::Span::call_site()).into();
         let (_, fields) = self.layouts.struct_fields(&path)?;
-        let syn::Member::Named(member) = &f.member else { return None };
+        let syn::Member::Named(member) = &f.member else {
+            return None;
+        };
         let (_, ty) = fields.iter().find(|(name, _)| member == name)?;
         matches!(ty, Type::Array(_)).then(|| format!("kl::len({text})"))
     }

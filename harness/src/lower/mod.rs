@@ -13,7 +13,6 @@ use syn::{Expr, Item, Stmt, Type};
 
 mod aggregate_params;
 mod arm_blocks;
-mod unions;
 mod arrays;
 mod async_copy;
 mod atomics;
@@ -41,6 +40,7 @@ mod groups;
 mod guarded_arms;
 mod host_closures;
 mod index_spaces;
+mod unions;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
 mod inferred_pointers;

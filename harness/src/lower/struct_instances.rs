@@ -212,7 +212,9 @@ impl Context<'_> {
         area: super::items::Area,
     ) -> Lowered<String> {
         let refused = || format!("generic struct `{}` is not lowered", def.ident);
-        let Type::Path(p) = ty else { return self.fail(ty, refused()) };
+        let Type::Path(p) = ty else {
+            return self.fail(ty, refused());
+        };
         let Some(syn::PathArguments::AngleBracketed(arguments)) = p.path.segments.last().map(|s| &s.arguments) else {
             return self.fail(ty, format!("{}: its arguments are not written here", refused()));
         };
@@ -234,12 +236,16 @@ impl Context<'_> {
                     match t.path.get_ident() {
                         Some(i) if Self::primitive(&i.to_string()).is_some() => Some(t.to_token_stream()),
                         // A constant argument written as a path (`N`) reads as a type.
-                        _ => self.layouts.const_named(&t.path).map(|v| v.to_string().parse().unwrap_or_default()),
+                        _ => self
+                            .layouts
+                            .const_named(&t.path)
+                            .map(|v| v.to_string().parse().unwrap_or_default()),
                     }
                 }
-                syn::GenericArgument::Const(e) => {
-                    self.layouts.const_value(e).map(|v| v.to_string().parse().unwrap_or_default())
-                }
+                syn::GenericArgument::Const(e) => self
+                    .layouts
+                    .const_value(e)
+                    .map(|v| v.to_string().parse().unwrap_or_default()),
                 _ => None,
             };
             match value {
@@ -273,7 +279,11 @@ impl Context<'_> {
             })
             .collect();
         let mut words = vec![def.ident.to_string()];
-        words.extend(values.iter().map(|v| v.to_string().replace(|c: char| !c.is_ascii_alphanumeric(), "_")));
+        words.extend(
+            values
+                .iter()
+                .map(|v| v.to_string().replace(|c: char| !c.is_ascii_alphanumeric(), "_")),
+        );
         let key = ("struct", module.clone(), words.join("_"));
         self.require(ty, key, area, |name| {
             let inner = self
@@ -284,4 +294,3 @@ impl Context<'_> {
         })
     }
 }
-

@@ -25,7 +25,9 @@ impl Context<'_> {
     /// A union passed by value: the host sets its first field, which C++'s value
     /// initialisation of a union also sets.
     pub(super) fn union_param(&self, name: &str, ty: &Type) -> Lowered<Option<Param>> {
-        let Some(def) = self.file_union(ty) else { return Ok(None) };
+        let Some(def) = self.file_union(ty) else {
+            return Ok(None);
+        };
         let c_type = self.c_type(ty)?;
         let Some(first) = def.fields.named.first() else {
             return self.fail(ty, format!("union `{}` without fields", def.ident));

@@ -1,5 +1,5 @@
 // Kernels in the shape of NVlabs/cuda-oxide (a105afd522b73a6712a802e30bd900cd04cc8019),
-// examples `copy_aggregate_borrow` and `union_aggregate`.
+// example `copy_aggregate_borrow`.
 use cuda_device::{DisjointSlice, kernel, thread};
 
 #[derive(Clone, Copy)]
@@ -9,28 +9,11 @@ pub struct Extent {
     pub wrap: [bool; 2],
 }
 
-#[derive(Clone, Copy)]
-#[repr(C)]
-union Word {
-    whole: u32,
-    parts: [u8; 4],
-}
-
 #[kernel]
 pub fn extent_sizes(mut out: DisjointSlice<u32>, extent: Extent) {
     let index = thread::index_1d();
     let i = index.get() as usize;
     if let Some(slot) = out.get_mut(index) {
         *slot = extent.sizes[i % extent.sizes.len()] + extent.wrap[i % 2] as u32;
-    }
-}
-
-#[kernel]
-pub fn word_whole(word: Word, mut out: DisjointSlice<u32>) {
-    let index = thread::index_1d();
-    if let Some(slot) = out.get_mut(index) {
-        unsafe {
-            *slot = word.whole;
-        }
     }
 }
