@@ -341,7 +341,7 @@ impl<'a> Context<'a> {
             .iter()
             .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
         {
-            return self.fail(ty, format!("generic struct `{}` is not lowered", def.ident));
+            return self.foreign_struct_instance(ty, module, def, area).map(Some);
         }
         let key = ("struct", module.clone(), def.ident.to_string());
         self.require(ty, key, area, |name| {

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use syn::{Expr, Item, Stmt, Type};
 
+mod aggregate_params;
 mod arm_blocks;
 mod arrays;
 mod async_copy;
@@ -44,6 +45,7 @@ mod half_exchange;
 mod host_closures;
 mod impl_params;
 mod index_spaces;
+mod unions;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
 mod inferred_pointers;
@@ -945,6 +947,9 @@ impl<'a> Context<'a> {
                 if let Some(param) = self.alias_param(name, ty, scope)? {
                     return Ok(param);
                 }
+                if let Some(param) = self.union_param(name, ty)? {
+                    return Ok(param);
+                }
                 let (fields_scope, fields) = self
                     .layouts
                     .struct_fields(&p.path)
@@ -954,6 +959,11 @@ impl<'a> Context<'a> {
                 let cx = within.as_ref().unwrap_or(self);
                 let mut lowered = Vec::new();
                 for (field, field_ty) in fields {
+                    let field_ty = self.field_type_instance(p, &field_ty);
+                    if let Some(elements) = cx.array_field_params(&ident(&field), &field_ty)? {
+                        lowered.extend(elements);
+                        continue;
+                    }
                     let mut inner = Scope::default();
                     let param = cx
                         .kernel_param(&ident(&field), &field_ty, &mut inner)

@@ -199,3 +199,98 @@ impl Context<'_> {
         })
     }
 }
+
+impl Context<'_> {
+    /// The C struct of one instantiation of a generic struct of another file (`Uniform<u32>`
+    /// as `Uniform_u32`): its fields with the arguments put in, less the markers. Only
+    /// arguments that mean the same in both files are put in: scalars and constants.
+    pub(super) fn foreign_struct_instance(
+        &self,
+        ty: &Type,
+        module: &kernel_lint_analyzer::ModulePath,
+        def: &syn::ItemStruct,
+        area: super::items::Area,
+    ) -> Lowered<String> {
+        let refused = || format!("generic struct `{}` is not lowered", def.ident);
+        let Type::Path(p) = ty else {
+            return self.fail(ty, refused());
+        };
+        let Some(syn::PathArguments::AngleBracketed(arguments)) = p.path.segments.last().map(|s| &s.arguments) else {
+            return self.fail(ty, format!("{}: its arguments are not written here", refused()));
+        };
+        let params: Vec<String> = def
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| match g {
+                GenericParam::Type(t) => Some(t.ident.to_string()),
+                GenericParam::Const(c) => Some(c.ident.to_string()),
+                GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        let mut values = Vec::new();
+        for a in &arguments.args {
+            let value = match a {
+                syn::GenericArgument::Lifetime(_) => continue,
+                syn::GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => {
+                    match t.path.get_ident() {
+                        Some(i) if Self::primitive(&i.to_string()).is_some() => Some(t.to_token_stream()),
+                        // A constant argument written as a path (`N`) reads as a type.
+                        _ => self
+                            .layouts
+                            .const_named(&t.path)
+                            .map(|v| v.to_string().parse().unwrap_or_default()),
+                    }
+                }
+                syn::GenericArgument::Const(e) => self
+                    .layouts
+                    .const_value(e)
+                    .map(|v| v.to_string().parse().unwrap_or_default()),
+                _ => None,
+            };
+            match value {
+                Some(v) => values.push(v),
+                None => return self.fail(ty, format!("{}: argument `{}`", refused(), self.text(a))),
+            }
+        }
+        if params.len() != values.len() {
+            return self.fail(ty, refused());
+        }
+        let mut instance = def.clone();
+        instance.generics = syn::Generics::default();
+        let fields = match &mut instance.fields {
+            syn::Fields::Named(named) => &mut named.named,
+            syn::Fields::Unnamed(unnamed) => {
+                if unnamed.unnamed.iter().any(|f| super::types::is_marker(&f.ty)) {
+                    return self.fail(ty, "a tuple struct with a `PhantomData` field is not lowered");
+                }
+                &mut unnamed.unnamed
+            }
+            syn::Fields::Unit => return self.fail(ty, refused()),
+        };
+        *fields = fields
+            .iter()
+            .filter(|f| !super::types::is_marker(&f.ty))
+            .map(|f| {
+                let mut f = f.clone();
+                let tokens = super::substitution::substitute(f.ty.to_token_stream(), &params, &values);
+                f.ty = syn::parse2(tokens).unwrap_or(f.ty);
+                f
+            })
+            .collect();
+        let mut words = vec![def.ident.to_string()];
+        words.extend(
+            values
+                .iter()
+                .map(|v| v.to_string().replace(|c: char| !c.is_ascii_alphanumeric(), "_")),
+        );
+        let key = ("struct", module.clone(), words.join("_"));
+        self.require(ty, key, area, |name| {
+            let inner = self
+                .within(module)
+                .ok_or_else(|| (self.span(ty), "no file".to_string()))?;
+            instance.ident = syn::Ident::new(name, def.ident.span());
+            Ok((String::new(), inner.lower_struct(&instance)?))
+        })
+    }
+}

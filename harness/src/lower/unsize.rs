@@ -108,6 +108,9 @@ impl Context<'_> {
 
     /// `x.len()`: a slice's `x_len`, else (an array, a table) the array's constant length.
     pub(super) fn length_of(&self, receiver: &Expr, text: &str, scope: &Scope) -> String {
+        if let Some(length) = self.array_field_length(receiver, text, scope) {
+            return length;
+        }
         let Expr::Path(p) = receiver else {
             return format!("{text}_len");
         };
