@@ -45,7 +45,6 @@ mod half_exchange;
 mod host_closures;
 mod impl_params;
 mod index_spaces;
-mod unions;
 pub use index_spaces::space_data_notes;
 mod closure_structs;
 mod inferred_pointers;
@@ -945,9 +944,6 @@ impl<'a> Context<'a> {
                     return Ok(param);
                 }
                 if let Some(param) = self.alias_param(name, ty, scope)? {
-                    return Ok(param);
-                }
-                if let Some(param) = self.union_param(name, ty)? {
                     return Ok(param);
                 }
                 let (fields_scope, fields) = self
