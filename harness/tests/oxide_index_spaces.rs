@@ -37,7 +37,8 @@ fn runtime_2d_slices_carry_their_row_width() {
         "{matvec}"
     );
     // The row width is passed after the slice's length, and noted. It would be grid.x * block.x,
-    // but `a[row * k + i]` has no bound: the defaulted sizes, the width among them, are kept small.
+    // but `y[at]` has no bound (the analysis does not follow `index_2d_runtime`): the defaulted
+    // sizes, the width among them, are kept small.
     let launch = emitted
         .manifest
         .launches
@@ -49,7 +50,7 @@ fn runtime_2d_slices_carry_their_row_width() {
     assert_eq!(launch.params["k"], driver::UNBOUNDED_DEFAULT);
     assert!(
         launch.notes.iter().any(|n| n
-            == "defaulted `k`, `y_row_width` to 1024: the extent of `a[row * k as usize + i]` could not be bounded (`a`), so the sizes that may enter it are kept small"),
+            == "defaulted `k`, `y_row_width` to 1024: the extent of `y[at]` could not be bounded (`y`), so the sizes that may enter it are kept small"),
         "{:?}",
         launch.notes
     );

@@ -224,10 +224,6 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
                 "generic kernel over `T: Copy` is not lowered: no launch in this file instantiates it".to_string()
             ),
             (
-                "reads_missing".to_string(),
-                "method `map_or` is not lowered".to_string()
-            ),
-            (
                 "runtime_rows".to_string(),
                 "`DisjointSlice` over the index space `RuntimeRowMajorTiles` is not lowered".to_string()
             ),

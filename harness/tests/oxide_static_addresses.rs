@@ -51,3 +51,18 @@ fn constants_of_static_addresses_are_device_variables_after_the_statics() {
     );
     check_with_gxx(program);
 }
+
+#[test]
+fn statics_keep_their_numbers_and_addresses() {
+    let program = emitted().program;
+    for line in [
+        "__device__ const unsigned int ONE = 11;",
+        "__device__ const int SEED = (-7);",
+        "__device__ const unsigned int* ONE_REF = (&ONE);",
+        "__device__ const float* INNER = (&ROWS[2][1]);",
+    ] {
+        assert!(program.contains(line), "{line}\n{program}");
+    }
+    let _ = kernel(&program, "static_initializers");
+    check_with_gxx(&program);
+}

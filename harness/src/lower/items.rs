@@ -488,12 +488,15 @@ impl<'a> Context<'a> {
                     .join(", "),
             )
             .map(|v| format!("{{{v}}}")),
+            // A number or the address of another static: a constant initializer, which a
+            // `__device__` variable takes (it takes no dynamic one).
+            e if constant_initializer(e) => Some(self.expr(e, &mut Scope::default())?),
             // Device memory starts zeroed; other initializers are left to the kernels.
             _ => None,
         };
         let decl = decl.trim_end_matches(';');
         Ok(match init {
-            Some(init) if matches!(s.mutability, syn::StaticMutability::None) => {
+            Some(init) if matches!(s.mutability, syn::StaticMutability::None) && !decl.contains(" const ") => {
                 format!("{decl} = {init};\n").replacen("__device__ ", "__device__ const ", 1)
             }
             Some(init) => format!("{decl} = {init};\n"),
@@ -722,4 +725,26 @@ pub(super) fn receiver_param(receiver: &syn::Receiver, self_type: &str) -> Strin
 /// `-> &T` or `-> &mut T`: the C function returns a pointer.
 fn returns_reference(sig: &syn::Signature) -> bool {
     matches!(&sig.output, syn::ReturnType::Type(_, ty) if matches!(**ty, Type::Reference(_)))
+}
+
+/// A static's initializer that C++ evaluates at compile time: a literal (negated or cast) or
+/// the address of a static or of a part of one. Another static's value is not one.
+fn constant_initializer(expr: &Expr) -> bool {
+    fn place(expr: &Expr) -> bool {
+        match expr {
+            Expr::Path(p) => p.qself.is_none() && p.path.segments.len() == 1,
+            Expr::Index(i) => place(&i.expr) && matches!(&*i.index, Expr::Lit(_)),
+            Expr::Field(f) => place(&f.base),
+            Expr::Paren(p) => place(&p.expr),
+            _ => false,
+        }
+    }
+    match expr {
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_) | syn::Lit::Char(_)),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => constant_initializer(&u.expr),
+        Expr::Cast(c) => constant_initializer(&c.expr),
+        Expr::Paren(p) => constant_initializer(&p.expr),
+        Expr::Reference(r) => place(&r.expr),
+        _ => false,
+    }
 }

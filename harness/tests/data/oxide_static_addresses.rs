@@ -67,3 +67,18 @@ pub unsafe fn past_the_end(out: *mut u64) {
         out.add(i).write(PAST_END as u64);
     }
 }
+
+// Statics holding numbers and addresses, in the shape of cuda-oxide's device_global example:
+// the device reads their initial values.
+static SEED: i32 = -7;
+static ONE_REF: &u32 = &ONE;
+static INNER: &f32 = &ROWS[2][1];
+
+#[kernel]
+pub unsafe fn static_initializers(out: *mut u32) {
+    unsafe {
+        *out.add(0) = *ONE_REF;
+        *out.add(1) = (*INNER).to_bits();
+        *out.add(2) = SEED as u32;
+    }
+}
