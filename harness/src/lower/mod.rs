@@ -68,7 +68,9 @@ mod patterns;
 mod pointer_casts;
 mod prelude;
 mod printf;
+mod ptx_context;
 mod ptx_ops;
+mod range_extremes;
 mod receivers;
 mod rejected_examples;
 mod returned_arrays;
@@ -93,6 +95,8 @@ mod types;
 mod unsize;
 mod warp_stubs;
 mod warp_votes;
+mod warpgroup_mma;
+mod while_lets;
 mod wide_constants;
 
 pub use items::Workspace;
