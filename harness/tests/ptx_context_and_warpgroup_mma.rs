@@ -69,21 +69,33 @@ fn warpgroup_mma_is_one_wgmma_instruction_and_saturating_tf32_is_refused() {
 #[test]
 fn while_let_rounds_and_extremes_of_mapped_ranges_are_lowered() {
     let emitted = emit("k.rs", include_str!("data/cuda_std_search_rounds.rs"));
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     let pop_all = kernel(&emitted.program, "pop_all");
     assert!(pop_all.contains("#pragma unroll 1\nwhile (true) {\n"), "{pop_all}");
     assert!(pop_all.contains("else {\n#line"), "{pop_all}");
     assert!(pop_all.contains("break;\n"), "{pop_all}");
     let widest = kernel(&emitted.program, "widest");
     assert!(
-        widest.contains("for (long long kl_k = 0; kl_k < (4); ++kl_k) { auto kl_v = kl_map(kl_k); if (!kl_any || kl_v >= kl_best)"),
+        widest.contains(
+            "for (long long kl_k = 0; kl_k < (4); ++kl_k) { auto kl_v = kl_map(kl_k); if (!kl_any || kl_v >= kl_best)"
+        ),
         "{widest}"
     );
-    assert!(widest.contains("return kl_any ? kl_best : (decltype(kl_best))(0); }();"), "{widest}");
+    assert!(
+        widest.contains("return kl_any ? kl_best : (decltype(kl_best))(0); }();"),
+        "{widest}"
+    );
     assert!(
         widest.contains("for (decltype((1u) + (3)) kl_k = 1u; kl_k <= (3); ++kl_k) { auto kl_v = kl_map(kl_k); if (!kl_any || kl_v < kl_best)"),
         "{widest}"
     );
-    assert!(widest.contains("return kl_any ? kl_best : (__trap(), kl_best); }();"), "{widest}");
+    assert!(
+        widest.contains("return kl_any ? kl_best : (__trap(), kl_best); }();"),
+        "{widest}"
+    );
     check_with_gxx(&emitted.program);
 }
