@@ -27,7 +27,7 @@ impl Nvcc<'_> {
             return programs.iter().map(|_| Err(message.clone())).collect();
         }
         // Every unit and every `main` of the batch is one compile task.
-        let mut tasks: Vec<(usize, PathBuf, PathBuf)> = Vec::new();
+        let mut tasks: Vec<(usize, PathBuf, PathBuf, String)> = Vec::new();
         let mut written: Vec<Result<(), String>> = Vec::new();
         for (p, program) in programs.iter().enumerate() {
             let sources = program.units.iter().chain(std::iter::once(&program.main));
@@ -37,7 +37,12 @@ impl Nvcc<'_> {
                 if let Err(e) = std::fs::write(&source, text) {
                     ok = Err(format!("cannot write `{}`: {e}", source.display()));
                 }
-                tasks.push((p, source.clone(), source.with_extension("o")));
+                tasks.push((
+                    p,
+                    source.clone(),
+                    source.with_extension("o"),
+                    unit_arch(self.arch, text),
+                ));
             }
             written.push(ok);
         }
@@ -49,20 +54,13 @@ impl Nvcc<'_> {
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
-                    while let Some((p, source, object)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    while let Some((p, source, object, arch)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
                         if written[*p].is_err() {
                             continue;
                         }
                         let mut command = Command::new(self.program);
                         command
-                            .args([
-                                "-O3",
-                                "-lineinfo",
-                                "-std=c++17",
-                                &format!("-arch={}", self.arch),
-                                "-c",
-                                "-o",
-                            ])
+                            .args(["-O3", "-lineinfo", "-std=c++17", &format!("-arch={arch}"), "-c", "-o"])
                             .arg(object)
                             .arg(source);
                         if let Err(message) = run(&mut command) {
@@ -89,7 +87,7 @@ impl Nvcc<'_> {
                 } else {
                     self.dir.join(format!("p{p}"))
                 };
-                let objects = tasks.iter().filter(|(q, ..)| *q == p).map(|(_, _, object)| object);
+                let objects = tasks.iter().filter(|(q, ..)| *q == p).map(|(_, _, object, _)| object);
                 let mut link = Command::new(self.program);
                 link.arg(format!("-arch={}", self.arch))
                     .arg("-o")
@@ -98,6 +96,19 @@ impl Nvcc<'_> {
                 run(&mut link)
             })
             .collect()
+    }
+}
+
+/// The target a unit compiles for: the warpgroup MMA instructions exist only in the
+/// arch-specific target, so a unit that uses them builds for `sm_90a` where `sm_90` was asked.
+fn unit_arch(arch: &str, text: &str) -> String {
+    let specific = ["KL_PTX_FENCE(\"wgmma.", "wgmma_wait_group<", "kl::wgmma_mma"]
+        .iter()
+        .any(|m| text.contains(m));
+    if specific && arch == "sm_90" {
+        "sm_90a".to_string()
+    } else {
+        arch.to_string()
     }
 }
 
@@ -112,5 +123,23 @@ fn run(command: &mut Command) -> Result<(), String> {
             String::from_utf8_lossy(&output.stderr),
             String::from_utf8_lossy(&output.stdout)
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unit_arch;
+
+    #[test]
+    fn units_with_warpgroup_mma_build_for_the_arch_specific_target() {
+        let wgmma = "KL_PTX_FENCE(\"wgmma.fence.sync.aligned;\");";
+        assert_eq!(unit_arch("sm_90", wgmma), "sm_90a");
+        assert_eq!(
+            unit_arch("sm_90", "kl::wgmma_mma_m64n64k16_f32_bf16(a, 0, 0);"),
+            "sm_90a"
+        );
+        assert_eq!(unit_arch("sm_90", "x = 1;"), "sm_90");
+        assert_eq!(unit_arch("sm_90a", wgmma), "sm_90a");
+        assert_eq!(unit_arch("sm_100a", wgmma), "sm_100a");
     }
 }

@@ -209,7 +209,7 @@ fn multi_crate_and_host_launched_fixtures_match_the_recorded_h100_measurements()
     // The three-crate workspace: helpers, types and constants of other crates, and a cuda-oxide
     // kernel naming a type of another crate through its inline module's `use`.
     let (manifest, text) = emit_some_and_compare(None, "fixtures/workspace", "harness/measurements/h100-workspace.csv");
-    assert_eq!(manifest["launches"].as_array().unwrap().len(), 7);
+    assert_eq!(manifest["launches"].as_array().unwrap().len(), 10);
     assert_eq!(manifest["launches"][0]["kernel"], "speeds");
     assert!(
         text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"),

@@ -343,6 +343,19 @@ impl Context<'_> {
                 Ok(())
             }
             Pat::Reference(r) => self.pattern_parts(&r.pat, place, false, tests, binds),
+            // `Some((node, _))`: the tuple's fields by position, a trailing `..` skipping the rest.
+            Pat::Tuple(t) => {
+                for (i, elem) in t.elems.iter().enumerate() {
+                    if matches!(elem, Pat::Rest(_)) {
+                        if i + 1 != t.elems.len() {
+                            return self.fail(t, "a tuple pattern with `..` before its last field");
+                        }
+                        break;
+                    }
+                    self.pattern_parts(elem, &format!("({place})._{i}"), by_ref, tests, binds)?;
+                }
+                Ok(())
+            }
             Pat::Path(p) if p.path.is_ident("None") => {
                 tests.push(format!("!({place}).some"));
                 Ok(())

@@ -451,6 +451,9 @@ impl Context<'_> {
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);
         }
+        if let Some(context) = self.ptx_context_call(c)? {
+            return Ok(context);
+        }
         if let Some(intrinsic) = self.device_intrinsic(c, scope)? {
             return Ok(intrinsic);
         }
@@ -634,6 +637,9 @@ impl Context<'_> {
         if let Some(walked) = self.iterator_method(m, scope)? {
             return Ok(walked);
         }
+        if let Some(extreme) = self.range_extreme(m, scope)? {
+            return Ok(extreme);
+        }
         if let Some(sum) = self.mapped_sum(m, scope)? {
             return Ok(sum);
         }
@@ -648,6 +654,9 @@ impl Context<'_> {
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
+        if let Some(context) = self.ptx_context_method(m, &receiver) {
+            return Ok(context);
+        }
         let args: Vec<String> = m.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         let arg = |i: usize| {
             args.get(i)

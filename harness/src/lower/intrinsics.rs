@@ -303,6 +303,13 @@ impl Context<'_> {
                 let pack = if narrow { "KL_PACK_F32X2_16" } else { "KL_PACK_F32X2" };
                 format!("{pack}(\"{ptx}\", {a}, {b})")
             }
+            // ptxas accepts `.satfinite` on a tf32 conversion only from sm_100 on.
+            (other, [_]) if tf32_conversion(other).is_some() && other.contains("satfinite") => {
+                return self.fail(
+                    c,
+                    format!("`{other}`: `cvt.*.satfinite.tf32.f32` needs sm_100, which the H100/H200 harness machine cannot run"),
+                );
+            }
             (other, [a]) if tf32_conversion(other).is_some() => {
                 format!(
                     "KL_CONVERT_TF32(\"{}\", {a})",

@@ -94,6 +94,7 @@ impl Context<'_> {
             return Ok(Some(call));
         }
         let known = scalar_float_op(&name, arity).is_some()
+            || (name.as_str(), arity) == super::warpgroup_mma::MMA_M64N64K16_BF16
             || prmt_mode(&name, arity).is_some()
             || (ldmatrix(&name).is_some() && arity == 1)
             || blackwell_matrix(&name).is_some()
@@ -147,6 +148,9 @@ impl Context<'_> {
         }
         Ok(Some(match (name.as_str(), args.as_slice()) {
             ("movmatrix_trans_b16", [a]) => format!("kl::movmatrix_trans_b16({a})"),
+            ("wgmma_mma_m64n64k16_f32_bf16", [acc, a, b]) => {
+                format!("kl::wgmma_mma_m64n64k16_f32_bf16({acc}, {a}, {b})")
+            }
             ("wgmma_fence", []) => "KL_PTX_FENCE(\"wgmma.fence.sync.aligned;\")".to_string(),
             ("wgmma_commit_group", []) => "KL_PTX_FENCE(\"wgmma.commit_group.sync.aligned;\")".to_string(),
             ("wgmma_wait_group", []) => {

@@ -398,6 +398,7 @@ impl Context<'_> {
                     )),
                 }
             }
+            Expr::While(w) if matches!(&*w.cond, Expr::Let(_)) && w.label.is_none() => self.while_let(w, scope),
             Expr::While(w) => Ok(format!(
                 "{ROLLED}while ({}) {}",
                 self.expr(&w.cond, scope)?,
