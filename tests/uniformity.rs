@@ -387,7 +387,11 @@ fn a_counter_keeps_its_count_beside_an_accumulator_of_loaded_data() {
         }
     }";
     let p = predict(src, "k", "mat", Op::Load, 0);
-    assert_eq!((p.class, p.sectors_per_request), (AccessClass::Strided, Some(32.0)), "{p:?}");
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Strided, Some(32.0)),
+        "{p:?}"
+    );
     assert_broadcast(&predict(src, "k", "v", Op::Load, 0));
 }
 
@@ -405,13 +409,35 @@ fn a_range_mapped_through_a_closure_gives_the_closure_of_each_index() {
         }
     }";
     let p = predict_with(src, "k", "out", Op::Store, 0, &[("threads", 1 << 20), ("stride", 4)]);
-    assert_eq!((p.class, p.sectors_per_request), (AccessClass::Coalesced, Some(4.0)), "{p:?}");
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Coalesced, Some(4.0)),
+        "{p:?}"
+    );
     let p = predict_with(src, "k", "a", Op::Load, 0, &[("threads", 1 << 20), ("stride", 4)]);
-    assert_eq!((p.class, p.sectors_per_request), (AccessClass::Strided, Some(8.0)), "{p:?}");
+    assert_eq!(
+        (p.class, p.sectors_per_request),
+        (AccessClass::Strided, Some(8.0)),
+        "{p:?}"
+    );
     // An item loaded at an address the same for every lane is the same for every lane: the
     // loads are broadcasts, and so is the store through it.
-    assert_broadcast(&predict_with(src, "k", "a", Op::Load, 1, &[("threads", 1 << 20), ("stride", 4)]));
-    assert_broadcast(&predict_with(src, "k", "out", Op::Store, 1, &[("threads", 1 << 20), ("stride", 4)]));
+    assert_broadcast(&predict_with(
+        src,
+        "k",
+        "a",
+        Op::Load,
+        1,
+        &[("threads", 1 << 20), ("stride", 4)],
+    ));
+    assert_broadcast(&predict_with(
+        src,
+        "k",
+        "out",
+        Op::Store,
+        1,
+        &[("threads", 1 << 20), ("stride", 4)],
+    ));
 }
 
 #[test]

@@ -26,7 +26,9 @@ fn constants_of_static_addresses_are_device_variables_after_the_statics() {
         assert!(program.contains(line), "{line}\n{program}");
     }
     // Defined once the statics they point into are declared.
-    let statics = program.find("ROWS;").expect("ROWS declared");
+    let statics = program
+        .find("__device__ const kl::array<kl::array<float, 2>, 3> ROWS = ")
+        .expect("ROWS defined with its rows");
     assert!(program.find(both).unwrap() > statics, "{program}");
     for name in [
         "tuple_of_addresses",

@@ -475,7 +475,7 @@ impl<'a> Context<'a> {
         Ok(format!("[[maybe_unused]] constexpr {decl} = {value};\n"))
     }
 
-    fn static_definition(&self, name: &str, s: &syn::ItemStatic) -> Lowered<String> {
+    pub(super) fn static_definition(&self, name: &str, s: &syn::ItemStatic) -> Lowered<String> {
         let mut renamed = s.clone();
         renamed.ident = syn::Ident::new(name, s.ident.span());
         let decl = self.static_decl(&renamed)?;
@@ -740,7 +740,10 @@ fn constant_initializer(expr: &Expr) -> bool {
         }
     }
     match expr {
-        Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_) | syn::Lit::Char(_)),
+        Expr::Lit(l) => matches!(
+            l.lit,
+            syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_) | syn::Lit::Char(_)
+        ),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => constant_initializer(&u.expr),
         Expr::Cast(c) => constant_initializer(&c.expr),
         Expr::Paren(p) => constant_initializer(&p.expr),

@@ -303,6 +303,13 @@ pub fn lower_file(
     for item in &items {
         if let Item::Static(s) = item {
             match cx.static_decl(s) {
+                // A device static keeps its initial value; a shared one takes none.
+                Ok(decl) if decl.contains("__device__ ") => match cx.static_definition(&s.ident.to_string(), s) {
+                    Ok(definition) => code.push_str(&definition),
+                    Err(_) => {
+                        let _ = writeln!(code, "{decl}");
+                    }
+                },
                 Ok(decl) => {
                     let _ = writeln!(code, "{decl}");
                 }
