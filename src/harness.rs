@@ -494,6 +494,10 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
                 "error: `{}` in {} (launch {position}): {reason}; measuring the others without it",
                 launch.kernel, launch.file
             );
+            // What the program said of the failure (the CUDA error and the call that met it).
+            for line in text.lines().filter(|l| l.starts_with("CUDA error")).take(2) {
+                eprintln!("  {line}");
+            }
             let (rest, next) = driver::without_launch(&kept, &manifest, position, &reason);
             (kept, manifest) = (rest, next);
             measurable(&manifest)?;

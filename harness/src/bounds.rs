@@ -23,6 +23,8 @@ pub struct BufferNeed {
     pub unbounded: Option<String>,
     /// Whether the array's elements are used as indices (and so must be filled).
     pub index_array: bool,
+    /// Whether a predicted access reaches the array.
+    pub accessed: bool,
 }
 
 /// The bytes each global array needs under a launch whose parameters are all known.
@@ -63,6 +65,7 @@ pub fn buffer_needs(accesses: &[Access], launch: &ResolvedLaunch) -> BTreeMap<St
             bytes: 256,
             unbounded: None,
             index_array: false,
+            accessed: true,
         });
         match extent {
             Some(i) if i.is_bounded() && i.lo >= 0 => {

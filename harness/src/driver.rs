@@ -958,6 +958,7 @@ fn launch_buffers(accesses: &[Access], launch: &ResolvedLaunch, params: &[Param]
                         bytes: UNBOUNDED_BYTES,
                         unbounded: None,
                         index_array: false,
+                        accessed: false,
                     });
                 }
                 Param::Struct { fields, .. } => walk(fields, &format!("{array}."), needs),
@@ -1175,6 +1176,13 @@ fn argument(param: &Param, prefix: &str, planned: &PlannedLaunch, out: &mut Stri
             let need = planned.buffers.get(&array);
             let bytes = allocation_bytes(param, &array, &planned.buffers);
             let elements = bytes / elem_bytes.max(&1);
+            // A slice the analysis sees no access of keeps the usual length (a loop over it,
+            // `iter().sum()`, runs as long as before); only its allocation is generous.
+            let length = if need.is_some_and(|n| !n.accessed) {
+                elements.min(SLICE_ELEMENTS as u64)
+            } else {
+                elements
+            };
             let _ = writeln!(out, "  {elem}* {var} = nullptr;");
             // A struct whose layout the analyzer leaves to rustc (it holds an enum with data)
             // may be larger in the twin than the figure used here: as many elements, each whole.
@@ -1199,7 +1207,7 @@ fn argument(param: &Param, prefix: &str, planned: &PlannedLaunch, out: &mut Stri
             }
             frees.push(var.clone());
             if matches!(param, Param::Slice { .. }) {
-                format!("{var}, {elements}ull")
+                format!("{var}, {length}ull")
             } else {
                 var
             }
