@@ -212,7 +212,7 @@ fn multi_crate_and_host_launched_fixtures_match_the_recorded_h100_measurements()
     assert_eq!(manifest["launches"].as_array().unwrap().len(), 10);
     assert_eq!(manifest["launches"][0]["kernel"], "speeds");
     assert!(
-        text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"),
+        text.contains("\n16 of 16 measured accesses exact, 0 within 10%, 0 wrong;"),
         "{text}"
     );
     // Launches read from the host crates: the GEMM under (1, 16) and (16, 16) blocks with the
@@ -235,7 +235,7 @@ fn multi_crate_and_host_launched_fixtures_match_the_recorded_h100_measurements()
     // The dialects the harness lowers: core::arch::nvptx, nvptx_builtins, cuda-oxide.
     let (_, text) = emit_some_and_compare(None, "fixtures/dialects", "harness/measurements/h100-dialects.csv");
     assert!(
-        text.contains("\n12 of 12 measured accesses exact, 0 within 10%, 0 wrong;"),
+        text.contains("\n16 of 16 measured accesses exact, 0 within 10%, 0 wrong;"),
         "{text}"
     );
 }
