@@ -14,14 +14,15 @@ macro_rules! option_prelude {
   T value;
   // `Option<&mut T>` where an `Option<&T>` is wanted, and the like.
   template <typename U, typename = typename std::enable_if<!std::is_same<U, T>::value>::type>
-  __host__ __device__ operator option<U>() const { return option<U>{some, static_cast<U>(value)}; }
+  __host__ __device__ constexpr operator option<U>() const { return option<U>{some, static_cast<U>(value)}; }
   // `unwrap()` and `expect()`: the value.
-  __host__ __device__ operator T() const { return value; }
+  __host__ __device__ constexpr operator T() const { return value; }
 };
+// Constant expressions, so that a `__device__` constant may hold an option.
 struct none {
-  template <typename T> __host__ __device__ operator option<T>() const { return option<T>{false, T{}}; }
+  template <typename T> __host__ __device__ constexpr operator option<T>() const { return option<T>{false, T{}}; }
 };
-template <typename T> __host__ __device__ option<T> some(T value) { return option<T>{true, value}; }
+template <typename T> __host__ __device__ constexpr option<T> some(T value) { return option<T>{true, value}; }
 template <typename T, typename D> __host__ __device__ T unwrap_or(const option<T>& o, D fallback) {
   return o.some ? o.value : static_cast<T>(fallback);
 }

@@ -5,36 +5,7 @@
 
 use super::receivers::type_name;
 use super::{Context, Scope};
-use kernel_lint_analyzer::model::items::Target;
-use kernel_lint_analyzer::model::layout;
 use syn::{Expr, GenericArgument, PathArguments, Type};
-
-const PRIMITIVES: &[&str] = &[
-    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool",
-];
-
-/// The primitive a type names through aliases (`type Real = f32;`), read in `owner`.
-pub(super) fn primitive_alias(owner: &layout::Scope<'_>, ty: &Type) -> Option<String> {
-    let mut ty = ty.clone();
-    let mut module = owner.module.clone();
-    for _ in 0..8 {
-        let Type::Path(p) = &ty else { return None };
-        let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        if let [one] = segments.as_slice() {
-            if PRIMITIVES.contains(&one.as_str()) {
-                return Some(one.clone());
-            }
-        }
-        let target = owner.index.resolve(&module, &segments)?;
-        let (at, alias) = owner.index.alias(&target)?;
-        if !matches!(target, Target::Item(..)) {
-            return None;
-        }
-        module = at.clone();
-        ty = (*alias.ty).clone();
-    }
-    None
-}
 
 impl Context<'_> {
     /// `p.add(i)` of a raw pointer: its pointee; `x.unwrap()` of a method returning

@@ -3,7 +3,8 @@
 //! the receiver's own.
 
 use super::{Context, Lowered, Scope};
-use kernel_lint_analyzer::model::items::FunctionRef;
+use kernel_lint_analyzer::model::items::{FunctionRef, Target};
+use kernel_lint_analyzer::model::layout;
 use syn::{Expr, Type};
 
 impl Context<'_> {
@@ -129,7 +130,7 @@ impl Context<'_> {
         };
         let (_, ty) = fields.iter().find(|(name, _)| *name == member)?;
         // `mass: Real`: the primitive a scalar alias stands for, which methods are defined on.
-        super::receiver_types::primitive_alias(&owner, ty).or_else(|| type_name(ty))
+        primitive_alias(&owner, ty).or_else(|| type_name(ty))
     }
 
     /// Of several methods of one name, those of the receiver's type where it is known.
@@ -172,4 +173,31 @@ pub(super) fn type_name(ty: &Type) -> Option<String> {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     }
+}
+
+const PRIMITIVES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool",
+];
+
+/// The primitive a type names through aliases (`type Real = f32;`), read in `owner`.
+pub(super) fn primitive_alias(owner: &layout::Scope<'_>, ty: &Type) -> Option<String> {
+    let mut ty = ty.clone();
+    let mut module = owner.module.clone();
+    for _ in 0..8 {
+        let Type::Path(p) = &ty else { return None };
+        let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [one] = segments.as_slice() {
+            if PRIMITIVES.contains(&one.as_str()) {
+                return Some(one.clone());
+            }
+        }
+        let target = owner.index.resolve(&module, &segments)?;
+        let (at, alias) = owner.index.alias(&target)?;
+        if !matches!(target, Target::Item(..)) {
+            return None;
+        }
+        module = at.clone();
+        ty = (*alias.ty).clone();
+    }
+    None
 }
