@@ -46,7 +46,11 @@ pub fn staged(src: &[f32], mut dst: DisjointSlice<f32>) {
 #[test]
 fn associated_functions_of_const_generic_types_are_copied_per_constants() {
     let emitted = driver::emit(&[SourceFile::new("k.rs", KERNELS)], &LaunchPlan::default());
-    assert!(emitted.manifest.not_lowered.is_empty(), "{:?}", emitted.manifest.not_lowered);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
     let program = &emitted.program;
     assert!(
         program.contains("return (at ^ ((((((at >> 5)) & ((((1 << 5)) - 1)))) << 0)));"),
@@ -60,6 +64,10 @@ fn associated_functions_of_const_generic_types_are_copied_per_constants() {
     assert!(staged.contains("STAGE[XorMap_5_0_5_map(t)] = src[t];"), "{staged}");
     assert!(staged.contains("STAGE[XorMap_3_2_7_map(t)] = src[t];"), "{staged}");
     // One copy per set of constants, however often it is called.
-    assert_eq!(program.matches("XorMap_5_0_5_map(unsigned long long at) {").count(), 1, "{program}");
+    assert_eq!(
+        program.matches("XorMap_5_0_5_map(unsigned long long at) {").count(),
+        1,
+        "{program}"
+    );
     check_with_gxx(program);
 }
