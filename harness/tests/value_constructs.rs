@@ -48,22 +48,14 @@ fn map_or_and_a_by_value_binding_lower() {
 }
 
 #[test]
-fn a_const_generic_owner_is_refused_by_name_and_the_rest_compiles() {
+fn a_const_generic_owner_is_copied_per_constants_and_the_rest_compiles() {
     let emitted = emit_one(KERNELS);
-    let refused: Vec<_> = emitted
-        .manifest
-        .not_lowered
-        .iter()
-        .map(|n| (n.kernel.as_str(), n.reason.as_str()))
-        .collect();
-    assert_eq!(refused.len(), 1, "{refused:?}");
-    assert_eq!(refused[0].0, "rotated");
     assert!(
-        refused[0]
-            .1
-            .contains("`Rotate::<5>::apply`: an associated function of a const-generic type `Rotate` is not lowered"),
-        "{refused:?}"
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
     );
-    assert_eq!(emitted.manifest.launches.len(), 4);
+    assert!(emitted.program.contains("Rotate_5_apply("), "{}", emitted.program);
+    assert_eq!(emitted.manifest.launches.len(), 5);
     check_with_gxx(&emitted.program);
 }

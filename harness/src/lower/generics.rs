@@ -74,7 +74,7 @@ fn const_generic(f: &syn::ItemFn) -> bool {
 }
 
 /// `::<8, 16>` as its integer literals, `::<f32, Limited>` as its types.
-fn literal_arguments(arguments: &PathArguments) -> Option<Vec<String>> {
+pub(super) fn literal_arguments(arguments: &PathArguments) -> Option<Vec<String>> {
     let PathArguments::AngleBracketed(args) = arguments else {
         return None;
     };

@@ -526,9 +526,15 @@ impl<'a> Context<'a> {
         let Some(function) = index.function(&target) else {
             return Ok(None);
         };
-        if function.self_type.is_some() {
+        let mut constants = Vec::new();
+        if let Some(self_type) = function.self_type {
             if let Some(reason) = super::const_asserts::const_generic_owner(path) {
-                return self.fail(c, reason);
+                let syntax = self.workspace.syntax.get(function.file).copied().flatten();
+                match syntax.and_then(|f| super::const_impls::impl_constants(&f.items, path, self_type, &function.name))
+                {
+                    Some(found) => constants = found,
+                    None => return self.fail(c, reason),
+                }
             }
         }
         let kind = if function.self_type.is_some() {
@@ -550,7 +556,7 @@ impl<'a> Context<'a> {
             scope.reference_call = returns_reference(function.sig);
             return Ok(None);
         }
-        let name = self.function_item(c, &function, area)?;
+        let name = self.function_item_with(c, &function, area, &constants)?;
         scope.reference_call = returns_reference(function.sig);
         let mut with_lengths = Vec::new();
         let slice_params = self.slice_parameters(path);
@@ -626,9 +632,22 @@ impl<'a> Context<'a> {
 
     /// Lowers a free function or method once; its C name (`Type_method` for methods).
     fn function_item(&self, node: &impl quote::ToTokens, function: &FunctionRef<'_>, area: Area) -> Lowered<String> {
-        let wanted = match function.self_type {
-            Some(ty) => format!("{ty}::{}", function.name),
-            None => function.name.clone(),
+        self.function_item_with(node, function, area, &[])
+    }
+
+    /// `function_item` for a function whose impl's constants take the values of `constants`.
+    fn function_item_with(
+        &self,
+        node: &impl quote::ToTokens,
+        function: &FunctionRef<'_>,
+        area: Area,
+        constants: &[(String, String)],
+    ) -> Lowered<String> {
+        let instance: Vec<&str> = constants.iter().map(|(_, v)| v.as_str()).collect();
+        let wanted = match (function.self_type, instance.is_empty()) {
+            (Some(ty), true) => format!("{ty}::{}", function.name),
+            (Some(ty), false) => format!("{ty}_{}::{}", instance.join("_"), function.name),
+            (None, _) => function.name.clone(),
         };
         let early_copy = area == Area::Early && self.workspace.owner(function.module) == Some(self.home);
         let key = (
@@ -656,6 +675,12 @@ impl<'a> Context<'a> {
         }
         if let Some(named) = super::impl_params::named(&item) {
             item = named;
+        }
+        if !constants.is_empty() {
+            match super::const_impls::write_in(&item, constants) {
+                Some(written) => item = written,
+                None => return self.fail(node, format!("`{}`: its constants cannot be written in", function.name)),
+            }
         }
         let self_type = function.self_type.map(str::to_string);
         self.require(node, key, area, |name| {

@@ -21,6 +21,7 @@ mod closures;
 mod compiled;
 mod const_asserts;
 mod const_eval;
+mod const_impls;
 mod constant_patterns;
 mod core_values;
 mod cuda_std_api;
