@@ -48,7 +48,7 @@ fn constants_of_static_addresses_are_device_variables_after_the_statics() {
         refused,
         [(
             "past_the_end",
-            "`PAST_END` names a constant or static whose definition is not lowered"
+            "`PAST_END` names a constant whose definition is not lowered: its value casts a static's address (`&raw const S as *const U`): a reinterpret_cast is no constant initializer of a `__device__` pointer"
         )]
     );
     check_with_gxx(program);

@@ -44,10 +44,7 @@ impl Context<'_> {
                     return Ok(ordering);
                 }
                 if p.path.segments.len() > 1 && self.undefined.contains(&name) {
-                    return self.fail(
-                        p,
-                        format!("`{name}` names a constant or static whose definition is not lowered"),
-                    );
+                    return self.fail(p, super::const_reasons::undefined(&name));
                 }
                 if p.path.segments.len() > 1
                     && self.layouts.const_named(&p.path).is_none()
@@ -61,10 +58,7 @@ impl Context<'_> {
                 if p.path.segments.len() > 1 {
                     ident(&name)
                 } else if self.undefined.contains(&name) && !scope.is_bound(&name) {
-                    return self.fail(
-                        p,
-                        format!("`{name}` names a constant or static whose definition is not lowered"),
-                    );
+                    return self.fail(p, super::const_reasons::undefined(&name));
                 } else if self.structs.contains(&name) && !scope.is_bound(&name) {
                     // A unit struct as a value.
                     format!("{name}{{}}")

@@ -22,6 +22,7 @@ mod compiled;
 mod const_asserts;
 mod const_eval;
 mod const_impls;
+mod const_reasons;
 mod constant_patterns;
 mod core_values;
 mod cuda_std_api;
@@ -690,6 +691,7 @@ impl<'a> Context<'a> {
             .collect();
         let mut failed = Vec::new();
         let mut wide = HashMap::new();
+        const_reasons::clear();
         loop {
             let before = pending.len();
             pending.retain(|c| {
@@ -703,6 +705,7 @@ impl<'a> Context<'a> {
                 if let Some(target) = static_refs::referenced_name(&c.expr) {
                     if !defined.contains(&target) && !item(&target) {
                         let _ = writeln!(code, "// const {} not lowered: `{target}` is not defined here", c.ident);
+                        const_reasons::record(&c.ident.to_string(), format!("`{target}` is not defined here"));
                         failed.push(c.ident.to_string());
                         return false;
                     }
@@ -740,8 +743,10 @@ impl<'a> Context<'a> {
                         code.push_str(&self.constant_definition(&c.ty, &decl, &value));
                         defined.insert(c.ident.to_string());
                     }
-                    _ => {
+                    (value, decl) => {
                         let _ = writeln!(code, "// const {} not lowered", c.ident);
+                        let why = value.err().or(decl.err()).map(|(_, why)| why).unwrap_or_default();
+                        const_reasons::record(&c.ident.to_string(), why);
                         failed.push(c.ident.to_string());
                     }
                 }
@@ -750,6 +755,13 @@ impl<'a> Context<'a> {
             if pending.len() == before {
                 break;
             }
+        }
+        for c in &pending {
+            let missing: Vec<String> = expression_names(&c.expr)
+                .into_iter()
+                .filter(|n| !defined.contains(n) && (self.consts.contains(n) || statics.contains(n)))
+                .collect();
+            const_reasons::record(&c.ident.to_string(), const_reasons::waiting(&missing));
         }
         failed.extend(pending.iter().map(|c| c.ident.to_string()));
         failed

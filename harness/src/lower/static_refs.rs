@@ -41,6 +41,10 @@ impl Context<'_> {
                 // A cast pointer (`&raw const T as *const U`) is a `reinterpret_cast`: not a constant
                 // initializer, which a `__device__` variable needs.
                 if c.expr.to_token_stream().to_string().contains(" as *") {
+                    super::const_reasons::record(
+                        &c.ident.to_string(),
+                        "its value casts a static's address (`&raw const S as *const U`): a reinterpret_cast is no constant initializer of a `__device__` pointer",
+                    );
                     return false;
                 }
                 let value = match &*c.expr {
@@ -52,7 +56,11 @@ impl Context<'_> {
                         .map(|v| format!("{{{}}}", v.join(", "))),
                     other => self.expr(other, &mut Scope::default()),
                 };
-                if let (Ok(value), Ok(decl)) = (value, self.declarator(&c.ty, &ident(&c.ident.to_string()))) {
+                let decl = self.declarator(&c.ty, &ident(&c.ident.to_string()));
+                if let Err((_, why)) = value.as_ref().and(decl.as_ref()) {
+                    super::const_reasons::record(&c.ident.to_string(), why.clone());
+                }
+                if let (Ok(value), Ok(decl)) = (value, decl) {
                     // A pointer's declarator already leads with the pointee's `const`.
                     let qualifier = if decl.starts_with("const ") { "" } else { "const " };
                     let _ = writeln!(code, "__device__ {qualifier}{decl} = {value};");
