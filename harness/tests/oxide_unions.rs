@@ -24,7 +24,10 @@ fn unions_of_the_file() {
         program.contains("return ([&]() { Lanes u{}; u.packed = static_cast<unsigned int>(packed); return u; }());"),
         "{program}"
     );
-    assert!(program.contains("  Lanes lanes{};\n  lanes.packed = (unsigned int)"), "{program}");
+    assert!(
+        program.contains("  Lanes lanes{};\n  lanes.packed = (unsigned int)"),
+        "{program}"
+    );
     let own = program.find("struct Vec2 {").expect("own struct");
     let boxed = program.find("struct Boxed_Vec2 {").expect("instance");
     assert!(own < boxed, "{program}");

@@ -24,7 +24,8 @@ fn own_struct_contains(items: &[&Item], generic: &syn::Ident) -> bool {
     let generic = generic.to_string();
     let names = |ty: &Type| {
         let text = ty.to_token_stream().to_string();
-        text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == generic)
+        text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| w == generic)
     };
     items.iter().any(|i| match i {
         Item::Struct(s) => s.fields.iter().any(|f| names(&f.ty)),

@@ -10,7 +10,12 @@ use syn::{Item, Type};
 impl Context<'_> {
     /// The kernel file's union a path names.
     fn file_union(&self, path: &syn::Path) -> Option<syn::ItemUnion> {
-        if path.segments.len() != 1 && !path.segments.first().is_some_and(|s| s.ident == "self" || s.ident == "super") {
+        if path.segments.len() != 1
+            && !path
+                .segments
+                .first()
+                .is_some_and(|s| s.ident == "self" || s.ident == "super")
+        {
             return None;
         }
         let name = last_segment(path);
@@ -28,7 +33,11 @@ impl Context<'_> {
 
     /// `union Bits { unsigned int word; kl::array<unsigned char, 4> bytes; };`
     pub(super) fn lower_union(&self, u: &syn::ItemUnion) -> Lowered<String> {
-        if u.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_))) {
+        if u.generics
+            .params
+            .iter()
+            .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        {
             return self.fail(u, format!("generic union `{}` is not lowered", u.ident));
         }
         let repr = super::repr(&u.attrs);
@@ -56,7 +65,9 @@ impl Context<'_> {
     /// `Bits { bytes: [..] }`: a zeroed union with that one member set, as Rust's literal
     /// writes only the bytes of the field it names.
     pub(super) fn union_literal(&self, s: &syn::ExprStruct, scope: &mut Scope) -> Lowered<Option<String>> {
-        let Some(def) = self.file_union(&s.path) else { return Ok(None) };
+        let Some(def) = self.file_union(&s.path) else {
+            return Ok(None);
+        };
         let [field] = s.fields.iter().collect::<Vec<_>>()[..] else {
             return self.fail(s, format!("union `{}` literal must name one field", def.ident));
         };
@@ -79,7 +90,9 @@ impl Context<'_> {
     /// initialisation of a union also sets.
     pub(super) fn union_param(&self, name: &str, ty: &Type) -> Lowered<Option<Param>> {
         let Type::Path(p) = ty else { return Ok(None) };
-        let Some(def) = self.file_union(&p.path) else { return Ok(None) };
+        let Some(def) = self.file_union(&p.path) else {
+            return Ok(None);
+        };
         let c_type = self.c_type(ty)?;
         let Some(first) = def.fields.named.first() else {
             return self.fail(ty, format!("union `{}` without fields", def.ident));
