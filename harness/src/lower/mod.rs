@@ -109,6 +109,7 @@ mod traits;
 mod tuple_arms;
 mod tuple_lets;
 mod types;
+mod unions;
 mod unsize;
 mod warp_stubs;
 mod warp_votes;
@@ -233,6 +234,7 @@ pub fn lower_file(
     items.extend(expanded.iter());
     let item_set = items::ItemSet::new(items.iter().filter_map(|i| match i {
         Item::Struct(s) => Some(s.ident.to_string()),
+        Item::Union(u) => Some(u.ident.to_string()),
         Item::Const(c) => Some(c.ident.to_string()),
         Item::Static(s) => Some(s.ident.to_string()),
         Item::Fn(f) => Some(ident(&f.sig.ident.to_string())),
@@ -283,6 +285,17 @@ pub fn lower_file(
                 }
                 Err((_, reason)) => {
                     let _ = writeln!(code, "// struct {} not lowered: {reason}", s.ident);
+                }
+            }
+        }
+        if let Item::Union(u) = item {
+            match cx.lower_union(u) {
+                Ok(text) => {
+                    cx.structs.insert(u.ident.to_string());
+                    own_structs.push((u.ident.to_string(), text));
+                }
+                Err((_, reason)) => {
+                    let _ = writeln!(code, "// union {} not lowered: {reason}", u.ident);
                 }
             }
         }
@@ -968,6 +981,9 @@ impl<'a> Context<'a> {
                     return Ok(param);
                 }
                 if let Some(param) = self.alias_param(name, ty, scope)? {
+                    return Ok(param);
+                }
+                if let Some(param) = self.union_param(name, ty)? {
                     return Ok(param);
                 }
                 let (fields_scope, fields) = self

@@ -19,6 +19,21 @@ fn instance_name(ty: &Type) -> String {
     words.join("_")
 }
 
+/// Whether a struct or union of the file has a field whose type names `generic`.
+fn own_struct_contains(items: &[&Item], generic: &syn::Ident) -> bool {
+    let generic = generic.to_string();
+    let names = |ty: &Type| {
+        let text = ty.to_token_stream().to_string();
+        text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| w == generic)
+    };
+    items.iter().any(|i| match i {
+        Item::Struct(s) => s.fields.iter().any(|f| names(&f.ty)),
+        Item::Union(u) => u.fields.named.iter().any(|f| names(&f.ty)),
+        _ => false,
+    })
+}
+
 impl Context<'_> {
     /// The C struct of one instantiation of a generic struct of the kernel's file, defined once
     /// ahead of the file's own items; `None` when `ty` names no such struct.
@@ -85,10 +100,16 @@ impl Context<'_> {
                 f
             })
             .collect();
-        // The instance is defined ahead of the file's own structs: it may not name them.
+        // An instance naming the file's own structs is defined after them, which the file's
+        // own structs then may not contain; any other is defined ahead of them.
+        let mut area = super::items::Area::Early;
         for field in &kept {
             if let Type::Path(fp) = &field.ty {
                 if self.structs.contains(&last_segment(&fp.path)) {
+                    if !own_struct_contains(&items, &def.ident) {
+                        area = super::items::Area::Late;
+                        continue;
+                    }
                     return self.fail(
                         ty,
                         format!(
@@ -103,7 +124,7 @@ impl Context<'_> {
         *fields = kept;
         let wanted = instance_name(ty);
         let key = ("struct", self.layouts.module.clone(), wanted);
-        self.require(ty, key, super::items::Area::Early, |name| {
+        self.require(ty, key, area, |name| {
             instance.ident = syn::Ident::new(name, def.ident.span());
             Ok((String::new(), self.lower_struct(&instance)?))
         })
