@@ -25,6 +25,7 @@ mod constant_patterns;
 mod core_values;
 mod cuda_std_api;
 mod derived_eq;
+mod device_pointers;
 mod device_copy;
 mod device_ffi;
 mod disjoint_views;
