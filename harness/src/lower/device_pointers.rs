@@ -82,21 +82,29 @@ impl Context<'_> {
 impl Context<'_> {
     /// `if let Some(block) = grid.get_block_mut(id)`: the payload type of the `Option` the
     /// method returns, read before the binding shadows anything.
-    pub(super) fn some_payload(&self, l: &syn::ExprLet, scope: &Scope) -> Option<(String, String)> {
+    pub(super) fn some_payload(&self, l: &syn::ExprLet, scope: &Scope) -> Option<(String, String, bool)> {
         let syn::Pat::TupleStruct(t) = &*l.pat else { return None };
         if !t.path.is_ident("Some") || t.elems.len() != 1 {
             return None;
         }
-        let syn::Pat::Ident(binding) = &t.elems[0] else { return None };
-        let Expr::MethodCall(m) = unparen(&l.expr) else { return None };
-        let (payload, _) = self.option_payload(m, scope)?;
-        Some((binding.ident.to_string(), payload))
+        let syn::Pat::Ident(binding) = &t.elems[0] else {
+            return None;
+        };
+        let Expr::MethodCall(m) = unparen(&l.expr) else {
+            return None;
+        };
+        let (payload, reference) = self.option_payload(m, scope)?;
+        Some((binding.ident.to_string(), payload, reference))
     }
 
-    /// Records the payload type on the binding once it is declared.
-    pub(super) fn note_some_payload(&self, payload: Option<(String, String)>, scope: &mut Scope) {
-        if let Some((binding, ty)) = payload {
+    /// Records the payload type on the binding once it is declared; a payload `&mut T` is a
+    /// `T*` in C, read through with `->`.
+    pub(super) fn note_some_payload(&self, payload: Option<(String, String, bool)>, scope: &mut Scope) {
+        if let Some((binding, ty, reference)) = payload {
             let name = scope.lookup(&binding);
+            if reference {
+                scope.references.insert(name.clone());
+            }
             scope.types.insert(name, ty);
         }
     }
