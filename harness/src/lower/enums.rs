@@ -575,8 +575,10 @@ impl Context<'_> {
         let whole = format!("kl_let_{}", scope.shared_counter);
         let (mut tests, mut binds) = (Vec::new(), Vec::new());
         self.pattern_parts(&l.pat, &whole, by_ref, &mut tests, &mut binds)?;
+        let payload = self.some_payload(l, scope);
         scope.names.push(Default::default());
         let declared = self.declare(&binds, scope);
+        self.note_some_payload(payload, scope);
         let body = self.block(&i.then_branch, scope);
         scope.names.pop();
         let mut out = format!(

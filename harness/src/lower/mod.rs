@@ -29,6 +29,7 @@ mod cuda_std_api;
 mod derived_eq;
 mod device_copy;
 mod device_ffi;
+mod device_pointers;
 mod disjoint_views;
 mod diverging;
 mod divisibility;

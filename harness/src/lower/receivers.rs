@@ -65,6 +65,9 @@ impl Context<'_> {
 
     /// The type a value is built as: `Pair(x)`, `Pair { .. }`, `Pair::new(..)`, `&pair`.
     fn value_type(&self, e: &Expr, scope: &Scope) -> Option<String> {
+        if let Some(wrapped) = self.wrapped_value_type(e, scope) {
+            return Some(wrapped);
+        }
         match e {
             Expr::Paren(p) => self.value_type(&p.expr, scope),
             Expr::Reference(r) => self.value_type(&r.expr, scope),
