@@ -75,7 +75,7 @@ impl Context<'_> {
         };
         let (_, ty) = fields.iter().find(|(name, _)| *name == member)?;
         let element = wrapped_element(ty)?;
-        super::receiver_types::primitive_alias(&owner, element).or_else(|| type_name(element))
+        super::receivers::primitive_alias(&owner, element).or_else(|| type_name(element))
     }
 }
 
