@@ -60,7 +60,9 @@ impl Nvcc<'_> {
                         }
                         let mut command = Command::new(self.program);
                         command
-                            .args(["-O3", "-lineinfo", "-std=c++17", &format!("-arch={arch}"), "-c", "-o"])
+                            .args(["-O3", "-lineinfo", "-std=c++17"])
+                            .args(target_flags(arch))
+                            .args(["-c", "-o"])
                             .arg(object)
                             .arg(source);
                         if let Err(message) = run(&mut command) {
@@ -89,13 +91,20 @@ impl Nvcc<'_> {
                 };
                 let objects = tasks.iter().filter(|(q, ..)| *q == p).map(|(_, _, object, _)| object);
                 let mut link = Command::new(self.program);
-                link.arg(format!("-arch={}", self.arch))
-                    .arg("-o")
-                    .arg(binary)
-                    .args(objects);
+                link.args(target_flags(self.arch)).arg("-o").arg(binary).args(objects);
                 run(&mut link)
             })
             .collect()
+    }
+}
+
+/// nvcc's flags for a target: `sm_90a` names its virtual architecture too (`compute_90a`), as
+/// `-arch=sm_90a` alone gives PTX for `compute_90` under CUDA 13, where ptxas then refuses the
+/// arch-specific instructions.
+pub fn target_flags(arch: &str) -> [String; 2] {
+    match arch.strip_prefix("sm_") {
+        Some(number) => ["-gencode".to_string(), format!("arch=compute_{number},code={arch}")],
+        None => ["-arch".to_string(), arch.to_string()],
     }
 }
 
@@ -128,12 +137,15 @@ fn run(command: &mut Command) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::unit_arch;
+    use super::{target_flags, unit_arch};
 
     #[test]
     fn units_with_warpgroup_mma_build_for_the_arch_specific_target() {
         let wgmma = "KL_PTX_FENCE(\"wgmma.fence.sync.aligned;\");";
         assert_eq!(unit_arch("sm_90", wgmma), "sm_90a");
+        assert_eq!(target_flags("sm_90a"), ["-gencode", "arch=compute_90a,code=sm_90a"]);
+        assert_eq!(target_flags("sm_90"), ["-gencode", "arch=compute_90,code=sm_90"]);
+        assert_eq!(target_flags("native"), ["-arch", "native"]);
         assert_eq!(
             unit_arch("sm_90", "kl::wgmma_mma_m64n64k16_f32_bf16(a, 0, 0);"),
             "sm_90a"

@@ -244,7 +244,9 @@ fn tool(step: &str, command: &mut Command) -> Result<String, CliError> {
 
 fn nvcc(nvcc: &Path, arch: &str, source: &Path, binary: &Path) -> Command {
     let mut c = Command::new(nvcc);
-    c.args(["-O3", "-lineinfo", "-std=c++17", &format!("-arch={arch}"), "-o"])
+    c.args(["-O3", "-lineinfo", "-std=c++17"])
+        .args(crate::build::target_flags(arch))
+        .arg("-o")
         .arg(binary)
         .arg(source);
     c

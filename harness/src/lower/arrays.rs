@@ -40,6 +40,12 @@ template <typename A> struct aref {
   __host__ __device__ A* operator->() const { return p; }
   __host__ __device__ operator A*() const { return p; }
 };
+// The receiver a call gives to a method taking `&mut self`: the referent of a returned
+// reference (a pointer here), else the value itself, alive to the end of the statement.
+template <typename T> __host__ __device__ decltype(auto) self_ref(T&& r) {
+  if constexpr (std::is_pointer<typename std::decay<T>::type>::value) return (*r);
+  else return static_cast<T&>(r);
+}
 // `[T; 0]`: no element, and still an object.
 template <typename T> struct array<T, 0> {
   template <typename I> __host__ __device__ T& operator[](I) { return *static_cast<T*>(nullptr); }

@@ -615,6 +615,8 @@ impl<'a> Context<'a> {
         let through_pointer = matches!(place, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scope.references.contains(&scope.lookup(&i.to_string()))));
         let receiver = if through_pointer {
             format!("(*{receiver})")
+        } else if matches!(place, Expr::Call(_) | Expr::MethodCall(_)) {
+            format!("kl::self_ref({receiver})")
         } else {
             receiver.to_string()
         };
