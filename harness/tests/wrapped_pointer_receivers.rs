@@ -1,6 +1,7 @@
 //! A trait method implemented for several types is the one of its receiver's type where that
 //! type is reached through an element of a `DevicePointer<T>` field (`&mut *self.entries
-//! .as_mut_ptr().add(i)` in an `unsafe` block).
+//! .as_mut_ptr().add(i)` in an `unsafe` block) or through the payload of an
+//! `if let Some(b) = table.find_mut(..)` binding.
 //!
 //! Kernels in the shape of dimforge/sparkl (29cebe6e29bae35d9cc980e04db53ebee3230ade),
 //! `src_kernels/cuda/{hashmap,sort}.rs` with `src_kernels/cuda/atomic.rs`.
@@ -85,12 +86,17 @@ impl SlotTable {
         unsafe { entry.key.0.bump(key.0) };
     }
 
-    pub unsafe fn find_mut(&mut self, key: SlotKey) -> Option<&mut Slot> {
-        if key.0 >= self.capacity as u64 {
-            None
+    pub fn lookup(&self, key: SlotKey) -> Option<u64> {
+        if key.0 < self.capacity as u64 {
+            Some(key.0)
         } else {
-            Some(&mut *self.entries.as_mut_ptr().add(key.0 as usize))
+            None
         }
+    }
+
+    pub unsafe fn find_mut(&mut self, key: SlotKey) -> Option<&mut Slot> {
+        let at = self.lookup(key)?;
+        Some(&mut *self.entries.as_mut_ptr().add(at as usize))
     }
 }
 "#;
@@ -98,7 +104,7 @@ impl SlotTable {
 const KERNELS: &str = r#"
 use cuda_std::thread;
 use crate::bumps::Bump;
-use crate::table::{SlotKey, SlotTable};
+use crate::table::{Slot, SlotKey, SlotTable};
 
 #[kernel]
 pub unsafe fn claim_keys(keys: *const u64, n: u32, mut table: SlotTable) {
@@ -108,6 +114,16 @@ pub unsafe fn claim_keys(keys: *const u64, n: u32, mut table: SlotTable) {
     }
 }
 
+
+// The payload's type is read where the kernel is, so the kernel's module names `Slot`.
+#[kernel]
+pub unsafe fn count_hits(keys: *const u64, mut table: SlotTable) {
+    let id = thread::index_1d();
+    let key = SlotKey(*keys.add(id as usize));
+    if let Some(slot) = table.find_mut(key) {
+        slot.hits.bump(1)
+    }
+}
 "#;
 
 #[test]
@@ -118,5 +134,16 @@ fn an_element_of_a_wrapped_pointer_field_picks_the_method_of_its_type() {
     let program = &emitted.program;
     assert!(program.contains("u64_bump("), "{program}");
     assert!(program.contains("by * 5"), "{program}");
+    check_with_gxx(program);
+}
+
+#[test]
+fn an_if_let_payload_picks_the_method_of_its_type() {
+    let emitted = emit();
+    assert_every_kernel_lowered(&emitted);
+    let program = &emitted.program;
+    let kernel = support::kernel(program, "count_hits");
+    assert!(kernel.contains("u32_bump(slot->hits, 1)"), "{kernel}");
+    assert!(program.contains("by * 3"), "{program}");
     check_with_gxx(program);
 }

@@ -290,7 +290,7 @@ impl Context<'_> {
 }
 
 /// `text` as a C++ string literal: PTX templates may span lines.
-fn c_string(text: &str) -> String {
+pub(super) fn c_string(text: &str) -> String {
     let mut out = String::from("\"");
     for ch in text.chars() {
         match ch {

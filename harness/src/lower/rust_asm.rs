@@ -1,6 +1,7 @@
 //! Rust's `asm!` of PTX as CUDA's `asm volatile`: register classes become NVPTX constraints
 //! and `{name}` placeholders become the `%N` that CUDA numbers outputs first, then inputs.
 
+use super::ptx_ops::c_string;
 use super::{Context, Lowered, Scope};
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, Token};
@@ -181,20 +182,4 @@ fn substitute(template: &str, mut number: impl FnMut(&str, usize) -> Option<usiz
         }
     }
     Some(out)
-}
-
-/// `text` as a C++ string literal.
-fn c_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for ch in text.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            other => out.push(other),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -56,16 +56,7 @@ impl Context<'_> {
         }) else {
             return Ok(None);
         };
-        let params: Vec<String> = def
-            .generics
-            .params
-            .iter()
-            .filter_map(|g| match g {
-                GenericParam::Type(t) => Some(t.ident.to_string()),
-                GenericParam::Const(c) => Some(c.ident.to_string()),
-                GenericParam::Lifetime(_) => None,
-            })
-            .collect();
+        let params = generic_names(&def.generics);
         let values: Vec<TokenStream> = arguments
             .args
             .iter()
@@ -78,32 +69,15 @@ impl Context<'_> {
         if params.is_empty() || params.len() != values.len() {
             return Ok(None);
         }
-        let mut instance = (*def).clone();
-        instance.generics = syn::Generics::default();
-        let fields = match &mut instance.fields {
-            syn::Fields::Named(named) => &mut named.named,
-            syn::Fields::Unnamed(unnamed) => {
-                if unnamed.unnamed.iter().any(|f| super::types::is_marker(&f.ty)) {
-                    return self.fail(ty, "a tuple struct with a `PhantomData` field is not lowered");
-                }
-                &mut unnamed.unnamed
-            }
-            syn::Fields::Unit => return Ok(None),
+        let mut instance = match instantiate(def, &params, &values) {
+            Ok(Some(instance)) => instance,
+            Ok(None) => return Ok(None),
+            Err(why) => return self.fail(ty, why),
         };
-        let kept: syn::punctuated::Punctuated<syn::Field, syn::Token![,]> = fields
-            .iter()
-            .filter(|f| !super::types::is_marker(&f.ty))
-            .map(|f| {
-                let mut f = f.clone();
-                let tokens = super::substitution::substitute(f.ty.to_token_stream(), &params, &values);
-                f.ty = syn::parse2(tokens).unwrap_or(f.ty);
-                f
-            })
-            .collect();
         // An instance naming the file's own structs is defined after them, which the file's
         // own structs then may not contain; any other is defined ahead of them.
         let mut area = super::items::Area::Early;
-        for field in &kept {
+        for field in &instance.fields {
             if let Type::Path(fp) = &field.ty {
                 if self.structs.contains(&last_segment(&fp.path)) {
                     if !own_struct_contains(&items, &def.ident) {
@@ -121,7 +95,6 @@ impl Context<'_> {
                 }
             }
         }
-        *fields = kept;
         let wanted = instance_name(ty);
         let key = ("struct", self.layouts.module.clone(), wanted);
         self.require(ty, key, area, |name| {
@@ -239,16 +212,7 @@ impl Context<'_> {
         let Some(syn::PathArguments::AngleBracketed(arguments)) = p.path.segments.last().map(|s| &s.arguments) else {
             return self.fail(ty, format!("{}: its arguments are not written here", refused()));
         };
-        let params: Vec<String> = def
-            .generics
-            .params
-            .iter()
-            .filter_map(|g| match g {
-                GenericParam::Type(t) => Some(t.ident.to_string()),
-                GenericParam::Const(c) => Some(c.ident.to_string()),
-                GenericParam::Lifetime(_) => None,
-            })
-            .collect();
+        let params = generic_names(&def.generics);
         let mut values = Vec::new();
         for a in &arguments.args {
             let value = match a {
@@ -277,28 +241,11 @@ impl Context<'_> {
         if params.len() != values.len() {
             return self.fail(ty, refused());
         }
-        let mut instance = def.clone();
-        instance.generics = syn::Generics::default();
-        let fields = match &mut instance.fields {
-            syn::Fields::Named(named) => &mut named.named,
-            syn::Fields::Unnamed(unnamed) => {
-                if unnamed.unnamed.iter().any(|f| super::types::is_marker(&f.ty)) {
-                    return self.fail(ty, "a tuple struct with a `PhantomData` field is not lowered");
-                }
-                &mut unnamed.unnamed
-            }
-            syn::Fields::Unit => return self.fail(ty, refused()),
+        let mut instance = match instantiate(def, &params, &values) {
+            Ok(Some(instance)) => instance,
+            Ok(None) => return self.fail(ty, refused()),
+            Err(why) => return self.fail(ty, why),
         };
-        *fields = fields
-            .iter()
-            .filter(|f| !super::types::is_marker(&f.ty))
-            .map(|f| {
-                let mut f = f.clone();
-                let tokens = super::substitution::substitute(f.ty.to_token_stream(), &params, &values);
-                f.ty = syn::parse2(tokens).unwrap_or(f.ty);
-                f
-            })
-            .collect();
         let mut words = vec![def.ident.to_string()];
         words.extend(
             values
@@ -314,4 +261,49 @@ impl Context<'_> {
             Ok((String::new(), inner.lower_struct(&instance)?))
         })
     }
+}
+
+/// The names a struct's type and const parameters bind, in order.
+fn generic_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            GenericParam::Type(t) => Some(t.ident.to_string()),
+            GenericParam::Const(c) => Some(c.ident.to_string()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect()
+}
+
+/// A generic struct with its parameters replaced by `values` and its `PhantomData` fields
+/// dropped (they take no room); none for a unit struct.
+fn instantiate(
+    def: &syn::ItemStruct,
+    params: &[String],
+    values: &[TokenStream],
+) -> Result<Option<syn::ItemStruct>, &'static str> {
+    let mut instance = def.clone();
+    instance.generics = syn::Generics::default();
+    let fields = match &mut instance.fields {
+        syn::Fields::Named(named) => &mut named.named,
+        syn::Fields::Unnamed(unnamed) => {
+            if unnamed.unnamed.iter().any(|f| super::types::is_marker(&f.ty)) {
+                return Err("a tuple struct with a `PhantomData` field is not lowered");
+            }
+            &mut unnamed.unnamed
+        }
+        syn::Fields::Unit => return Ok(None),
+    };
+    *fields = fields
+        .iter()
+        .filter(|f| !super::types::is_marker(&f.ty))
+        .map(|f| {
+            let mut f = f.clone();
+            let tokens = super::substitution::substitute(f.ty.to_token_stream(), params, values);
+            f.ty = syn::parse2(tokens).unwrap_or(f.ty);
+            f
+        })
+        .collect();
+    Ok(Some(instance))
 }
