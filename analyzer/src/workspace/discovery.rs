@@ -646,6 +646,10 @@ impl Discovery {
 
     /// Follows one `mod` item declared in `file`, whose module is at `place` and `reach`.
     fn visit_item(&mut self, walk: &mut Walk, item: &ModItem, file: &Path, place: &Place, parent: &Reach) {
+        if let Some(included) = &item.include {
+            self.visit_include(walk, included, item, file, place, parent);
+            return;
+        }
         if parent.depth + 1 > self.max_depth {
             let message = format!(
                 "modules nest deeper than {}; `{}` is not followed",
@@ -773,6 +777,48 @@ impl Discovery {
             }
             self.visit_file(walk, &candidate, &child_place, &reach(extra, Some(declared_at.clone())));
         }
+    }
+
+    /// Follows `include!("x.rs")` written in `file`: `x.rs` (relative to `file`'s folder) is
+    /// part of the same module, so it is recorded with the including module's path.
+    fn visit_include(
+        &mut self,
+        walk: &mut Walk,
+        included: &str,
+        item: &ModItem,
+        file: &Path,
+        place: &Place,
+        parent: &Reach,
+    ) {
+        let candidate = file.parent().unwrap_or(Path::new("")).join(included);
+        if !candidate.is_file() {
+            let message = format!(
+                "no file for `include!(\"{included}\")`: looked for {}",
+                self.shown(&candidate)
+            );
+            self.warn(WarningKind::MissingModuleFile, file, Some(item.span), message);
+            return;
+        }
+        let id = identity(&candidate, &self.base);
+        if walk.stack.contains(&id) {
+            let message = format!(
+                "`include!(\"{included}\")` leads back to {}, which is already being read; not followed again",
+                display(&id, &self.base)
+            );
+            self.warn(WarningKind::ModuleCycle, file, Some(item.span), message);
+            return;
+        }
+        let reach = Reach {
+            module_path: parent.module_path.clone(),
+            cfg: parent.cfg.iter().chain(&item.cfg).cloned().collect(),
+            declared_at: Some(Declaration {
+                path: file.to_path_buf(),
+                display: display(file, &self.base),
+                span: item.span,
+            }),
+            depth: parent.depth,
+        };
+        self.visit_file(walk, &candidate, place, &reach);
     }
 
     /// The entry of a file, read and parsed the first time it is reached.

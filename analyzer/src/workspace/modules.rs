@@ -24,6 +24,9 @@ pub struct ModItem {
     pub cfg_paths: Vec<(String, String)>,
     /// The items of an inline module; `None` for `mod x;`.
     pub body: Option<Vec<ModItem>>,
+    /// For `include!("kernels.rs");` among the items: the file, relative to the including
+    /// file's folder, whose items join the including module (no module of its own).
+    pub include: Option<String>,
 }
 
 /// The `mod` items of a file, or why it could not be parsed (then no items).
@@ -65,6 +68,25 @@ fn collect(file: &SourceFile, items: &[Item], outer_cfg: &[String]) -> Vec<ModIt
                     path,
                     cfg_paths,
                     body,
+                    include: None,
+                });
+            }
+            Item::Macro(mac) if mac.mac.path.is_ident("include") => {
+                // Only a literal path names a file in the source; `concat!(env!("OUT_DIR"), ..)`
+                // is a build script's output.
+                let Ok(Lit::Str(path)) = syn::parse2::<Lit>(mac.mac.tokens.clone()) else {
+                    continue;
+                };
+                let span = file.span_of(mac.mac.path.segments[0].ident.span());
+                out.push(ModItem {
+                    ident: "include".to_string(),
+                    name: "include".to_string(),
+                    span,
+                    cfg: outer_cfg.to_vec(),
+                    path: None,
+                    cfg_paths: Vec::new(),
+                    body: None,
+                    include: Some(path.value()),
                 });
             }
             Item::Macro(mac) if mac.mac.path.segments.last().is_some_and(|s| s.ident == "cfg_if") => {

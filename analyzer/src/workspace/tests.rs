@@ -987,3 +987,54 @@ fn features_are_the_defaults_and_what_dependents_ask_for_closed_under_the_featur
     assert_eq!(names("core3d"), "cuda cust cust_core default dim3 f32");
     assert_eq!(names("kernels3d"), "default dim3");
 }
+
+/// cuda-oxide's gemm_sol_final (NVlabs/cuda-oxide @ a105afd5) keeps its kernels in a file
+/// that `main.rs` pulls in with `include!`: those items belong to the crate root.
+#[test]
+fn an_included_file_joins_the_including_module() {
+    let dir = tree(&[
+        ("Cargo.toml", PACKAGE),
+        (
+            "src/main.rs",
+            "mod util;\ninclude!(\"kernels.rs\");\ninclude!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\"));\nfn main() {}\n",
+        ),
+        ("src/kernels.rs", "mod kernels { use super::*; }\n"),
+        (
+            "src/util.rs",
+            "include!(\"inner/more.rs\");\ninclude!(\"absent.rs\");\n",
+        ),
+        ("src/inner/more.rs", "pub fn more() {}\n"),
+    ]);
+    let ws = discover(&dir);
+    assert_eq!(
+        primaries(&ws),
+        pairs(&[
+            ("src/main.rs", "kern:crate"),
+            ("src/util.rs", "kern:crate::util"),
+            ("src/inner/more.rs", "kern:crate::util"),
+            ("src/kernels.rs", "kern:crate"),
+        ])
+    );
+    assert_eq!(
+        warning_lines(&ws),
+        ["src/util.rs:2:1: no file for `include!(\"absent.rs\")`: looked for src/absent.rs"]
+    );
+}
+
+#[test]
+fn an_include_cycle_stops_with_a_warning() {
+    let dir = tree(&[
+        ("Cargo.toml", PACKAGE),
+        ("src/lib.rs", "include!(\"a.rs\");\n"),
+        ("src/a.rs", "include!(\"lib.rs\");\n"),
+    ]);
+    let ws = discover(&dir);
+    assert_eq!(
+        primaries(&ws),
+        pairs(&[("src/lib.rs", "kern:crate"), ("src/a.rs", "kern:crate")])
+    );
+    assert_eq!(
+        warning_lines(&ws),
+        ["src/a.rs:1:1: `include!(\"lib.rs\")` leads back to src/lib.rs, which is already being read; not followed again"]
+    );
+}

@@ -145,7 +145,12 @@ pub(super) fn uses_oxide(syntax: &syn::File) -> bool {
     fn in_items(items: &[syn::Item]) -> bool {
         items.iter().any(|item| match item {
             syn::Item::Use(u) => in_tree(&u.tree),
-            syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, inner)| in_items(inner)),
+            // A file `include!`d by the crate root whose imports it shares (`use super::*`):
+            // the module attribute of cuda-oxide's host macro names the dialect on its own.
+            syn::Item::Mod(m) => {
+                m.attrs.iter().any(|a| a.path().is_ident("cuda_module"))
+                    || m.content.as_ref().is_some_and(|(_, inner)| in_items(inner))
+            }
             _ => false,
         })
     }
