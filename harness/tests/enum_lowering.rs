@@ -38,7 +38,22 @@ fn layouts_follow_the_repr() {
     );
     // `repr(u8)`: a union of structs that each begin with the tag; discriminants count on.
     assert!(program.contains("union Packed {\n  unsigned char tag;\n  struct { unsigned char tag; unsigned char _0; unsigned int _1; } v_Small;"), "{program}");
-    assert!(program.contains("static __host__ __device__ constexpr Packed make_Big(unsigned int a0) { Packed e{}; e.tag = 4; e.v_Big.value = a0; return e; }"), "{program}");
+    // Each variant's members are initialized where declared (a constant of the enum is then a
+    // C++17 constant expression); a fieldless variant initializes the first payload.
+    assert!(program.contains("  __host__ __device__ constexpr Packed(std::integral_constant<int, 1>, unsigned int a0) : v_Big{4, a0} {}\n  static __host__ __device__ constexpr Packed make_Big(unsigned int a0) { return Packed(std::integral_constant<int, 1>{}, a0); }"), "{program}");
+    assert!(
+        program
+            .contains("  __host__ __device__ constexpr Status(std::integral_constant<int, 0>) : tag(0), v_Near{} {}\n"),
+        "{program}"
+    );
+    assert!(program.contains("  __host__ __device__ constexpr Status(std::integral_constant<int, 2>, unsigned long long a0) : tag(2), v_Far{a0} {}\n"), "{program}");
+    assert!(program.contains("  Packed() = default;\n};"), "{program}");
+    // A fieldless enum stays an aggregate (constant tables of it are written `{3}`).
+    assert!(
+        program.contains("  static __host__ __device__ constexpr Code make_Low() { Code e{}; e.tag = 2; return e; }\n"),
+        "{program}"
+    );
+    assert!(!program.contains("Code() = default;"), "{program}");
     assert!(
         program.contains("(4194304ull > 1048576ull * sizeof(Cell) ? 4194304ull : 1048576ull * sizeof(Cell))"),
         "{program}"

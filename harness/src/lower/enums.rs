@@ -125,11 +125,19 @@ impl Context<'_> {
         let tag = layout.tag;
         let mut payloads = String::new();
         let mut constructors = String::new();
-        for (variant, d) in def.variants.iter().zip(&discriminants) {
+        // The first payload member: a fieldless variant of a tag-and-union layout initializes it
+        // (C++17 constant evaluation wants one member of the union initialized).
+        let first_payload = def
+            .variants
+            .iter()
+            .find(|v| !v.fields.is_empty() || layout.tag_in_each)
+            .map(|v| member(&v.ident.to_string()));
+        let payloads_absent = first_payload.is_none();
+        for (index, (variant, d)) in def.variants.iter().zip(&discriminants).enumerate() {
             let v = variant.ident.to_string();
             let mut fields = String::new();
             let mut params = Vec::new();
-            let mut stores = String::new();
+            let mut args = Vec::new();
             for (i, field) in variant.fields.iter().enumerate() {
                 let f = field
                     .ident
@@ -148,7 +156,7 @@ impl Context<'_> {
                 }
                 let _ = write!(fields, " {declared};");
                 params.push(self.declarator(&field.ty, &format!("a{i}"))?);
-                let _ = write!(stores, " e.{}.{f} = a{i};", member(&v));
+                args.push(format!("a{i}"));
             }
             if !variant.fields.is_empty() || layout.tag_in_each {
                 let lead = if layout.tag_in_each {
@@ -158,13 +166,52 @@ impl Context<'_> {
                 };
                 let _ = writeln!(payloads, "    struct {{{lead}{fields} }} {};", member(&v));
             }
+            // Each member is initialized where it is declared, never assigned afterwards: a
+            // `__device__` constant built from a variant is then a C++17 constant expression
+            // (switching a union's active member by assignment is not).
+            let payload = member(&v);
+            let inits = if layout.tag_in_each {
+                let values: Vec<String> = std::iter::once(d.to_string()).chain(args.iter().cloned()).collect();
+                format!("{payload}{{{}}}", values.join(", "))
+            } else if !variant.fields.is_empty() {
+                format!("tag({d}), {payload}{{{}}}", args.join(", "))
+            } else if let Some(first) = &first_payload {
+                format!("tag({d}), {first}{{}}")
+            } else {
+                format!("tag({d})")
+            };
+            if payloads_absent {
+                // A fieldless enum stays an aggregate: constant tables of it are written `{3}`.
+                let _ = writeln!(
+                    constructors,
+                    "  static __host__ __device__ constexpr {name} {}() {{ {name} e{{}}; e.tag = {d}; return e; }}",
+                    constructor(&v)
+                );
+                continue;
+            }
+            let selector = format!("std::integral_constant<int, {index}>");
+            let lead = std::iter::once(selector.clone())
+                .chain(params.iter().cloned())
+                .collect::<Vec<_>>();
             let _ = writeln!(
                 constructors,
-                // `constexpr`: a constant table of variants initializes a `__device__` variable statically.
-                "  static __host__ __device__ constexpr {name} {}({}) {{ {name} e{{}}; e.tag = {d};{stores} return e; }}",
-                constructor(&v),
-                params.join(", ")
+                "  __host__ __device__ constexpr {name}({}) : {inits} {{}}",
+                lead.join(", ")
             );
+            let passed = std::iter::once(format!("{selector}{{}}"))
+                .chain(args)
+                .collect::<Vec<_>>();
+            let _ = writeln!(
+                constructors,
+                "  static __host__ __device__ constexpr {name} {}({}) {{ return {name}({}); }}",
+                constructor(&v),
+                params.join(", "),
+                passed.join(", ")
+            );
+        }
+        if !payloads_absent {
+            // Trivial, so that `{name} e{{}}` zero-fills and a `__shared__` variable may hold one.
+            let _ = writeln!(constructors, "  {name}() = default;");
         }
         let mut out = String::new();
         if layout.tag_in_each {
