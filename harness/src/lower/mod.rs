@@ -73,6 +73,7 @@ mod non_null;
 mod numeric;
 mod operator_impls;
 mod option_maps;
+mod option_transmutes;
 mod option_try;
 mod options;
 mod ordering;

@@ -156,6 +156,9 @@ impl Context<'_> {
             }
             return self.local_array(&rust_name, ty, &init.expr, scope);
         }
+        if let Some(out) = self.option_transmute_local(&rust_name, ty, &init.expr, scope)? {
+            return Ok(out);
+        }
         if let Some(out) = self.generated_array_local(&rust_name, ty, &init.expr, scope)? {
             return Ok(out);
         }
