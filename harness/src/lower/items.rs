@@ -513,7 +513,7 @@ impl<'a> Context<'a> {
         scope: &mut Scope,
     ) -> Lowered<Option<String>> {
         let Some(target) = self.layouts.resolve(path) else {
-            return Ok(None);
+            return self.file_tuple_struct(path, args);
         };
         let index = self.layouts.index;
         if index.is_tuple_struct(&target) {

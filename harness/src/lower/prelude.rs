@@ -260,5 +260,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::thread_runs_prelude!(),
     crate::simd_values_prelude!(),
     crate::core_values_prelude!(),
-    crate::promoted_consts_prelude!()
+    crate::promoted_consts_prelude!(),
+    crate::generated_arrays_prelude!(),
+    crate::option_transmutes_prelude!()
 );

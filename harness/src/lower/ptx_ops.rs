@@ -261,15 +261,34 @@ impl Context<'_> {
             );
         };
         let (mut outputs, mut inputs, mut clobbers) = (Vec::new(), Vec::new(), Vec::new());
+        let mut template = template.value();
+        // Operands are numbered outputs first; a `C` operand's text goes into the template.
+        let output_count = operands
+            .iter()
+            .filter(|o| matches!(o.kind.as_str(), "out" | "inout"))
+            .count();
+        let syntax = self.workspace.syntax.get(self.here).copied().flatten();
+        let mut spliced = Vec::new();
+        for (i, operand) in operands.iter().filter(|o| o.kind == "in").enumerate() {
+            if operand.constraint.as_ref().is_some_and(|c| c.value() == "C") {
+                let value = operand.value.as_ref().expect("an input has a value");
+                let Some(text) = super::asm_strings::operand_text(value, syntax) else {
+                    let source = super::asm_strings::source(value);
+                    return self.fail(
+                        mac,
+                        format!("`ptx_asm!` operand `in(\"C\") {source}` is no string constant of this file"),
+                    );
+                };
+                spliced.push((output_count + i, text));
+            }
+        }
+        for (index, text) in spliced.iter().rev() {
+            template = super::asm_strings::splice(&template, *index, text);
+        }
         for operand in &operands {
             let constraint = operand.constraint.as_ref().map(syn::LitStr::value).unwrap_or_default();
             match (operand.kind.as_str(), &operand.value) {
-                (_, Some(_)) if constraint == "C" => {
-                    return self.fail(
-                        mac,
-                        "`ptx_asm!` with a compile-time string operand (`in(\"C\")`) is not lowered",
-                    );
-                }
+                ("in", Some(_)) if constraint == "C" => {}
                 ("out" | "inout", Some(place)) => {
                     outputs.push(format!("\"{constraint}\"({})", self.expr(place, scope)?));
                 }
@@ -281,7 +300,7 @@ impl Context<'_> {
         }
         Ok(format!(
             "asm volatile({} : {} : {} : {});\n",
-            c_string(&template.value()),
+            c_string(&template),
             outputs.join(", "),
             inputs.join(", "),
             clobbers.join(", ")

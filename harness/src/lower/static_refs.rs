@@ -40,6 +40,14 @@ impl Context<'_> {
                 }
                 // A cast pointer (`&raw const T as *const U`) is a `reinterpret_cast`: not a constant
                 // initializer, which a `__device__` variable needs.
+                if let Some(value) = super::static_addresses::element_address(&c.expr, items) {
+                    if let Ok(decl) = self.declarator(&c.ty, &ident(&c.ident.to_string())) {
+                        let qualifier = if decl.starts_with("const ") { "" } else { "const " };
+                        let _ = writeln!(code, "__device__ {qualifier}{decl} = {value};");
+                        still.remove(&c.ident.to_string());
+                        return false;
+                    }
+                }
                 if c.expr.to_token_stream().to_string().contains(" as *") {
                     super::const_reasons::record(
                         &c.ident.to_string(),

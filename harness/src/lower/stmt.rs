@@ -64,6 +64,8 @@ impl Context<'_> {
                     );
                 }
             }
+            // The text of `ptx_asm!`'s `in("C")` operands is spliced into the template.
+            Stmt::Item(Item::Const(c)) if super::asm_strings::asm_text_const(c, &self.file.text) => {}
             Stmt::Item(Item::Const(c)) => {
                 let value = match self.layouts.const_value(&c.expr) {
                     Some(v) => format!("{v}ll"),
@@ -153,6 +155,12 @@ impl Context<'_> {
                 return Ok(empty);
             }
             return self.local_array(&rust_name, ty, &init.expr, scope);
+        }
+        if let Some(out) = self.option_transmute_local(&rust_name, ty, &init.expr, scope)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.generated_array_local(&rust_name, ty, &init.expr, scope)? {
+            return Ok(out);
         }
         if let Some(out) = self.oxide_array_slice(&rust_name, ty, &init.expr, scope)? {
             return Ok(out);

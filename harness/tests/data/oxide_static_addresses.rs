@@ -18,8 +18,8 @@ pub struct Keeper {
 
 const KEPT: Keeper = Keeper { bytes: &BYTES, on: true };
 
-// A cast pointer is not a constant initializer in C++.
-const PAST_END: *const [f32; 2] = unsafe { (&raw const ROWS as *const [f32; 2]).add(3) };
+// A pointer cast to another element type is a reinterpret_cast: no constant initializer in C++.
+const PAST_END: *const f32 = unsafe { (&raw const ROWS as *const f32).add(3) };
 
 #[kernel]
 pub unsafe fn tuple_of_addresses(out: *mut u32) {
