@@ -33,7 +33,8 @@ impl Context<'_> {
     /// The scalar a kernel's slice parameter carries after its pointer and length: the row
     /// width of a `Runtime2DIndex` slice.
     pub(super) fn space_data_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Option<Param> {
-        if !self.oxide.enabled || space_of(ty).as_deref() != Some("Runtime2DIndex") {
+        let runtime = matches!(space_of(ty).as_deref(), Some("Runtime2DIndex" | "RuntimeRowMajorTiles"));
+        if !self.oxide.enabled || !runtime {
             return None;
         }
         let width = row_width_name(name);
@@ -242,6 +243,7 @@ impl Context<'_> {
         let known = match m.method.to_string().as_str() {
             "thread_run32" | "tile_thread32" | "grid_stride_runs32" => runs.widths.contains_key(&name),
             "tile_2d32" => runs.grids.contains_key(&name),
+            "tile_2d32_rt" => runs.matrices.runtime_grids.contains_key(&name),
             _ => false,
         };
         if known {
