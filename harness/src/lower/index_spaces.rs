@@ -78,6 +78,10 @@ impl Context<'_> {
             return Ok(None);
         }
         match self.runtime_slice(&c.args[0], scope) {
+            // Its tiles are reached only through `tile_2d32_rt`.
+            Some(slice) if scope.oxide.runs.matrices.runtime_grids.contains_key(&slice) => {
+                self.fail(c, "`index_2d_runtime` of a slice over `RuntimeRowMajorTiles`")
+            }
             Some(slice) => Ok(Some(format!("kl::oxide_index_2d({})", row_width_name(&slice)))),
             None => self.fail(c, "`index_2d_runtime` of a slice whose row width is not known here"),
         }
