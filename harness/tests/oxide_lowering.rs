@@ -225,7 +225,7 @@ fn what_cannot_be_lowered_is_listed_with_its_reason() {
             ),
             (
                 "runtime_rows".to_string(),
-                "`DisjointSlice` over the index space `RuntimeRowMajorTiles` is not lowered".to_string()
+                "`index_2d_runtime` of a slice over `RuntimeRowMajorTiles`".to_string()
             ),
         ]
     );

@@ -33,7 +33,8 @@ impl Context<'_> {
     /// The scalar a kernel's slice parameter carries after its pointer and length: the row
     /// width of a `Runtime2DIndex` slice.
     pub(super) fn space_data_param(&self, name: &str, ty: &Type, scope: &mut Scope) -> Option<Param> {
-        if !self.oxide.enabled || space_of(ty).as_deref() != Some("Runtime2DIndex") {
+        let runtime = matches!(space_of(ty).as_deref(), Some("Runtime2DIndex" | "RuntimeRowMajorTiles"));
+        if !self.oxide.enabled || !runtime {
             return None;
         }
         let width = row_width_name(name);
@@ -77,6 +78,10 @@ impl Context<'_> {
             return Ok(None);
         }
         match self.runtime_slice(&c.args[0], scope) {
+            // Its tiles are reached only through `tile_2d32_rt`.
+            Some(slice) if scope.oxide.runs.matrices.runtime_grids.contains_key(&slice) => {
+                self.fail(c, "`index_2d_runtime` of a slice over `RuntimeRowMajorTiles`")
+            }
             Some(slice) => Ok(Some(format!("kl::oxide_index_2d({})", row_width_name(&slice)))),
             None => self.fail(c, "`index_2d_runtime` of a slice whose row width is not known here"),
         }
@@ -242,6 +247,7 @@ impl Context<'_> {
         let known = match m.method.to_string().as_str() {
             "thread_run32" | "tile_thread32" | "grid_stride_runs32" => runs.widths.contains_key(&name),
             "tile_2d32" => runs.grids.contains_key(&name),
+            "tile_2d32_rt" => runs.matrices.runtime_grids.contains_key(&name),
             _ => false,
         };
         if known {

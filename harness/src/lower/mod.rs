@@ -65,6 +65,7 @@ mod macros;
 mod mapped_sums;
 mod match_lets;
 mod matching;
+mod matrix_views;
 mod nalgebra;
 mod nalgebra_literals;
 mod nested_fns;

@@ -662,6 +662,9 @@ impl Context<'_> {
         if let Some(index) = self.runtime_index_call(c, scope)? {
             return Ok(Some(index));
         }
+        if let Some(matrix) = self.matrix_new(c, scope)? {
+            return Ok(Some(matrix));
+        }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
         if let Some(register) = special_register(&name) {
             if args.is_empty() {
@@ -1060,7 +1063,7 @@ pub(super) fn row_width_name(slice: &str) -> String {
 pub(super) fn minted_by(space: &str, slice: &str) -> Option<Option<String>> {
     match space {
         "Runtime2DIndex" => Some(Some(format!("kl::oxide_index_2d({})", row_width_name(slice)))),
-        "LinearTiles" | "RowMajorTiles" => Some(None),
+        "LinearTiles" | "RowMajorTiles" | "RuntimeRowMajorTiles" => Some(None),
         _ => None,
     }
 }

@@ -258,6 +258,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::glam_lanes_prelude!(),
     crate::inferred_pointers_prelude!(),
     crate::thread_runs_prelude!(),
+    crate::matrix_views_prelude!(),
     crate::simd_values_prelude!(),
     crate::core_values_prelude!(),
     crate::promoted_consts_prelude!(),

@@ -18,4 +18,6 @@ pub(super) struct RunViews {
     pub(super) walks: HashSet<String>,
     /// Names holding one element of a run (`InBoundsMut32`), as a reference.
     pub(super) elements: HashSet<String>,
+    /// `MatrixView32`s, their strips and `RuntimeRowMajorTiles` slices.
+    pub(super) matrices: super::matrix_views::MatrixViews,
 }

@@ -606,6 +606,9 @@ impl Context<'_> {
     }
 
     pub(super) fn for_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<String> {
+        if let Some(looped) = self.zip_loop(f, scope)? {
+            return Ok(looped);
+        }
         if let Some(looped) = self.collection_loop(f, scope)? {
             return Ok(looped);
         }

@@ -106,6 +106,7 @@ fn name_of(e: &Expr, scope: &Scope) -> Option<String> {
 impl Context<'_> {
     /// Records the tile width of a `DisjointSlice<T, LinearTiles<N>>` parameter.
     pub(super) fn note_tile_width(&self, name: &str, space: &syn::TypePath, scope: &mut Scope) -> Lowered<()> {
+        self.note_runtime_grid(name, space, scope)?;
         if last_segment(&space.path) == "RowMajorTiles" {
             let args = super::oxide::generic_args(&space.path);
             if let [rows, cols, stride] = args.as_slice() {
@@ -131,6 +132,9 @@ impl Context<'_> {
     /// `s.thread_run32(i)` and `run.at(k)`, options: the check and the value.
     pub(super) fn run_option(&self, e: &Expr, scope: &mut Scope) -> Lowered<Option<(String, String)>> {
         let Expr::MethodCall(m) = e else { return Ok(None) };
+        if let Some(view) = self.matrix_option(m, scope)? {
+            return Ok(Some(view));
+        }
         let Some(receiver) = name_of(&m.receiver, scope) else {
             return Ok(None);
         };
@@ -188,6 +192,9 @@ impl Context<'_> {
 
     /// Methods of runs, walks and run elements, and `s.grid_stride_runs32(i)`.
     pub(super) fn run_method(&self, m: &syn::ExprMethodCall, scope: &mut Scope) -> Lowered<Option<String>> {
+        if let Some(view) = self.matrix_method(m, scope)? {
+            return Ok(Some(view));
+        }
         // `tile.at_const::<I>().read()` / `.write(v)`: element I of a whole tile, in place.
         if let Expr::MethodCall(inner) = &*m.receiver {
             if let Some(element) = self.tile_element(inner, scope)? {
@@ -271,6 +278,7 @@ impl Context<'_> {
 
     /// Records what `name`, bound from `value`, holds: a run, a walk or a run's element.
     pub(super) fn run_bound(&self, name: &str, value: &Expr, scope: &mut Scope) {
+        self.matrix_bound(name, value, scope);
         let Expr::MethodCall(m) = value else { return };
         let Some(receiver) = name_of(&m.receiver, scope) else {
             return;
