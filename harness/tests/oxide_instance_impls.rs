@@ -1,5 +1,6 @@
 //! A method of `impl Wrapper<Vec2>` takes the instance's C struct as its receiver, and every
-//! module of the file that names the instance shares that one struct.
+//! module of the file that names the instance shares that one struct; a generic union's
+//! turbofish literal is a zeroed union of that instance with the one member set.
 
 use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver;
@@ -48,5 +49,20 @@ fn methods_of_an_instance_take_its_struct() {
     assert!(
         fold.contains("Boxed_folded(kl::self_ref(Boxed_swapped(wrapped)))"),
         "{fold}"
+    );
+}
+
+#[test]
+fn generic_union_literal_is_an_instance() {
+    let emitted = emitted();
+    let program = &emitted.program;
+    assert!(
+        program.contains("union Lanes_u32 {\n  unsigned int value;\n  kl::array<unsigned char, 8> bytes;\n};"),
+        "{program}"
+    );
+    let bits = kernel(program, "union_bits");
+    assert!(
+        bits.contains("(*slot) = ([&]() { Lanes_u32 u{}; u.bytes = static_cast<kl::array<unsigned char, 8>>(kl::make_array(i, 0, 0, 1, 2, 3, 4, 5)); return u; }()).value;"),
+        "{bits}"
     );
 }

@@ -111,6 +111,7 @@ mod traits;
 mod tuple_arms;
 mod tuple_lets;
 mod types;
+mod union_instances;
 mod unions;
 mod unsize;
 mod warp_stubs;
