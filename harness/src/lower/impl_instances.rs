@@ -89,12 +89,36 @@ impl VisitMut for InstanceSelf {
 /// The receiver's type of a method lowered for `self_type`, which names either the struct
 /// (`Wrapper`) or one instance of it (`Wrapper < Vec2 >`).
 pub(super) fn receiver_type(self_type: &str) -> Type {
-    syn::parse_str::<Type>(self_type).unwrap_or_else(|_| {
+    let bare = || {
         Type::Path(syn::TypePath {
             qself: None,
             path: quote::format_ident!("{}", self_type).into(),
         })
-    })
+    };
+    if !self_type.contains('<') {
+        return bare();
+    }
+    // Spans of parsed text point into that text, not the file: they would quote the wrong
+    // source in a reason.
+    match self_type.parse::<proc_macro2::TokenStream>() {
+        Ok(tokens) => syn::parse2(call_site(tokens)).unwrap_or_else(|_| bare()),
+        Err(_) => bare(),
+    }
+}
+
+/// The tokens with every span at the call site.
+fn call_site(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, Span, TokenTree};
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            if let TokenTree::Group(g) = &t {
+                t = TokenTree::Group(Group::new(g.delimiter(), call_site(g.stream())));
+            }
+            t.set_span(Span::call_site());
+            t
+        })
+        .collect()
 }
 
 /// The struct's own name in `self_type` (`Wrapper` of `Wrapper < Vec2 >`), which the scope
