@@ -248,6 +248,9 @@ impl Context<'_> {
         if let Some(literal) = self.union_literal(s, scope)? {
             return Ok(literal);
         }
+        if let Some(literal) = self.generic_union_literal(s, scope)? {
+            return Ok(literal);
+        }
         let (_, fields) = self
             .layouts
             .struct_fields(&s.path)

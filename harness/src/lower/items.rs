@@ -672,6 +672,10 @@ impl<'a> Context<'a> {
             sig: function.sig.clone(),
             block: Box::new(function.block.clone()),
         };
+        let concrete = self.concrete_self_type(function);
+        if let Some(ty) = &concrete {
+            super::impl_instances::write_self(&mut item, ty);
+        }
         if let Some(ty) = function.self_type {
             SelfType(ty).visit_item_fn_mut(&mut item);
         }
@@ -684,7 +688,10 @@ impl<'a> Context<'a> {
                 None => return self.fail(node, format!("`{}`: its constants cannot be written in", function.name)),
             }
         }
-        let self_type = function.self_type.map(str::to_string);
+        let self_type = match &concrete {
+            Some(ty) => Some(quote::ToTokens::to_token_stream(ty).to_string()),
+            None => function.self_type.map(str::to_string),
+        };
         self.require(node, key, area, |name| {
             let inner = self
                 .within(module)
@@ -705,6 +712,11 @@ impl<'a> Context<'a> {
                 return self.fail(&item.sig, "generic functions are not lowered");
             }
             let (prototype, code) = inner.lower_function(&item, self_type.as_deref())?;
+            // The instance's struct is defined after the prototypes: its methods are declared
+            // by their definitions, which follow it.
+            if concrete.is_some() {
+                return Ok((String::new(), code));
+            }
             Ok((format!("{prototype};\n"), code))
         })
     }

@@ -48,6 +48,7 @@ mod groups;
 mod guarded_arms;
 mod half_exchange;
 mod host_closures;
+mod impl_instances;
 mod impl_params;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
@@ -116,6 +117,7 @@ mod tuple_arms;
 mod tuple_constructors;
 mod tuple_lets;
 mod types;
+mod union_instances;
 mod unions;
 mod unsize;
 mod warp_stubs;
@@ -829,13 +831,10 @@ impl<'a> Context<'a> {
             let typed = match (input, self_type) {
                 (syn::FnArg::Typed(typed), _) => typed,
                 (syn::FnArg::Receiver(receiver), Some(ty)) => {
-                    let ty = self.c_type(&Type::Path(syn::TypePath {
-                        qself: None,
-                        path: quote::format_ident!("{}", ty).into(),
-                    }))?;
-                    params.push(items::receiver_param(receiver, &ty));
+                    let c = self.c_type(&impl_instances::receiver_type(ty))?;
+                    params.push(items::receiver_param(receiver, &c));
                     let this = scope.bind("self");
-                    scope.types.insert(this, self_type.unwrap_or_default().to_string());
+                    scope.types.insert(this, impl_instances::owner_name(ty));
                     continue;
                 }
                 (syn::FnArg::Receiver(_), None) => return self.fail(input, "methods are not lowered"),

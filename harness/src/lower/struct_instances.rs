@@ -96,7 +96,13 @@ impl Context<'_> {
             }
         }
         let wanted = instance_name(ty);
-        let key = ("struct", self.layouts.module.clone(), wanted);
+        // Keyed by the defining module: every module of the file that names the instance
+        // shares one C struct.
+        let owner = match self.layouts.resolve(&p.path) {
+            Some(kernel_lint_analyzer::model::items::Target::Item(module, _)) => module,
+            _ => self.layouts.module.clone(),
+        };
+        let key = ("struct", owner, wanted);
         self.require(ty, key, area, |name| {
             instance.ident = syn::Ident::new(name, def.ident.span());
             Ok((String::new(), self.lower_struct(&instance)?))
