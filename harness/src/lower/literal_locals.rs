@@ -65,7 +65,7 @@ impl Typer<'_> {
                     && matches!(&block.stmts[t], Stmt::Expr(e, None) if yields(e, &name))
             });
             let from_tail = expected.filter(|_| tail_yields).cloned();
-            if let Some(ty) = from_tail.or_else(|| self.from_uses(&name, kind, &rest)) {
+            if let Some(ty) = from_tail.or_else(|| self.type_of_uses(&name, kind, &rest)) {
                 if fits(&ty, kind) {
                     if let Stmt::Local(local) = &mut block.stmts[i] {
                         annotate(local, ty);
@@ -108,7 +108,7 @@ impl Typer<'_> {
 
     /// The type a later use fixes: `return name`, `name = v as T`, `let y: T = name`, or the
     /// register class of an `asm!` operand (rustc's last word: its width must match).
-    fn from_uses(&self, name: &str, kind: Kind, rest: &[&Stmt]) -> Option<Type> {
+    fn type_of_uses(&self, name: &str, kind: Kind, rest: &[&Stmt]) -> Option<Type> {
         let mut uses = Uses {
             name,
             returned: self.returned.as_ref(),
