@@ -60,6 +60,7 @@ mod items;
 mod iterate;
 mod launch;
 mod launch_instances;
+mod literal_locals;
 mod literal_refs;
 mod local_macros;
 mod macros;
@@ -821,6 +822,8 @@ impl<'a> Context<'a> {
             return self.fail(&f.sig.ident, "a code-generator intrinsic: its Rust body is a stub");
         }
         let _bounds = trait_generics::enter(f);
+        let typed = literal_locals::typed(&f.block, &f.sig.output, &|s| self.compiled(s));
+        let block = typed.as_ref().unwrap_or(&f.block);
         let mut scope = Scope::default();
         let ret = match &f.sig.output {
             syn::ReturnType::Default => "void".to_string(),
@@ -876,7 +879,7 @@ impl<'a> Context<'a> {
                 format!("{prototype} {{\n  __trap();\n  __builtin_unreachable();\n}}\n"),
             ));
         }
-        let body = self.function_body(&f.block, &mut scope, ret != "void")?;
+        let body = self.function_body(block, &mut scope, ret != "void")?;
         Ok((prototype.clone(), format!("{prototype} {body}\n")))
     }
 
@@ -911,7 +914,8 @@ impl<'a> Context<'a> {
                 params.push(data);
             }
         }
-        let body = self.function_body(&f.block, &mut scope, false)?;
+        let typed = literal_locals::typed(&f.block, &f.sig.output, &|s| self.compiled(s));
+        let body = self.function_body(typed.as_ref().unwrap_or(&f.block), &mut scope, false)?;
         // The prologue is attributed to the Rust signature, so a launch's code lies in one file.
         let signature = self.span(&f.sig);
         let text = format!("#line {} \"{}\"\n", signature.line, self.line_path())

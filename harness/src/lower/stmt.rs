@@ -682,7 +682,7 @@ impl Context<'_> {
         };
         scope.names.pop();
         Ok(format!(
-            "{ROLLED}for (auto {var} = static_cast<std::decay<decltype({end})>::type>({start}); {var} {cmp} {end}; {var} += {step}) {}",
+            "{ROLLED}for (auto {var} = static_cast<std::decay_t<decltype({end})>>({start}); {var} {cmp} {end}; {var} += {step}) {}",
             body?
         ))
     }
