@@ -77,3 +77,68 @@ fn kernels_of_an_included_file_lower_through_the_root_imports() {
     assert!(program.contains("(*slot) = (input[i] * 2.0f);"), "{program}");
     check_with_gxx(program);
 }
+
+/// `cuda_device` includes its generated intrinsics (`include!("generated/debug_control.rs")`):
+/// a wrapper whose body only calls a `__` stub still stands for the instruction.
+const LIBRARY_DEBUG: &str = r#"
+pub fn prof_trigger<const N: u32>() {
+    __prof_trigger(N);
+}
+
+#[doc(hidden)]
+#[inline(never)]
+pub(crate) fn __prof_trigger(_event_id: u32) {
+    unreachable!("prof_trigger called outside CUDA kernel context")
+}
+"#;
+
+const PROFILED: &str = r#"
+use cuda_device::debug::prof_trigger;
+use cuda_device::{kernel, thread, DisjointSlice};
+
+#[kernel]
+pub fn profiled(mut out: DisjointSlice<u32>) {
+    prof_trigger::<3>();
+    if let Some(slot) = out.get_mut(thread::index_1d()) {
+        *slot = 7;
+    }
+}
+"#;
+
+#[test]
+fn a_generated_wrapper_of_a_stub_is_the_instruction() {
+    let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
+        source: SourceFile::new(path, text),
+        module: module.iter().map(|m| m.to_string()).collect(),
+    };
+    let sources = Sources {
+        inputs: vec![
+            file("src/main.rs", PROFILED, &["app"]),
+            file(
+                "device/src/generated/debug_control.rs",
+                LIBRARY_DEBUG,
+                &["cuda_device", "debug"],
+            ),
+            file("device/src/lib.rs", "pub mod debug;\n", &["cuda_device"]),
+        ],
+        reported: 1,
+        uses: vec![kernel_lint_analyzer::CrateUse {
+            from: "app".into(),
+            name: "cuda_device".into(),
+            root: "cuda_device".into(),
+        }],
+        features: Default::default(),
+    };
+    let emitted = driver::emit_sources(&sources, &LaunchPlan::default());
+    assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
+    let program = &emitted.program;
+    assert!(program.contains("\n__prof_trigger(3);\n"), "{program}");
+    // No helper of that name is defined: the call is the instruction.
+    assert_eq!(program.matches("prof_trigger").count(), 1, "{program}");
+    check_with_gxx(program);
+}

@@ -198,9 +198,36 @@ impl Context<'_> {
             return false;
         }
         match self.layouts.resolve(path) {
-            Some(target) => self.layouts.index.function(&target).is_none_or(|f| is_stub(f.block)),
+            Some(target) => self
+                .layouts
+                .index
+                .function(&target)
+                .is_none_or(|f| is_stub(f.block) || self.wraps_stub(f.module, f.block)),
             None => true,
         }
+    }
+
+    /// Whether a body only calls a stub of its own module: `cuda_device`'s generated wrappers
+    /// (`pub fn wgmma_wait_group<const N: u32>() { __wgmma_wait_group(N as u64); }`), whose
+    /// instruction the code generator supplies for the `__` stub.
+    fn wraps_stub(&self, module: &kernel_lint_analyzer::ModulePath, block: &syn::Block) -> bool {
+        let [syn::Stmt::Expr(only, _)] = block.stmts.as_slice() else {
+            return false;
+        };
+        let call = match only {
+            Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+                [syn::Stmt::Expr(Expr::Call(call), _)] => call,
+                _ => return false,
+            },
+            Expr::Call(call) => call,
+            _ => return false,
+        };
+        let Expr::Path(callee) = &*call.func else { return false };
+        let Some(name) = callee.path.get_ident() else {
+            return false;
+        };
+        let target = kernel_lint_analyzer::model::items::Target::Item(module.clone(), name.to_string());
+        self.layouts.index.function(&target).is_some_and(|f| is_stub(f.block))
     }
 
     /// A call of a `cuda_device` intrinsic as the builtin or instruction it stands for.
