@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use syn::{GenericParam, Item, Stmt, Type};
 
 /// The struct `name` of `items`, looking into modules and function bodies.
-fn find_struct(items: &[Item], name: &str) -> Option<syn::ItemStruct> {
+pub(super) fn find_struct(items: &[Item], name: &str) -> Option<syn::ItemStruct> {
     fn in_stmts(stmts: &[Stmt], name: &str) -> Option<syn::ItemStruct> {
         stmts.iter().find_map(|s| match s {
             Stmt::Item(i) => find_struct(std::slice::from_ref(i), name),
@@ -25,7 +25,7 @@ fn find_struct(items: &[Item], name: &str) -> Option<syn::ItemStruct> {
 
 /// The type parameters of `def`, when each is the whole type of one of its fields (so that
 /// C++ deduces every one from the constructor's arguments).
-fn deducible_params(def: &syn::ItemStruct) -> Option<Vec<String>> {
+pub(super) fn deducible_params(def: &syn::ItemStruct) -> Option<Vec<String>> {
     let params: Vec<String> = def
         .generics
         .params
@@ -90,7 +90,12 @@ impl Context<'_> {
     }
 
     /// `template <typename F> struct Holder { F f; __device__ Holder(F f) : f(f) {} };`
-    fn closure_struct_template(&self, def: &syn::ItemStruct, name: &str, params: &[String]) -> Lowered<String> {
+    pub(super) fn closure_struct_template(
+        &self,
+        def: &syn::ItemStruct,
+        name: &str,
+        params: &[String],
+    ) -> Lowered<String> {
         let mut fields = String::new();
         let mut arguments = Vec::new();
         let mut inits = Vec::new();

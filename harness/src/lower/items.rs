@@ -697,6 +697,10 @@ impl<'a> Context<'a> {
                 .within(module)
                 .ok_or_else(|| (self.span(node), "no file".to_string()))?;
             item.sig.ident = syn::Ident::new(name, item.sig.ident.span());
+            if let Some(method) = inner.closure_struct_method(&item, self_type.as_deref()) {
+                let (prototype, code) = method?;
+                return Ok((format!("{prototype};\n"), code));
+            }
             // A function generic over types is a function template, as in the kernel's file.
             if let Some(template) = inner.template_helper(&item, self_type.as_deref()) {
                 let (prototype, code) = template?;

@@ -52,6 +52,7 @@ mod impl_instances;
 mod impl_params;
 mod index_spaces;
 pub use index_spaces::space_data_notes;
+mod closure_methods;
 mod closure_structs;
 mod inferred_pointers;
 mod intrinsic_values;
