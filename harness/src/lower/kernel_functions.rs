@@ -17,7 +17,11 @@ pub(super) struct KernelFunction {
 }
 
 /// `scaled_gather::<f32>` with literal arguments, or the bare name of a call without any.
+/// Only a call by the kernel's own name: `common::blur(..)` is another crate's function.
 fn call_key(path: &syn::Path) -> Option<String> {
+    if path.leading_colon.is_some() || path.segments.len() != 1 {
+        return None;
+    }
     let last = path.segments.last()?;
     if last.arguments.is_none() {
         return Some(last.ident.to_string());
