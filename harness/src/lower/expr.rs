@@ -442,6 +442,9 @@ impl Context<'_> {
         if let Some(call) = self.local_call(c, scope)? {
             return Ok(call);
         }
+        if let Some(call) = self.kernel_function_call(c, scope)? {
+            return Ok(call);
+        }
         if let Some(variant) = self.variant_call(c, scope)? {
             return Ok(variant);
         }

@@ -123,7 +123,7 @@ impl<'ast> Visit<'ast> for Calls {
 
 /// `f` with its constants and types replaced by `values`, named `name`. The tokens keep their
 /// spans, so that `#line` directives still name the generic function's lines.
-fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::ItemFn> {
+pub(super) fn instantiate(f: &syn::ItemFn, values: &[String], name: &str) -> Option<syn::ItemFn> {
     let params: Vec<String> = f
         .sig
         .generics

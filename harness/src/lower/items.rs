@@ -181,6 +181,7 @@ impl<'a> Context<'a> {
             helpers: HashSet::new(),
             helper_slices: HashMap::new(),
             instances: HashMap::new(),
+            kernel_functions: HashMap::new(),
             template_types: HashMap::new(),
             structs: HashSet::new(),
             consts: HashSet::new(),

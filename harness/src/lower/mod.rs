@@ -59,6 +59,7 @@ mod intrinsic_values;
 mod intrinsics;
 mod items;
 mod iterate;
+mod kernel_functions;
 mod launch;
 mod launch_instances;
 mod literal_locals;
@@ -274,6 +275,7 @@ pub fn lower_file(
         helpers: HashSet::new(),
         helper_slices: HashMap::new(),
         instances: HashMap::new(),
+        kernel_functions: HashMap::new(),
         template_types: HashMap::new(),
         structs: HashSet::new(),
         undefined: HashSet::new(),
@@ -359,6 +361,18 @@ pub fn lower_file(
     let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
     let nested = nested_fns::nested_helpers(&kernel_items, &helpers);
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&nested).collect();
+    let mut taken: HashSet<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .chain(kernels.iter().map(|k| k.name.clone()))
+        .collect();
+    let callers: Vec<&syn::ItemFn> = kernel_items.iter().chain(&helpers).copied().collect();
+    let (kernel_copies, kernel_functions) = kernel_functions::device_copies(&items, &callers, &mut taken);
+    cx.kernel_functions = kernel_functions;
+    let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&kernel_copies).collect();
     let destructured = pattern_params::destructured(&helpers);
     let helpers: Vec<&syn::ItemFn> = helpers
         .into_iter()
@@ -489,6 +503,8 @@ struct Context<'a> {
     helper_slices: HashMap<String, Vec<bool>>,
     /// The C names of the copies of const-generic helpers, by the call (`blur::<8>`).
     instances: HashMap<String, String>,
+    /// The device copies of kernels other kernels call as functions, by the call.
+    kernel_functions: HashMap<String, kernel_functions::KernelFunction>,
     /// The C++ names of the type parameters of the function template being lowered.
     template_types: HashMap<String, String>,
     structs: HashSet<String>,
