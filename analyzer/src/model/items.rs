@@ -441,6 +441,23 @@ impl ItemIndex {
                     })
             })
     }
+
+    /// The one struct named `name` in the crates code of module `from` may use, where a type
+    /// is known by its name only (read from another module's signature); none when several
+    /// structs share the name.
+    pub fn struct_named(&self, name: &str, from: &ModulePath) -> Option<Target> {
+        let from = from.first().cloned().unwrap_or_default();
+        let mut found = self
+            .modules
+            .iter()
+            .filter(|(module, _)| module.first().is_some_and(|c| self.sees(&from, c)))
+            .filter(|(_, items)| items.structs.contains_key(name));
+        let (module, _) = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        Some(Target::Item(module.clone(), name.to_string()))
+    }
 }
 
 /// Identifies a function across the index: defining module, `impl` type, name.

@@ -126,7 +126,10 @@ impl Context<'_> {
     fn field_type(&self, f: &syn::ExprField, scope: &Scope) -> Option<String> {
         let base = self.value_type(&f.base, scope)?;
         let path: syn::Path = syn::Ident::new(&base, proc_macro2::Span::call_site()).into();
-        let (owner, fields) = self.layouts.struct_fields(&path)?;
+        let (owner, fields) = self
+            .layouts
+            .struct_fields(&path)
+            .or_else(|| self.struct_fields_elsewhere(&base))?;
         let member = match &f.member {
             syn::Member::Named(name) => name.to_string(),
             syn::Member::Unnamed(index) => index.index.to_string(),
@@ -134,6 +137,17 @@ impl Context<'_> {
         let (_, ty) = fields.iter().find(|(name, _)| *name == member)?;
         // `mass: Real`: the primitive a scalar alias stands for, which methods are defined on.
         primitive_alias(&owner, ty).or_else(|| type_name(ty))
+    }
+
+    /// The fields of a struct the current module does not import by name (`grid.get_node_mut(id)`
+    /// returns a `GpuGridNode` of another module): the one struct of that name in the crates
+    /// it sees.
+    fn struct_fields_elsewhere(&self, name: &str) -> Option<(layout::Scope<'_>, Vec<(String, Type)>)> {
+        let index = self.layouts.index;
+        let target = index.struct_named(name, self.layouts.module)?;
+        let (module, _) = index.struct_def(&target)?;
+        let path: syn::Path = syn::Ident::new(name, proc_macro2::Span::call_site()).into();
+        self.layouts.at(module).struct_fields(&path)
     }
 
     /// Of several methods of one name, those of the receiver's type where it is known.
