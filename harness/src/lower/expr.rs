@@ -657,6 +657,7 @@ impl Context<'_> {
         }
         let method = m.method.to_string();
         let receiver = self.expr(&m.receiver, scope)?;
+        let receiver = self.referent_receiver(m, receiver, scope);
         if let Some(context) = self.ptx_context_method(m, &receiver) {
             return Ok(context);
         }

@@ -263,5 +263,8 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::core_values_prelude!(),
     crate::promoted_consts_prelude!(),
     crate::generated_arrays_prelude!(),
-    crate::option_transmutes_prelude!()
+    crate::option_transmutes_prelude!(),
+    crate::slice_splits_prelude!(),
+    crate::vector_views_prelude!(),
+    crate::promoted_ranges_prelude!()
 );

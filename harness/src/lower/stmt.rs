@@ -91,6 +91,12 @@ impl Context<'_> {
     }
 
     pub(super) fn local(&self, local: &syn::Local, scope: &mut Scope) -> Lowered<String> {
+        if let Some(out) = self.split_local(local, scope)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.vector_let_else(local, scope)? {
+            return Ok(out);
+        }
         if let Some(out) = self.option_try_let(local, scope)? {
             return Ok(out);
         }
@@ -166,6 +172,12 @@ impl Context<'_> {
             return Ok(out);
         }
         if let Some(out) = self.disjoint_local(&rust_name, &init.expr, scope)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.raw_slice_local(&rust_name, ty, &init.expr, scope)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.promoted_range_local(&rust_name, ty, &init.expr, scope)? {
             return Ok(out);
         }
         // The value is lowered before the new name exists: `let x = x + 1` reads the old `x`.
@@ -429,6 +441,14 @@ impl Context<'_> {
     }
 
     pub(super) fn if_stmt(&self, i: &syn::ExprIf, scope: &mut Scope) -> Lowered<String> {
+        if let Expr::Let(l) = &*i.cond {
+            if let Some(out) = self.split_if_let(l, i, scope)? {
+                return Ok(out);
+            }
+            if let Some(out) = self.vector_if_let(l, i, scope)? {
+                return Ok(out);
+            }
+        }
         match self.oxide_if(i, scope) {
             Ok(Some(out)) => return Ok(out),
             Ok(None) => {}
