@@ -55,6 +55,11 @@ fn array_from_fn_takes_the_let_type() {
         generated.contains("kl::array<unsigned int, 3> made = kl::from_fn<unsigned int, 3>([&](auto k) {"),
         "{generated}"
     );
+    // `[T; N]::map` of the generated array: one call per element, into a new array.
+    assert!(
+        generated.contains("auto mapped = kl::lanes::map(made, [&](auto v) {"),
+        "{generated}"
+    );
 }
 
 #[test]

@@ -38,7 +38,7 @@ impl Context<'_> {
 
     /// The macro of an item-position invocation in any analyzed file that declares a struct
     /// or enum named `name` (`bitflags! { pub struct Flags: u8 { .. } }`).
-    fn macro_defining(&self, name: &str) -> Option<String> {
+    pub(super) fn macro_defining(&self, name: &str) -> Option<String> {
         self.workspace.syntax.iter().flatten().find_map(|file| {
             file.items.iter().find_map(|item| {
                 let syn::Item::Macro(m) = item else { return None };

@@ -104,6 +104,13 @@ KL_GLAM_MAP(DVec3, KL_LANES3)
 KL_GLAM_MAP(DVec4, KL_LANES4)
 #undef KL_GLAM_MAP
 #undef KL_MAP_LANE
+// `[T; N]::map`: element after element, into an array of the results' type.
+template <typename T, unsigned long long N, typename F>
+__device__ auto map(const array<T, N>& a, F f) -> array<decltype(f(a[0])), N> {
+  array<decltype(f(a[0])), N> r;
+  for (unsigned long long i = 0; i < N; ++i) r[i] = f(a[i]);
+  return r;
+}
 // nalgebra's `map`: element after element, column-major, into a matrix of the results' type.
 template <typename T, int R, int C, typename F>
 __device__ auto map(const na::Matrix<T, R, C>& a, F f) -> na::Matrix<decltype(f(a.data()[0])), R, C> {

@@ -149,11 +149,11 @@ impl Context<'_> {
             );
         }
         let mut call = c.clone();
-        call.func = Box::new(Expr::Path(syn::ExprPath {
+        *call.func = Expr::Path(syn::ExprPath {
             attrs: Vec::new(),
             qself: None,
             path: syn::Ident::new(&f.name, proc_macro2::Span::call_site()).into(),
-        }));
+        });
         call.args = c.args.iter().take(f.params).cloned().collect();
         self.call(&call, scope).map(Some)
     }

@@ -7,7 +7,7 @@
 
 use super::{Context, Lowered, Scope};
 use kernel_lint_analyzer::parse::last_segment;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use syn::Expr;
 
 /// `kl::oxide_matrix`, `kl::oxide_strip`, `kl::oxide_zip` and the runtime-width tile; spliced
@@ -78,21 +78,6 @@ __device__ oxide_run<T, R * C> oxide_runtime_tile(T* ptr, unsigned long long len
 }
 "#
     };
-}
-
-/// What a kernel's scope knows of matrix views, by C name.
-#[derive(Debug, Clone, Default)]
-pub(super) struct MatrixViews {
-    /// Names holding a `MatrixView32`.
-    matrices: HashSet<String>,
-    /// Names holding a `RowView32` or `ColView32`.
-    strips: HashSet<String>,
-    /// Names holding a `ZipView32`.
-    zips: HashSet<String>,
-    /// Names holding a `ThreadCoord2D32` (`thread::coord_2d_u32`).
-    coords: HashSet<String>,
-    /// `DisjointSlice`s over `RuntimeRowMajorTiles<R, C>`: `R` and `C` as C++.
-    pub(super) runtime_grids: HashMap<String, [String; 2]>,
 }
 
 /// The name `e` is (`x`, `&x`, `(x)`), looked up in the scope.

@@ -19,5 +19,20 @@ pub(super) struct RunViews {
     /// Names holding one element of a run (`InBoundsMut32`), as a reference.
     pub(super) elements: HashSet<String>,
     /// `MatrixView32`s, their strips and `RuntimeRowMajorTiles` slices.
-    pub(super) matrices: super::matrix_views::MatrixViews,
+    pub(super) matrices: MatrixViews,
+}
+
+/// What a kernel's scope knows of matrix views, by C name.
+#[derive(Debug, Clone, Default)]
+pub(super) struct MatrixViews {
+    /// Names holding a `MatrixView32`.
+    pub(super) matrices: HashSet<String>,
+    /// Names holding a `RowView32` or `ColView32`.
+    pub(super) strips: HashSet<String>,
+    /// Names holding a `ZipView32`.
+    pub(super) zips: HashSet<String>,
+    /// Names holding a `ThreadCoord2D32` (`thread::coord_2d_u32`).
+    pub(super) coords: HashSet<String>,
+    /// `DisjointSlice`s over `RuntimeRowMajorTiles<R, C>`: `R` and `C` as C++.
+    pub(super) runtime_grids: HashMap<String, [String; 2]>,
 }

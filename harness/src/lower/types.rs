@@ -119,6 +119,20 @@ impl Context<'_> {
                 if let Some(reason) = self.external_item(&p.path) {
                     return self.fail(ty, reason);
                 }
+                if let Some(mac) = p
+                    .path
+                    .segments
+                    .last()
+                    .and_then(|s| self.macro_defining(&s.ident.to_string()))
+                {
+                    return self.fail(
+                        ty,
+                        format!(
+                            "type `{}` is defined by macro `{mac}!`, which is not expanded",
+                            self.text(ty)
+                        ),
+                    );
+                }
                 self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty)))
             }
             _ => self.fail(ty, format!("type `{}` has no CUDA C equivalent here", self.text(ty))),

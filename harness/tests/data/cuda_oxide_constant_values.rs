@@ -50,7 +50,8 @@ mod kernels {
         let t = tid.get() as u32;
         if let Some(o) = out.get_mut(tid) {
             let made: [u32; 3] = core::array::from_fn(|k| t * 2 + k as u32);
-            *o = made.into_iter().sum();
+            let mapped = made.map(|v| v * 3 + 1);
+            *o = mapped.into_iter().sum();
         }
     }
 
