@@ -28,6 +28,13 @@ fn ptx_atomics_in_asm_keep_their_instruction_and_operands() {
         program.contains("asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(id) : );"),
         "{program}"
     );
+    // An `f32` in `reg32` takes NVPTX's float class: `r` takes integers only.
+    assert!(
+        program.contains(
+            "asm volatile(\"cvta.to.global.u64 %0, %1;red.global.add.f32 [%0], %2;\" : \"=l\"(global) : \"l\"(generic), \"f\"(_rhs) : \"memory\");"
+        ),
+        "{program}"
+    );
     // The host's `unimplemented!()` is not compiled for the device.
     assert!(
         !program.contains("__trap();\n}\n\n__device__ inline unsigned int lane"),

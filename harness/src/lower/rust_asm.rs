@@ -103,6 +103,13 @@ impl Context<'_> {
                     format!("`asm!` operand `{}(..) _` is not lowered", operand.direction),
                 );
             };
+            // A float in a general register class (`in(reg32) x` of an `f32`): NVPTX's `r` and
+            // `l` take integers only, and its float classes hold the same bits.
+            let letter = match (letter, self.value_type_of(value, scope).as_deref()) {
+                ("r", Some("f32")) => "f",
+                ("l", Some("f64")) => "d",
+                _ => letter,
+            };
             let value = self.expr(value, scope)?;
             match operand.direction.as_str() {
                 "out" | "lateout" => outputs.push(format!("\"={letter}\"({value})")),

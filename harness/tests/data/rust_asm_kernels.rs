@@ -31,6 +31,27 @@ impl Swap for u32 {
     }
 }
 
+pub trait Accumulate {
+    unsafe fn add_global(&mut self, rhs: Self);
+}
+
+impl Accumulate for f32 {
+    unsafe fn add_global(&mut self, _rhs: Self) {
+        #[cfg(target_os = "cuda")]
+        {
+            let generic = self as *mut _;
+            let mut global: *mut f32 = core::ptr::null_mut();
+            asm!(
+                "cvta.to.global.u64 {g}, {p};\
+                 red.global.add.f32 [{g}], {v};",
+                g = out(reg64) global,
+                p = in(reg64) generic,
+                v = in(reg32) _rhs,
+            );
+        }
+    }
+}
+
 fn lane() -> u32 {
     let mut id: u32 = 0;
     unsafe {
@@ -44,4 +65,10 @@ pub unsafe fn claim(flags: *mut u32, previous: *mut u32) {
     let i = thread::index_1d() as usize;
     let old = (*flags.add(i)).swap_global(1);
     *previous.add(i) = old + lane();
+}
+
+#[kernel]
+pub unsafe fn accumulate(sums: *mut f32, values: *const f32) {
+    let i = thread::index_1d() as usize;
+    (*sums.add(i % 32)).add_global(*values.add(i));
 }
