@@ -604,6 +604,9 @@ impl<'a> Context<'a> {
                 ),
             };
         };
+        if let Some(call) = self.component_method(m, function, receiver, args, scope)? {
+            return Ok(call);
+        }
         // A method of the kernel's file called from another file's item: a copy goes early.
         let area = self.area(function.module, "method").unwrap_or(Area::Early);
         let name = self.function_item(m, function, area)?;
@@ -634,7 +637,12 @@ impl<'a> Context<'a> {
     }
 
     /// Lowers a free function or method once; its C name (`Type_method` for methods).
-    fn function_item(&self, node: &impl quote::ToTokens, function: &FunctionRef<'_>, area: Area) -> Lowered<String> {
+    pub(super) fn function_item(
+        &self,
+        node: &impl quote::ToTokens,
+        function: &FunctionRef<'_>,
+        area: Area,
+    ) -> Lowered<String> {
         self.function_item_with(node, function, area, &[])
     }
 

@@ -20,6 +20,7 @@ mod atomics;
 mod byte_order;
 mod closures;
 mod compiled;
+mod component_methods;
 mod const_asserts;
 mod const_eval;
 mod const_impls;

@@ -233,6 +233,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::launch_prelude!(),
     crate::async_copy_prelude!(),
     crate::nalgebra_prelude!(),
+    crate::component_methods_prelude!(),
     crate::nalgebra_literals_prelude!(),
     crate::sub_slices_prelude!(),
     crate::numeric_prelude!(),

@@ -142,7 +142,7 @@ impl Context<'_> {
     /// The fields of a struct the current module does not import by name (`grid.get_node_mut(id)`
     /// returns a `GpuGridNode` of another module): the one struct of that name in the crates
     /// it sees.
-    fn struct_fields_elsewhere(&self, name: &str) -> Option<(layout::Scope<'_>, Vec<(String, Type)>)> {
+    pub(super) fn struct_fields_elsewhere(&self, name: &str) -> Option<(layout::Scope<'_>, Vec<(String, Type)>)> {
         let index = self.layouts.index;
         let target = index.struct_named(name, self.layouts.module)?;
         let (module, _) = index.struct_def(&target)?;
