@@ -43,7 +43,11 @@ fn fragment(rows: u32, cols: u32, ty: &str, accumulator: bool) -> Option<Fragmen
         _ => ("unsigned int", "r", 32),
     };
     let total = rows * cols * bits(ty)?;
-    (total % (32 * reg_bits) == 0).then_some(Fragment { count: total / (32 * reg_bits), c_type, constraint })
+    (total % (32 * reg_bits) == 0).then_some(Fragment {
+        count: total / (32 * reg_bits),
+        c_type,
+        constraint,
+    })
 }
 
 /// The register `mma` named `name`, with `arity` arguments: `(c, a, b)` dense, `(c, a, b, e, f)`
@@ -130,15 +134,28 @@ impl RegisterMma {
         let mut list = |count: u32| {
             let regs: Vec<String> = (next..next + count).map(|i| format!("%{i}")).collect();
             next += count;
-            if count == 1 { regs[0].clone() } else { format!("{{{}}}", regs.join(", ")) }
+            if count == 1 {
+                regs[0].clone()
+            } else {
+                format!("{{{}}}", regs.join(", "))
+            }
         };
-        let mut operands = vec![list(self.d.count), list(self.a.count), list(self.b.count), list(self.d.count)];
+        let mut operands = vec![
+            list(self.d.count),
+            list(self.a.count),
+            list(self.b.count),
+            list(self.d.count),
+        ];
         if self.sparse {
             operands.push(list(1));
             operands.push(list(1));
         }
         let element = |var: &str, f: Fragment, i: u32| {
-            if f.count == 1 { var.to_string() } else { format!("{var}.v[{i}]") }
+            if f.count == 1 {
+                var.to_string()
+            } else {
+                format!("{var}.v[{i}]")
+            }
         };
         let outputs: Vec<String> = (0..self.d.count)
             .map(|i| format!("\"={}\"(d_.v[{i}])", self.d.constraint))
@@ -149,7 +166,10 @@ impl RegisterMma {
                 inputs.push(format!("\"{}\"(({})({}))", f.constraint, f.c_type, element(var, f, i)));
             }
         }
-        let mut bindings = format!("auto c_ = ({}); auto a_ = ({}); auto b_ = ({});", args[0], args[1], args[2]);
+        let mut bindings = format!(
+            "auto c_ = ({}); auto a_ = ({}); auto b_ = ({});",
+            args[0], args[1], args[2]
+        );
         if self.sparse {
             bindings.push_str(&format!(" unsigned int e_ = (unsigned int)({});", args[3]));
             inputs.push("\"r\"(e_)".to_string());
@@ -166,7 +186,6 @@ impl RegisterMma {
             inputs.join(", ")
         )
     }
-
 }
 
 impl super::Context<'_> {
@@ -181,7 +200,9 @@ impl super::Context<'_> {
     ) -> super::Lowered<String> {
         let selector = match c.args.iter().nth(4) {
             None => None,
-            Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) => match i.base10_parse::<u32>() {
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i), ..
+            })) => match i.base10_parse::<u32>() {
                 Ok(v) if v <= 1 => Some(v),
                 _ => return self.fail(c, format!("`{name}`: the sparsity selector must be 0 or 1")),
             },
