@@ -99,6 +99,7 @@ mod range_extremes;
 mod receiver_types;
 mod receivers;
 mod referent_methods;
+mod register_mma;
 mod rejected_examples;
 mod returned_arrays;
 mod run_views;

@@ -244,6 +244,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::ptx_ops_prelude!(),
     crate::ptx_context_prelude!(),
     crate::warpgroup_mma_prelude!(),
+    crate::register_mma_prelude!(),
     crate::atomics_prelude!(),
     crate::trait_prelude!(),
     crate::wide_tuple_prelude!(),

@@ -96,6 +96,7 @@ impl Context<'_> {
         let known = scalar_float_op(&name, arity).is_some()
             || (name.as_str(), arity) == super::warpgroup_mma::MMA_M64N64K16_BF16
             || prmt_mode(&name, arity).is_some()
+            || super::register_mma::register_mma(&name, arity).is_some()
             || (ldmatrix(&name).is_some() && arity == 1)
             || blackwell_matrix(&name).is_some()
             || name.starts_with("cp_async_bulk_tensor")
@@ -124,6 +125,9 @@ impl Context<'_> {
             );
         }
         let args: Vec<String> = c.args.iter().map(|a| self.expr(a, scope)).collect::<Lowered<_>>()?;
+        if let Some(mma) = super::register_mma::register_mma(&name, arity) {
+            return self.register_mma_call(c, &name, &mma, &args).map(Some);
+        }
         if let Some((ptx, constraint, c_type)) = scalar_float_op(&name, arity) {
             let operands: Vec<String> = (1..=arity).map(|i| format!("%{i}")).collect();
             let inputs: Vec<String> = args
