@@ -43,7 +43,7 @@ fn fragment(rows: u32, cols: u32, ty: &str, accumulator: bool) -> Option<Fragmen
         _ => ("unsigned int", "r", 32),
     };
     let total = rows * cols * bits(ty)?;
-    (total % (32 * reg_bits) == 0).then_some(Fragment {
+    total.is_multiple_of(32 * reg_bits).then_some(Fragment {
         count: total / (32 * reg_bits),
         c_type,
         constraint,
