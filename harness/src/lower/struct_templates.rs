@@ -64,7 +64,9 @@ impl Context<'_> {
         for a in &args.args {
             match a {
                 GenericArgument::Lifetime(_) => {}
-                GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => given.push(t.path.get_ident()?.to_string()),
+                GenericArgument::Type(Type::Path(t)) if t.qself.is_none() => {
+                    given.push(t.path.get_ident()?.to_string())
+                }
                 _ => return None,
             }
         }
@@ -112,11 +114,17 @@ impl Context<'_> {
         let Some(params) = type_params(&def.generics) else {
             return self.fail(
                 ty,
-                format!("generic struct `{}` over constants in a template is not lowered", def.ident),
+                format!(
+                    "generic struct `{}` over constants in a template is not lowered",
+                    def.ident
+                ),
             );
         };
         if types.len() != params.len() {
-            return self.fail(ty, format!("generic struct `{}`: its arguments are not all types", def.ident));
+            return self.fail(
+                ty,
+                format!("generic struct `{}`: its arguments are not all types", def.ident),
+            );
         }
         let key = ("struct template", module.clone(), def.ident.to_string());
         let name = self.require(ty, key, super::items::Area::Early, |name| {
@@ -128,7 +136,10 @@ impl Context<'_> {
             plain.generics = syn::Generics::default();
             plain.ident = syn::Ident::new(name, def.ident.span());
             let typenames: Vec<String> = params.iter().map(|p| format!("typename {p}")).collect();
-            Ok((String::new(), format!("template <{}> {}", typenames.join(", "), inner.lower_struct(&plain)?)))
+            Ok((
+                String::new(),
+                format!("template <{}> {}", typenames.join(", "), inner.lower_struct(&plain)?),
+            ))
         })?;
         let mut c_args = Vec::new();
         for t in types {
