@@ -111,7 +111,6 @@ where
 fn generic_impl_methods_are_templates_over_a_class_template() {
     let emitted = emit(KERNELS, STACK);
     let program = &emitted.program;
-    std::fs::write("/tmp/t8/stack.cu", program).ok();
     assert!(emitted.errors.is_empty(), "{:?}", emitted.errors);
     assert!(
         emitted.manifest.not_lowered.is_empty(),
