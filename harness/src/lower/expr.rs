@@ -251,6 +251,9 @@ impl Context<'_> {
         if let Some(literal) = self.generic_union_literal(s, scope)? {
             return Ok(literal);
         }
+        if let Some(literal) = self.vek_literal(s, scope)? {
+            return Ok(literal);
+        }
         let (_, fields) = self
             .layouts
             .struct_fields(&s.path)
@@ -450,6 +453,9 @@ impl Context<'_> {
         }
         if let Some(some) = self.option_call(c, scope)? {
             return Ok(some);
+        }
+        if let Some(shared) = self.shared_array_call(c, scope)? {
+            return Ok(shared);
         }
         if let Some(oxide) = self.oxide_call(c, scope)? {
             return Ok(oxide);

@@ -685,6 +685,11 @@ impl<'a> Context<'a> {
         if let Some(ty) = &concrete {
             super::impl_instances::write_self(&mut item, ty);
         }
+        // `impl<T> Stack<T>`: a function template over a class template.
+        let templated = concrete.is_none().then(|| self.generic_impl_self(function)).flatten();
+        if let Some((ty, generics)) = &templated {
+            super::struct_templates::as_template_method(&mut item, ty, generics);
+        }
         if let Some(ty) = function.self_type {
             SelfType(ty).visit_item_fn_mut(&mut item);
         }
@@ -697,7 +702,7 @@ impl<'a> Context<'a> {
                 None => return self.fail(node, format!("`{}`: its constants cannot be written in", function.name)),
             }
         }
-        let self_type = match &concrete {
+        let self_type = match concrete.as_ref().or(templated.as_ref().map(|(ty, _)| ty)) {
             Some(ty) => Some(quote::ToTokens::to_token_stream(ty).to_string()),
             None => function.self_type.map(str::to_string),
         };

@@ -268,5 +268,7 @@ __device__ inline array<float, 4> to_array(Vec4 a) { return {{a.x, a.y, a.z, a.w
     crate::option_transmutes_prelude!(),
     crate::slice_splits_prelude!(),
     crate::vector_views_prelude!(),
-    crate::promoted_ranges_prelude!()
+    crate::promoted_ranges_prelude!(),
+    crate::shared_array_types_prelude!(),
+    crate::vek_shapes_prelude!()
 );

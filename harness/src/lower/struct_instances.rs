@@ -212,6 +212,9 @@ impl Context<'_> {
         area: super::items::Area,
     ) -> Lowered<String> {
         let refused = || format!("generic struct `{}` is not lowered", def.ident);
+        if let Some(c) = self.class_template(ty, module, def)? {
+            return Ok(c);
+        }
         let Type::Path(p) = ty else {
             return self.fail(ty, refused());
         };

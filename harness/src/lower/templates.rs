@@ -47,6 +47,9 @@ impl Context<'_> {
                     .inputs
                     .iter()
                     .any(|i| matches!(i, FnArg::Typed(t) if mentions(t.ty.to_token_stream(), n)))
+                    // A method's receiver names its impl's parameters (`&self` of `Stack<T>`).
+                    || (f.sig.receiver().is_some()
+                        && self_type.is_some_and(|s| super::struct_templates::names_param(s, n)))
             })
             .collect();
         let mut cx = self.clone();

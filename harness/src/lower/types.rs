@@ -82,6 +82,12 @@ impl Context<'_> {
                 if let Some(c) = self.oxide_type(&name) {
                     return Ok(c);
                 }
+                if let Some(c) = self.shared_array_type(ty)? {
+                    return Ok(c);
+                }
+                if let Some(c) = self.vek_type(ty) {
+                    return Ok(c);
+                }
                 if let Some(c) = self.group_type(p)? {
                     return Ok(c);
                 }
