@@ -688,7 +688,7 @@ impl<'a> Context<'a> {
         // `impl<T> Stack<T>`: a function template over a class template.
         let templated = concrete.is_none().then(|| self.generic_impl_self(function)).flatten();
         if let Some((ty, generics)) = &templated {
-            super::struct_templates::as_template_method(&mut item, ty, generics);
+            super::template_methods::as_template_method(&mut item, ty, generics);
         }
         if let Some(ty) = function.self_type {
             SelfType(ty).visit_item_fn_mut(&mut item);

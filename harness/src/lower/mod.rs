@@ -118,6 +118,7 @@ mod struct_templates;
 mod sub_slices;
 mod substitution;
 mod tables;
+mod template_methods;
 mod templates;
 mod thread_runs;
 mod three_way;

@@ -49,7 +49,7 @@ impl Context<'_> {
                     .any(|i| matches!(i, FnArg::Typed(t) if mentions(t.ty.to_token_stream(), n)))
                     // A method's receiver names its impl's parameters (`&self` of `Stack<T>`).
                     || (f.sig.receiver().is_some()
-                        && self_type.is_some_and(|s| super::struct_templates::names_param(s, n)))
+                        && self_type.is_some_and(|s| super::template_methods::names_param(s, n)))
             })
             .collect();
         let mut cx = self.clone();
