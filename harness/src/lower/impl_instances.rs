@@ -23,9 +23,9 @@ fn impls<'s>(items: &'s [Item], out: &mut Vec<&'s syn::ItemImpl>) {
 }
 
 impl Context<'_> {
-    /// `Wrapper<Vec2>` for a method of `impl Wrapper<Vec2>`: an inherent impl with no
-    /// parameters of its own whose self type gives its arguments. `None` for any other.
-    pub(super) fn concrete_self_type(&self, function: &FunctionRef<'_>) -> Option<Type> {
+    /// The one inherent impl of the method's file that defines it; `None` when there are several
+    /// or none.
+    pub(super) fn owning_impl(&self, function: &FunctionRef<'_>) -> Option<&syn::ItemImpl> {
         let self_type = function.self_type?;
         let syntax = self.workspace.syntax.get(function.file).copied().flatten()?;
         let mut all = Vec::new();
@@ -38,9 +38,16 @@ impl Context<'_> {
                     .iter()
                     .any(|ii| matches!(ii, ImplItem::Fn(f) if f.sig.ident == function.name.as_str()))
         });
-        let (Some(owner), None) = (found.next(), found.next()) else {
-            return None;
-        };
+        match (found.next(), found.next()) {
+            (Some(owner), None) => Some(owner),
+            _ => None,
+        }
+    }
+
+    /// `Wrapper<Vec2>` for a method of `impl Wrapper<Vec2>`: an inherent impl with no
+    /// parameters of its own whose self type gives its arguments. `None` for any other.
+    pub(super) fn concrete_self_type(&self, function: &FunctionRef<'_>) -> Option<Type> {
+        let owner = self.owning_impl(function)?;
         if owner
             .generics
             .params

@@ -57,15 +57,7 @@ impl Context<'_> {
             return Ok(None);
         };
         let params = generic_names(&def.generics);
-        let values: Vec<TokenStream> = arguments
-            .args
-            .iter()
-            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-            .map(|a| match a {
-                syn::GenericArgument::Const(e) => e.to_token_stream(),
-                other => other.to_token_stream(),
-            })
-            .collect();
+        let values = generic_values(arguments);
         if params.is_empty() || params.len() != values.len() {
             return Ok(None);
         }
@@ -272,8 +264,21 @@ impl Context<'_> {
     }
 }
 
-/// The names a struct's type and const parameters bind, in order.
-fn generic_names(generics: &syn::Generics) -> Vec<String> {
+/// The written generic arguments, lifetimes left out, as tokens.
+pub(super) fn generic_values(arguments: &syn::AngleBracketedGenericArguments) -> Vec<TokenStream> {
+    arguments
+        .args
+        .iter()
+        .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+        .map(|a| match a {
+            syn::GenericArgument::Const(e) => e.to_token_stream(),
+            other => other.to_token_stream(),
+        })
+        .collect()
+}
+
+/// The names a generic item's type and const parameters bind, in order.
+pub(super) fn generic_names(generics: &syn::Generics) -> Vec<String> {
     generics
         .params
         .iter()

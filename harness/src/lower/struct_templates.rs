@@ -6,23 +6,9 @@
 use super::{Context, Lowered};
 use kernel_lint_analyzer::model::items::FunctionRef;
 use kernel_lint_analyzer::ModulePath;
-use syn::{GenericArgument, GenericParam, ImplItem, Item, Type};
+use syn::{GenericArgument, GenericParam, Type};
 
 /// The impls of `items` and of their inline modules.
-fn impls<'s>(items: &'s [Item], out: &mut Vec<&'s syn::ItemImpl>) {
-    for item in items {
-        match item {
-            Item::Impl(i) => out.push(i),
-            Item::Mod(m) => {
-                if let Some((_, inner)) = &m.content {
-                    impls(inner, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 /// The type parameters of `generics` when it has only those and lifetimes.
 fn type_params(generics: &syn::Generics) -> Option<Vec<String>> {
     let mut names = Vec::new();
@@ -40,21 +26,7 @@ impl Context<'_> {
     /// `Stack<T>` and the impl's generics for a method of an inherent `impl<T> Stack<T>` whose
     /// self type's arguments are exactly its type parameters; `None` for any other method.
     pub(super) fn generic_impl_self(&self, function: &FunctionRef<'_>) -> Option<(Type, syn::Generics)> {
-        let self_type = function.self_type?;
-        let syntax = self.workspace.syntax.get(function.file).copied().flatten()?;
-        let mut all = Vec::new();
-        impls(&syntax.items, &mut all);
-        let mut found = all.into_iter().filter(|i| {
-            i.trait_.is_none()
-                && matches!(&*i.self_ty, Type::Path(p) if p.qself.is_none()
-                    && p.path.segments.last().is_some_and(|s| s.ident == self_type))
-                && i.items
-                    .iter()
-                    .any(|ii| matches!(ii, ImplItem::Fn(f) if f.sig.ident == function.name.as_str()))
-        });
-        let (Some(owner), None) = (found.next(), found.next()) else {
-            return None;
-        };
+        let owner = self.owning_impl(function)?;
         let params = type_params(&owner.generics)?;
         let Type::Path(p) = &*owner.self_ty else { return None };
         let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else {

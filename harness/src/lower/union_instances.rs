@@ -3,9 +3,8 @@
 //! still a view of the same bytes at offset zero.
 
 use super::{Context, Lowered, Scope};
-use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{GenericParam, Item};
+use syn::Item;
 
 impl Context<'_> {
     /// `Generic::<u32> { bytes: [..] }` as a zeroed `Generic_u32` with that one member set;
@@ -29,25 +28,8 @@ impl Context<'_> {
         }) else {
             return Ok(None);
         };
-        let params: Vec<String> = def
-            .generics
-            .params
-            .iter()
-            .filter_map(|g| match g {
-                GenericParam::Type(t) => Some(t.ident.to_string()),
-                GenericParam::Const(c) => Some(c.ident.to_string()),
-                GenericParam::Lifetime(_) => None,
-            })
-            .collect();
-        let values: Vec<TokenStream> = arguments
-            .args
-            .iter()
-            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-            .map(|a| match a {
-                syn::GenericArgument::Const(e) => e.to_token_stream(),
-                other => other.to_token_stream(),
-            })
-            .collect();
+        let params = super::struct_instances::generic_names(&def.generics);
+        let values = super::struct_instances::generic_values(arguments);
         if params.is_empty() || params.len() != values.len() {
             return Ok(None);
         }
