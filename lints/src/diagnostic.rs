@@ -55,6 +55,8 @@ pub enum Applicability {
 /// One text replacement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Edit {
+    /// The file, as printed (a rewrite may touch a struct defined in another module).
+    pub file: String,
     /// What is replaced.
     pub span: Span,
     /// The new text.
@@ -68,8 +70,33 @@ pub struct Fix {
     pub title: String,
     /// Whether it may be applied without review.
     pub applicability: Applicability,
-    /// The replacements, non-overlapping.
+    /// The replacements, non-overlapping within each file.
     pub edits: Vec<Edit>,
+    /// What the analysis predicts once the fix is applied, when it was re-analyzed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gain: Option<Gain>,
+    /// What the user must change by hand (the host's buffers, say), one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub follow_up: Vec<String>,
+}
+
+/// The figures of the rewritten access, before and after, from re-analyzing the fixed source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Gain {
+    /// Sectors per request of the access now.
+    pub sectors_before: f64,
+    /// Sectors per request of the rewritten access.
+    pub sectors_after: f64,
+    /// Efficiency now, 0 to 1.
+    pub efficiency_before: f64,
+    /// Efficiency after, 0 to 1.
+    pub efficiency_after: f64,
+    /// Estimated DRAM bytes a block moves for the access now (its distinct sectors), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dram_bytes_before: Option<u64>,
+    /// The same after the rewrite.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dram_bytes_after: Option<u64>,
 }
 
 /// A span with a message under it.

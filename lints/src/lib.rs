@@ -4,7 +4,7 @@
 pub mod diagnostic;
 pub mod rules;
 
-pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Level};
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Gain, Label, Level};
 
 use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction};
 use std::collections::HashMap;
