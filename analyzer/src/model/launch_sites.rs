@@ -539,6 +539,11 @@ impl Walker<'_> {
                 };
                 Value::Config(Box::new(grid), Box::new(Value::Int(block)))
             }
+            // cuda_core's typed configurations: `LaunchConfig2D::new((gx, gy), (bx, by), shared)`.
+            ("LaunchConfig1D" | "LaunchConfig2D" | "LaunchConfig3D", "new") => match args.as_slice() {
+                [grid, block, ..] => Value::Config(Box::new(grid.clone()), Box::new(block.clone())),
+                _ => Value::Unknown(None),
+            },
             (_, "new") if is_vector(ty) => Value::Dims(args),
             (_, "splat") if is_vector(ty) => {
                 let count = if ty.ends_with('2') { 2 } else { 3 };
@@ -643,6 +648,9 @@ impl Walker<'_> {
                 _ => Value::Unknown(None),
             },
             "into" | "try_into" | "unwrap" | "expect" | "as_kernel_param" | "clone" => receiver(),
+            // cuda-oxide's `module.prepare_kernel(config)?`: the configuration, checked against
+            // the kernel once and passed to each of its launches.
+            _ if name.starts_with("prepare_") && matches!(arg(0), Value::Config(..)) => arg(0),
             // cuda_min's `Param`: `.block_size(n)` makes `len / n` blocks of `n`;
             // `.set_block_grid_size(block, grid)` states both; `.len(n)` resizes the grid.
             "push" | "checked_push" if matches!(receiver(), Value::Config(..)) => receiver(),
@@ -1088,6 +1096,45 @@ mod tests {
                     Ok([32, 2, 1]),
                     Some([4, 1, 1]),
                     Some(vec![None, Some(5)])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn cuda_oxide_typed_configurations_prepared_once() {
+        // Shapes of NVlabs/cuda-oxide (a105afd5): `examples/gemm_views` and `examples/warp_sums`.
+        let found = launches(
+            "fn bench() -> Result<(), Error> {
+                const BM: usize = 1024;
+                const BLOCK: u32 = 16;
+                let grid = ((BM as u32) / BLOCK, (BM as u32) / BLOCK);
+                let config = LaunchConfig2D::new(grid, (BLOCK, BLOCK), 0);
+                let (m, n, k) = (BM as u32, 512 as u32, 64u32);
+                let tiled = module.prepare_sgemm_tiled(config)?;
+                time_runs(&stream, || {
+                    module.sgemm_tiled(&stream, &tiled, m, n, k, 1.5, &a, &b)?;
+                    Ok(())
+                })?;
+                let sums = module.prepare_warp_sums(LaunchConfig1D::new(8, 256, 0))?;
+                module.warp_sums(&stream, &sums, &input, &mut out)?;
+                Ok(())
+            }",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "sgemm_tiled".into(),
+                    Ok([16, 16, 1]),
+                    Some([64, 64, 1]),
+                    Some(vec![Some(1024), Some(512), Some(64), None, None, None])
+                ),
+                (
+                    "warp_sums".into(),
+                    Ok([256, 1, 1]),
+                    Some([8, 1, 1]),
+                    Some(vec![None, None])
                 ),
             ]
         );
