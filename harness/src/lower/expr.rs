@@ -279,12 +279,40 @@ impl Context<'_> {
                     syn::Member::Unnamed(i) => i.index.to_string() == *field,
                 })
                 .ok_or_else(|| (self.span(s), format!("field `{field}` is not given")))?;
-            values.push(self.field_value(&value.expr, &ty, field, scope)?);
+            let text = self.field_value(&value.expr, &ty, field, scope)?;
+            if is_slice_reference(field_ty) {
+                // The C struct holds a slice field as its pointer and its length.
+                values.push(self.slice_field_value(&value.expr, &text, field, scope)?);
+            } else {
+                values.push(text);
+            }
         }
         if values.len() + markers != s.fields.len() {
             return self.fail(s, "a field given is not one of the struct's");
         }
         Ok(format!("{ty}{{{}}}", values.join(", ")))
+    }
+
+    /// A slice given to a struct literal's slice field, as its pointer and length: a slice
+    /// binding, a sub-slice `&a[i..]` or an array.
+    fn slice_field_value(&self, value: &Expr, text: &str, field: &str, scope: &mut Scope) -> Lowered<String> {
+        if let Expr::Path(p) = value {
+            if let Some(ident) = p.path.get_ident() {
+                if scope.slices.contains(&scope.lookup(&ident.to_string())) {
+                    return Ok(format!("{text}, {text}_len"));
+                }
+                if let Some(both) = self.unsized_argument(value, text) {
+                    return Ok(both);
+                }
+            }
+        }
+        if let Some(length) = self.sub_slice_length(value, scope)? {
+            return Ok(format!("{text}, {length}"));
+        }
+        self.fail(
+            value,
+            format!("the length of the slice given to field `{field}` is not known"),
+        )
     }
 
     /// The condition under which `pattern` matches the C expression `scrutinee`: integer and
@@ -1010,4 +1038,9 @@ pub(super) fn geometry_call(name: &str) -> Option<String> {
             format!("{builtin}.{axis}")
         }
     })
+}
+
+/// `&[T]` or `&mut [T]`: a field the C struct holds as a pointer and a length.
+fn is_slice_reference(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_)))
 }

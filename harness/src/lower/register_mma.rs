@@ -131,24 +131,26 @@ impl RegisterMma {
     /// the metadata `e` and the sparsity selector, which PTX takes as an immediate).
     pub(super) fn call(&self, args: &[String], selector: Option<u32>) -> String {
         let mut next = 0u32;
-        let mut list = |count: u32| {
+        // Fragments are vector operands even of one register (`{%2}`: ptxas rejects a bare
+        // `%2` there); the sparse metadata and selector are scalars.
+        let mut list = |count: u32, vector: bool| {
             let regs: Vec<String> = (next..next + count).map(|i| format!("%{i}")).collect();
             next += count;
-            if count == 1 {
-                regs[0].clone()
-            } else {
+            if vector {
                 format!("{{{}}}", regs.join(", "))
+            } else {
+                regs.join(", ")
             }
         };
         let mut operands = vec![
-            list(self.d.count),
-            list(self.a.count),
-            list(self.b.count),
-            list(self.d.count),
+            list(self.d.count, true),
+            list(self.a.count, true),
+            list(self.b.count, true),
+            list(self.d.count, true),
         ];
         if self.sparse {
-            operands.push(list(1));
-            operands.push(list(1));
+            operands.push(list(1, false));
+            operands.push(list(1, false));
         }
         let element = |var: &str, f: Fragment, i: u32| {
             if f.count == 1 {
