@@ -455,7 +455,7 @@ mod tests {
             vec![
                 Outcome::Failed {
                     fix: 0,
-                    reason: "the fixed text of `a.rs` does not parse: 1:11: expected `;`".to_string()
+                    reason: "the fixed text of `a.rs` does not parse: 1:10: expected one of: `where`, parentheses, curly braces, `;`".to_string()
                 },
                 Outcome::Applied(0),
             ]
