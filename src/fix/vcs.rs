@@ -7,7 +7,8 @@ use std::process::Command;
 /// Why the files may not be fixed without `--allow-dirty`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal {
-    /// Files with uncommitted changes, each with its state (`modified`, `staged`, `untracked`).
+    /// Files with uncommitted changes, each with its state (`modified`, `staged`, `untracked`,
+    /// `ignored`).
     Dirty(Vec<(String, &'static str)>),
     /// Files that no git repository holds.
     NoRepository(Vec<String>),
@@ -82,7 +83,7 @@ fn status(path: &Path) -> Result<FileState, Refusal> {
     };
     let name = path.file_name().unwrap_or(path.as_os_str());
     let output = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=all", "--"])
+        .args(["status", "--porcelain", "--untracked-files=all", "--ignored", "--"])
         .arg(name)
         .current_dir(folder)
         .output()
@@ -114,6 +115,8 @@ fn state(line: &str) -> &'static str {
     let (staged, worktree) = (codes.next().unwrap_or(' '), codes.next().unwrap_or(' '));
     match (staged, worktree) {
         ('?', _) => "untracked",
+        // git cannot restore an ignored file either.
+        ('!', _) => "ignored",
         (_, 'D') | ('D', _) => "deleted",
         (_, ' ') => "staged",
         _ => "modified",
@@ -127,6 +130,7 @@ mod tests {
     #[test]
     fn porcelain_states() {
         assert_eq!(state("?? a.rs"), "untracked");
+        assert_eq!(state("!! a.rs"), "ignored");
         assert_eq!(state(" M a.rs"), "modified");
         assert_eq!(state("M  a.rs"), "staged");
         assert_eq!(state("A  a.rs"), "staged");
