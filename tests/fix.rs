@@ -222,3 +222,20 @@ fn a_file_that_cannot_be_written_is_left_intact() {
     );
     assert_eq!(types(dir.path()), TYPES);
 }
+
+#[test]
+fn two_findings_with_the_same_fix_are_both_fixed_by_one_edit() {
+    let dir = crate_dir(true);
+    let twice = format!(
+        "{LIB}\n#[kernel]\npub unsafe fn again(queries: &[Q], out: *mut f32) {{\n    let i = thread::index_1d() as usize;\n    let q = queries[i];\n    *out.add(i) = q.y;\n}}\n"
+    );
+    std::fs::write(dir.path().join("src/lib.rs"), &twice).expect("lib.rs");
+    git(dir.path(), &["commit", "-q", "-a", "-m", "two kernels"]);
+    let run = kernel_lint(dir.path(), &["fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "fixed src/types.rs (2 fixes)\nfixed 2 findings in 1 file; 0 remaining\n"
+    );
+    assert_eq!(types(dir.path()), FIXED_TYPES);
+}

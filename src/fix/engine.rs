@@ -465,6 +465,24 @@ mod tests {
     }
 
     #[test]
+    fn a_fix_over_two_files_fails_in_both_when_one_does_not_parse() {
+        let diagnostics = vec![
+            diagnostic(vec![fix(
+                Applicability::Safe,
+                vec![edit("a.rs", 7, 8, "X"), edit("b.rs", 0, 6, "fn")],
+            )]),
+            diagnostic(vec![fix(Applicability::Safe, vec![edit("a.rs", 17, 18, "C")])]),
+        ];
+        let plan = plan(&diagnostics, &texts(&[("a.rs", A), ("b.rs", A)]), Options::default());
+        assert!(
+            matches!(&plan.outcomes[0], Outcome::Failed { reason, .. } if reason.starts_with("the fixed text of `b.rs` does not parse"))
+        );
+        assert_eq!(plan.outcomes[1], Outcome::Applied(0));
+        assert_eq!(fixed(&plan, "a.rs").as_deref(), Some("struct A; struct C;"));
+        assert_eq!(fixed(&plan, "b.rs"), None);
+    }
+
+    #[test]
     fn a_fix_alone_that_breaks_the_syntax_leaves_the_text_untouched() {
         let diagnostics = vec![diagnostic(vec![fix(
             Applicability::Safe,

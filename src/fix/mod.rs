@@ -217,6 +217,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_file_not_read_is_edited_only_inside_the_workspace() {
+        let root = tempfile::tempdir().expect("workspace");
+        let outside = tempfile::tempdir().expect("elsewhere");
+        let inside_file = root.path().join("types.rs");
+        let outside_file = outside.path().join("types.rs");
+        std::fs::write(&inside_file, "struct Q;").expect("written");
+        std::fs::write(&outside_file, "struct Q;").expect("written");
+        let root_path = std::fs::canonicalize(root.path()).expect("canonical");
+        let shown = |p: &Path| p.display().to_string();
+        assert_eq!(
+            outside_text(&shown(&inside_file), &root_path),
+            Ok("struct Q;".to_string())
+        );
+        assert_eq!(
+            outside_text(&shown(&outside_file), &root_path),
+            Err(format!(
+                "`{}` is outside the workspace ({})",
+                shown(&outside_file),
+                root_path.display()
+            ))
+        );
+        let missing = shown(&root.path().join("gone.rs"));
+        assert_eq!(
+            outside_text(&missing, &root_path),
+            Err(format!("`{missing}` does not exist"))
+        );
+    }
+
+    #[test]
     fn the_diff_has_git_headers() {
         let diff = unified_diff(
             "src/q.rs",
