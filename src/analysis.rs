@@ -8,7 +8,7 @@ use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::{
     analyze_configured, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
 };
-use kernel_lint_lints::{check_file, Diagnostic, Level};
+use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use std::path::PathBuf;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
@@ -53,6 +53,8 @@ pub struct Outcome {
     pub uses: Vec<kernel_lint_analyzer::CrateUse>,
     /// The features each crate is compiled with.
     pub features: kernel_lint_analyzer::workspace::CrateFeatures,
+    /// The path to open of each file read, by printed path (what `fix` writes to).
+    pub paths: Vec<(String, PathBuf)>,
 }
 
 impl Outcome {
@@ -176,6 +178,11 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         configured.push(resolver.config_for(&input.path)?);
     }
     let configs = resolver.finish();
+    let paths = candidates
+        .files
+        .iter()
+        .map(|f| (f.display.clone(), f.path.clone()))
+        .collect();
     let (entries, context, modules) = run(
         candidates.errors,
         candidates.files,
@@ -193,6 +200,7 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         modules,
         uses: candidates.uses,
         features: candidates.features,
+        paths,
     };
     let checked: Vec<Checked<'_>> = outcome
         .analyzed()
@@ -255,6 +263,8 @@ fn run(
         .collect();
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     let results = analyze_configured(program, uses, features, &plans);
+    // The fixes may edit any file read (a struct defined in another module).
+    let all_sources = sources.clone();
     let mut context = Vec::new();
     for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {
@@ -263,7 +273,7 @@ fn run(
         }
         entries.push(match result {
             Ok(report) => {
-                let diagnostics = check_file(&report, &config_of(config).levels);
+                let diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);
                 Entry::Ok(Box::new(Analyzed {
                     source,
                     report,

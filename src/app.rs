@@ -12,6 +12,7 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
     match &cli.command {
         Some(Command::Check(args)) => check(&cli.global, args),
         Some(Command::Accesses(args)) => accesses(&cli.global, args),
+        Some(Command::Fix(args)) => crate::fix::run(&cli.global, args),
         Some(Command::Rule(args)) => rule(args),
         Some(Command::Harness(command)) => crate::harness::run(&cli.global, command),
         Some(Command::Validate(args)) => crate::harness::validate(&cli.global, args),

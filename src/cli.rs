@@ -12,7 +12,7 @@ use std::path::PathBuf;
     version,
     after_help = "Exit status: 0 no findings at warn or deny level, 1 findings at warn or deny \
                   level, 2 usage error, unreadable or unparsable input, bad configuration or \
-                  internal error."
+                  internal error. `fix` has its own (see `fix --help`)."
 )]
 pub struct Cli {
     /// What to do; `check` when omitted.
@@ -33,6 +33,18 @@ pub enum Command {
     Check(AnalyzeArgs),
     /// List every memory access of every kernel with its predicted cost.
     Accesses(AnalyzeArgs),
+    /// Apply the fixes the findings carry, then report the findings that remain.
+    #[command(
+        after_help = "Only safe fixes are applied unless --unsafe-fixes is given; display-only fixes \
+                            never are. Of two fixes that overlap, the first is applied and the other \
+                            skipped. Files with uncommitted changes, or outside a git repository, are \
+                            not written without --allow-dirty. Each file is written whole (a temporary \
+                            file renamed over it) and only when its fixed text parses.\n\n\
+                            Exit status: as `check` on the findings that remain; with --diff, 0 when \
+                            there is nothing to fix and 1 when there is; 2 when the files were refused, \
+                            a fix or a write failed, or for the errors of `check`."
+    )]
+    Fix(FixArgs),
     /// Show a lint's documentation, or a table of all lints.
     Rule(RuleArgs),
     /// The GPU harness: lower kernels to CUDA C, reduce Nsight Compute exports, compare.
@@ -148,6 +160,23 @@ pub struct AnalyzeArgs {
     pub levels: LevelArgs,
 }
 
+/// Arguments of `fix`: what to analyze, and which fixes to apply how.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FixArgs {
+    /// What to analyze and how to print the findings that remain.
+    #[command(flatten)]
+    pub analyze: AnalyzeArgs,
+    /// Apply unsafe fixes too: they change behaviour or layout, so review them.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Write files with uncommitted changes, or outside a git repository.
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Print the changes as unified diffs instead of writing them; exit 1 when there are some.
+    #[arg(long)]
+    pub diff: bool,
+}
+
 /// Arguments of `rule`.
 #[derive(Debug, Clone, Args)]
 pub struct RuleArgs {
@@ -222,6 +251,7 @@ impl Cli {
             match &mut cli.command {
                 Some(Command::Check(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
+                Some(Command::Fix(args)) => args.analyze.format = args.analyze.format.or(Some(format)),
                 Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_)) => {
                     let message = "`--format` before the subcommand applies to `check` and `accesses` only";
                     return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));

@@ -50,6 +50,8 @@ pub enum CliError {
     Output(io::Error),
     /// `validate` found no launch to measure; the kernels not lowered, each with its reason.
     NothingToMeasure(Vec<String>),
+    /// The command would not go on (`fix` over uncommitted changes), and says why.
+    Refused(String),
 }
 
 impl CliError {
@@ -102,6 +104,7 @@ impl fmt::Display for CliError {
                 names.join(", ")
             ),
             CliError::Tool { program, message } => write!(f, "{program} {message}"),
+            CliError::Refused(message) => f.write_str(message),
             CliError::Output(err) => write!(f, "cannot write the output: {err}"),
             CliError::NothingToMeasure(kernels) => {
                 f.write_str("nothing to measure: no kernel could be lowered")?;

@@ -9,6 +9,7 @@ mod config_check;
 mod discover;
 mod error;
 mod exit;
+mod fix;
 mod harness;
 mod output;
 mod render;

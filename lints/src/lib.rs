@@ -6,7 +6,7 @@ pub mod rules;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Gain, Label, Level};
 
-use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction};
+use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction, SourceFile};
 use std::collections::HashMap;
 
 /// What a lint's check sees: one access of one kernel in one file.
@@ -104,10 +104,18 @@ pub struct Lint {
     /// The check run once per kernel, on what is not tied to one access: each finding with
     /// its file when that is not the kernel's (a helper of another module).
     pub kernel_check: fn(&FileReport, &KernelReport) -> Vec<KernelFinding>,
+    /// The fixes of an access's finding, built from the text of the files read (the element's
+    /// struct may be defined in another file); none for most lints.
+    pub fix: fn(&AccessContext<'_>, &[SourceFile]) -> Vec<Fix>,
 }
 
 /// A kernel-level finding, with its file when that is not the kernel's.
 pub type KernelFinding = (Option<String>, Finding);
+
+/// The fixes of lints that suggest none.
+pub fn no_fix(_: &AccessContext<'_>, _: &[SourceFile]) -> Vec<Fix> {
+    Vec::new()
+}
 
 /// The kernel check of lints that look at accesses only.
 pub fn no_kernel_check(_: &FileReport, _: &KernelReport) -> Vec<KernelFinding> {
@@ -142,6 +150,12 @@ macro_rules! declare_lint {
         }
     };
     ($(#[doc = $doc:literal])+ pub static $ident:ident = { code: $code:literal, name: $name:literal, level: $level:ident, check: $check:path, kernel_check: $kernel_check:path $(,)? }) => {
+        $crate::declare_lint! {
+            $(#[doc = $doc])+
+            pub static $ident = { code: $code, name: $name, level: $level, check: $check, kernel_check: $kernel_check, fix: $crate::no_fix }
+        }
+    };
+    ($(#[doc = $doc:literal])+ pub static $ident:ident = { code: $code:literal, name: $name:literal, level: $level:ident, check: $check:path, kernel_check: $kernel_check:path, fix: $fix:path $(,)? }) => {
         $(#[doc = $doc])+
         pub static $ident: $crate::Lint = $crate::Lint {
             code: $code,
@@ -150,6 +164,7 @@ macro_rules! declare_lint {
             docs: concat!($($doc, "\n"),+),
             check: $check,
             kernel_check: $kernel_check,
+            fix: $fix,
         };
     };
 }
@@ -199,8 +214,14 @@ impl LintLevels {
     }
 }
 
-/// Runs every enabled lint over a file's accesses, in source order.
+/// Runs every enabled lint over a file's accesses, in source order, without fixes.
 pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
+    check_file_with_fixes(file, levels, &[])
+}
+
+/// Runs every enabled lint over a file's accesses, in source order; the findings carry the
+/// fixes their lint builds from `sources`, the text of every file read.
+pub fn check_file_with_fixes(file: &FileReport, levels: &LintLevels, sources: &[SourceFile]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for kernel in &file.kernels {
         for access in &kernel.accesses {
@@ -226,7 +247,11 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                     if !access.via.is_empty() {
                         notes.insert(0, call_chain(&kernel.name, access));
                     }
-                    out.push(diagnostic(lint, level, path, &kernel.name, finding, notes));
+                    let mut found = diagnostic(lint, level, path, &kernel.name, finding, notes);
+                    if !sources.is_empty() {
+                        found.fixes = (lint.fix)(&cx, sources);
+                    }
+                    out.push(found);
                 }
             }
         }

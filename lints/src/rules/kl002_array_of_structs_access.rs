@@ -1,6 +1,7 @@
 use crate::text::cost;
-use crate::{declare_lint, AccessContext, Finding};
-use kernel_lint_analyzer::{AccessClass, FieldOf, Prediction};
+use crate::{declare_lint, AccessContext, Applicability, Edit, Finding, Fix};
+use kernel_lint_analyzer::{AccessClass, FieldOf, Prediction, SourceFile, Span};
+use syn::punctuated::Punctuated;
 
 declare_lint! {
     /// ## What it does
@@ -20,11 +21,18 @@ declare_lint! {
     /// Use instead: a structure of arrays (`struct Particles { x: *mut f32, vx: *mut f32, .. }`
     /// read as `*p.x.add(i)`), or, for structs of 8 or 16 bytes, `#[repr(C, align(16))]` and
     /// one copy of the whole element per lane.
+    ///
+    /// ## Fix
+    /// When every byte of the element is copied, `cargo kernel-lint fix --unsafe-fixes` gives
+    /// the struct the alignment (`#[repr(C, align(16))]`, extending its `#[repr(..)]`). It is
+    /// unsafe: the struct's layout changes, so the host's buffers must follow.
     pub static ARRAY_OF_STRUCTS_ACCESS = {
         code: "KL002",
         name: "array-of-structs-access",
         level: Warn,
         check: check,
+        kernel_check: crate::no_kernel_check,
+        fix: align_fix,
     }
 }
 
@@ -97,6 +105,157 @@ fn whole_copy(cx: &AccessContext<'_>, p: &Prediction, field: &FieldOf) -> Findin
     }
 }
 
+/// The alignment that makes a whole-element copy one wide load (16-byte pieces above 16 bytes).
+fn wanted_alignment(size: u64) -> u64 {
+    if size <= 16 {
+        size.next_power_of_two()
+    } else {
+        16
+    }
+}
+
+/// For a whole-element copy: give the struct the alignment the help asks for, extending its
+/// `#[repr(..)]` or adding one. No fix when the struct's definition is not found exactly once
+/// among the files read, or when its `repr` cannot take an alignment (`packed`, `transparent`).
+fn align_fix(cx: &AccessContext<'_>, sources: &[SourceFile]) -> Vec<Fix> {
+    let Some(field) = &cx.access.field_of else {
+        return Vec::new();
+    };
+    if cx.verdict(AccessClass::Aos).is_none() || !cx.whole_copy() {
+        return Vec::new();
+    }
+    let align = wanted_alignment(field.size);
+    let Some(edit) = repr_edit(&field.type_name, align, sources) else {
+        return Vec::new();
+    };
+    let padded = field.size.div_ceil(align) * align;
+    let follow_up = if padded == field.size {
+        format!(
+            "the host must allocate `{}` buffers {align}-byte aligned",
+            field.type_name
+        )
+    } else {
+        format!(
+            "`{}` grows from {} to {padded} bytes: the host must lay out its buffers with the padding",
+            field.type_name, field.size
+        )
+    };
+    vec![Fix {
+        title: format!("give `{}` `#[repr(C, align({align}))]`", field.type_name),
+        applicability: Applicability::Unsafe,
+        edits: vec![edit],
+        gain: None,
+        follow_up: vec![follow_up],
+    }]
+}
+
+/// The edit that gives struct `name` `#[repr(C, align(align))]`, when it is defined exactly
+/// once among `sources`.
+fn repr_edit(name: &str, align: u64, sources: &[SourceFile]) -> Option<Edit> {
+    // A generic or qualified name is not looked up: the plain name must be the definition's.
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let mut found = Vec::new();
+    for source in sources {
+        // Parsing is the costly part: only files that may define it are parsed.
+        if !source.text.contains(name) || !source.text.contains("struct") {
+            continue;
+        }
+        let Ok(file) = syn::parse_file(&source.text) else {
+            continue;
+        };
+        let mut defs = Vec::new();
+        structs_named(&file.items, name, &mut defs);
+        found.extend(defs.into_iter().map(|def| (source, def.clone())));
+    }
+    let [(source, def)] = found.as_slice() else {
+        return None;
+    };
+    let reprs: Vec<&syn::Attribute> = def.attrs.iter().filter(|a| a.path().is_ident("repr")).collect();
+    match reprs.as_slice() {
+        [] => {
+            let at = item_start(def);
+            let start = source.offset(at.line, at.column);
+            let line_start = source.text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let before = &source.text[line_start..start];
+            let separator = if before.chars().all(char::is_whitespace) {
+                format!("\n{before}")
+            } else {
+                " ".to_string()
+            };
+            Some(Edit {
+                file: source.path.clone(),
+                span: span_at(source, start, start, at),
+                replacement: format!("#[repr(C, align({align}))]{separator}"),
+            })
+        }
+        [attr] => {
+            let hints = attr
+                .parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+                .ok()?;
+            let mut kept = vec!["C".to_string()];
+            for hint in &hints {
+                match hint {
+                    syn::Meta::Path(path) if path.is_ident("C") => {}
+                    syn::Meta::Path(path) if path.is_ident("packed") || path.is_ident("transparent") => return None,
+                    syn::Meta::Path(path) => kept.push(path.get_ident()?.to_string()),
+                    syn::Meta::List(list) if list.path.is_ident("align") => {}
+                    _ => return None,
+                }
+            }
+            let replacement = format!("#[repr({}, align({align}))]", kept.join(", "));
+            let open = attr.pound_token.span.start();
+            let close = attr.bracket_token.span.close().end();
+            let start = source.offset(open.line, open.column);
+            let end = source.offset(close.line, close.column);
+            if source.text.get(start..end)? == replacement {
+                return None;
+            }
+            Some(Edit {
+                file: source.path.clone(),
+                span: span_at(source, start, end, open),
+                replacement,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Where an item's code starts after its attributes: its visibility, or `struct`.
+fn item_start(def: &syn::ItemStruct) -> proc_macro2::LineColumn {
+    use syn::spanned::Spanned;
+    match &def.vis {
+        syn::Visibility::Inherited => def.struct_token.span.start(),
+        vis => vis.span().start(),
+    }
+}
+
+fn span_at(source: &SourceFile, start: usize, end: usize, at: proc_macro2::LineColumn) -> Span {
+    debug_assert!(start <= end && end <= source.text.len());
+    Span {
+        start,
+        end,
+        line: at.line,
+        column: at.column + 1,
+    }
+}
+
+/// The structs called `name` among `items` and their inline modules.
+fn structs_named<'a>(items: &'a [syn::Item], name: &str, out: &mut Vec<&'a syn::ItemStruct>) {
+    for item in items {
+        match item {
+            syn::Item::Struct(def) if def.ident == name => out.push(def),
+            syn::Item::Mod(module) => {
+                if let Some((_, inner)) = &module.content {
+                    structs_named(inner, name, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::test_support::{assert_clean, findings};
@@ -159,5 +318,77 @@ mod tests {
         let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(messages[0].starts_with("array-of-structs access `queries[i]`: the whole"));
+    }
+
+    /// The fixes of every finding of a snippet linted with its own text (and `others`) as the
+    /// files read.
+    fn fixes_of(source: &str, others: &[kernel_lint_analyzer::SourceFile]) -> Vec<crate::Fix> {
+        let file = kernel_lint_analyzer::SourceFile::new("snippet.rs", source);
+        let report = kernel_lint_analyzer::analyze_source(&file, &kernel_lint_analyzer::LaunchPlan::default()).expect("parses");
+        let mut sources = vec![file];
+        sources.extend(others.iter().cloned());
+        crate::check_file_with_fixes(&report, &crate::LintLevels::default(), &sources)
+            .into_iter()
+            .flat_map(|d| d.fixes)
+            .collect()
+    }
+
+    const COPY: &str = "#[kernel] pub unsafe fn k(queries: &[Q]) { let i = thread::index_1d() as usize; let q = queries[i]; }";
+
+    #[test]
+    fn a_whole_copy_extends_the_repr() {
+        let source = format!("#[repr(C)] #[derive(Clone, Copy)] pub struct Q {{ x: f32, y: f32, z: f32 }}\n{COPY}");
+        let fixes = fixes_of(&source, &[]);
+        assert_eq!(fixes.len(), 1);
+        let fix = &fixes[0];
+        assert_eq!(fix.title, "give `Q` `#[repr(C, align(16))]`");
+        assert_eq!(fix.applicability, crate::Applicability::Unsafe);
+        assert_eq!(
+            fix.follow_up,
+            vec!["`Q` grows from 12 to 16 bytes: the host must lay out its buffers with the padding".to_string()]
+        );
+        assert_eq!(fix.edits.len(), 1);
+        let edit = &fix.edits[0];
+        assert_eq!(edit.file, "snippet.rs");
+        assert_eq!((edit.span.start, edit.span.end, edit.span.line, edit.span.column), (0, 10, 1, 1));
+        assert_eq!(&source[edit.span.start..edit.span.end], "#[repr(C)]");
+        assert_eq!(edit.replacement, "#[repr(C, align(16))]");
+    }
+
+    #[test]
+    fn a_struct_without_repr_gets_one_on_its_own_line() {
+        let source = format!("#[derive(Clone, Copy)]\n    pub struct Q {{ x: f32, y: f32 }}\n{COPY}");
+        let fixes = fixes_of(&source, &[]);
+        let edits: Vec<(usize, usize, &str)> = fixes
+            .iter()
+            .flat_map(|f| &f.edits)
+            .map(|e| (e.span.start, e.span.end, e.replacement.as_str()))
+            .collect();
+        // Inserted before `pub`, keeping its indentation.
+        assert_eq!(edits, vec![(27, 27, "#[repr(C, align(8))]\n    ")]);
+        assert_eq!(fixes[0].follow_up, vec!["the host must allocate `Q` buffers 8-byte aligned".to_string()]);
+    }
+
+    #[test]
+    fn the_struct_of_another_file_is_edited_there() {
+        let other = kernel_lint_analyzer::SourceFile::new("types.rs", "pub struct Unrelated;\n#[repr(C, align(4))]\nstruct Q { x: f32, y: f32, z: f32 }\n");
+        // The analyzer sees the struct only through the snippet, so it is defined there too:
+        // two definitions, no fix.
+        let source = format!("#[repr(C)] #[derive(Clone, Copy)] pub struct Q {{ x: f32, y: f32, z: f32 }}\n{COPY}");
+        assert_eq!(fixes_of(&source, std::slice::from_ref(&other)), Vec::new());
+        // Found once, in the other file: its `align(4)` is replaced.
+        let fix = super::repr_edit("Q", 16, &[other]).expect("found");
+        assert_eq!(fix.file, "types.rs");
+        assert_eq!((fix.span.start, fix.span.end, fix.span.line, fix.span.column), (22, 42, 2, 1));
+        assert_eq!(fix.replacement, "#[repr(C, align(16))]");
+    }
+
+    #[test]
+    fn no_fix_for_packed_structs_or_single_fields() {
+        let packed = format!("#[repr(C, packed)] #[derive(Clone, Copy)] pub struct Q {{ x: f32, y: f32, z: f32 }}\n{COPY}");
+        assert_eq!(fixes_of(&packed, &[]), Vec::new());
+        let field = "#[repr(C)] struct P { x: f32, y: f32, z: f32, vx: f32, vy: f32, vz: f32 }
+             #[kernel] pub unsafe fn k(p: *mut P) { let i = thread::index_1d() as usize; let v = (*p.add(i)).vx; }";
+        assert_eq!(fixes_of(field, &[]), Vec::new());
     }
 }
