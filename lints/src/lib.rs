@@ -262,6 +262,16 @@ pub fn check_file_with_fixes(file: &FileReport, levels: &LintLevels, sources: &[
             }
             for (path, finding) in (lint.kernel_check)(file, kernel) {
                 let path = path.unwrap_or_else(|| file.path.clone());
+                // Each launch of a kernel is analyzed on its own: say a thing about its code once.
+                if out.iter().any(|d: &Diagnostic| {
+                    d.code == lint.code
+                        && d.primary.span == finding.span
+                        && d.file == path
+                        && d.kernel == kernel.name
+                        && d.message == finding.message
+                }) {
+                    continue;
+                }
                 let notes = finding.notes.clone();
                 out.push(diagnostic(lint, level, path, &kernel.name, finding, notes));
             }

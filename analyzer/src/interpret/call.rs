@@ -251,6 +251,7 @@ impl<'a> Interpreter<'a> {
     /// A call without a body to follow: its result may differ between lanes even when its
     /// inputs do not, since the function may read the thread index itself.
     fn invisible_call(&mut self, call: &syn::ExprCall, args: &[Value]) -> Value {
+        self.note_escaping_buffer(call, None, args);
         let why = if args.iter().any(Value::is_lane_dependent) {
             CANNOT_FOLLOW
         } else {
@@ -258,6 +259,24 @@ impl<'a> Interpreter<'a> {
         };
         let id = self.fresh_id();
         Value::Int(Poly::opaque_because(id, self.text(call), true, why))
+    }
+
+    /// A global buffer handed to code the analysis cannot see may be read or written there
+    /// (a library's matrix view, an iterator over it): say so, rather than report nothing.
+    pub(crate) fn note_escaping_buffer(
+        &mut self,
+        call: &impl quote::ToTokens,
+        receiver: Option<&Value>,
+        args: &[Value],
+    ) {
+        let Some(buffer) = receiver.into_iter().chain(args).find_map(Value::global_buffer) else {
+            return;
+        };
+        let message = format!(
+            "`{}` takes the global buffer `{buffer}` and is not visible to the analysis: accesses through it are not analyzed",
+            self.text(call)
+        );
+        self.unsupported(call, message);
     }
 
     /// Follows a call into a function or method of the workspace: its parameters (and `self`)

@@ -320,7 +320,8 @@ impl Interpreter<'_> {
             // `Cell::get`, `NonZeroU32::get`, a thread index's `get`: the value inside.
             ("get", v) if args.is_empty() => v,
             (_, Value::Int(a)) => self.int_method(call, method, a, &args),
-            _ => {
+            (_, receiver) => {
+                self.note_escaping_buffer(call, Some(&receiver), &args);
                 // A method the analysis cannot see into may read the thread index itself.
                 let id = self.fresh_id();
                 Value::Int(Poly::opaque_because(id, self.text(call), true, why::INVISIBLE_CALL))

@@ -136,6 +136,18 @@ impl Value {
             Value::Unknown => true,
         }
     }
+
+    /// The name of a global-memory buffer this value is or holds (a pointer, a place, a
+    /// struct or tuple with one inside): what an invisible callee could read or write.
+    pub fn global_buffer(&self) -> Option<&str> {
+        match self {
+            Value::Pointer(p) if p.space == MemorySpace::Global => Some(&p.array),
+            Value::Place(p) if p.space == MemorySpace::Global => Some(&p.array),
+            Value::Struct { fields, .. } => fields.iter().find_map(|(_, v)| v.global_buffer()),
+            Value::Tuple(parts) => parts.iter().find_map(Value::global_buffer),
+            _ => None,
+        }
+    }
 }
 
 /// The type name of a cuda-oxide 2-D thread index (`index_2d_runtime`): fields `row`, `col`

@@ -92,4 +92,24 @@ mod tests {
         );
         assert_eq!(found, Vec::<String>::new());
     }
+
+    #[test]
+    fn a_buffer_handed_to_a_library_view_is_noted() {
+        // The shape of NVlabs/cuda-oxide (a105afd5) `examples/gemm_views`: a slice wrapped in
+        // a view type of a library the analysis does not read, then iterated.
+        let found = kernel_findings(
+            "KL007",
+            "#[kernel] pub fn k(a: &[f32], k: u32, mut out: DisjointSlice<f32>) {
+                let row = thread::index_1d() as u32;
+                let view = MatrixView32::new(a, k);
+                let n = a.len();
+                let total: f32 = view.row(row, k).sum();
+                if let Some(cell) = out.get_mut(thread::index_1d()) { *cell = total; }
+            }",
+        );
+        assert_eq!(
+            found,
+            vec!["`MatrixView32::new(a, k)` takes the global buffer `a` and is not visible to the analysis: accesses through it are not analyzed".to_string()]
+        );
+    }
 }
