@@ -9,6 +9,7 @@ use kernel_lint_analyzer::{
     analyze_configured, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
 };
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
+use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
@@ -257,11 +258,22 @@ fn run(
         }
     }
     let sources: Vec<SourceFile> = program.iter().map(|m| m.source.clone()).collect();
-    let modules = program
+    let modules: Vec<(String, kernel_lint_analyzer::ModulePath)> = program
         .iter()
         .map(|m| (m.source.path.clone(), m.module.clone()))
         .collect();
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
+    // Rewrites are analyzed again on a copy of the same program.
+    let workspace = Workspace {
+        files: sources
+            .iter()
+            .zip(&modules)
+            .zip(&plans)
+            .map(|((source, (_, module)), plan)| (source.clone(), module.clone(), *plan))
+            .collect(),
+        uses,
+        features,
+    };
     let results = analyze_configured(program, uses, features, &plans);
     // The fixes may edit any file read (a struct defined in another module).
     let all_sources = sources.clone();
@@ -273,7 +285,8 @@ fn run(
         }
         entries.push(match result {
             Ok(report) => {
-                let diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);
+                let mut diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);
+                attach_fixes(&workspace, &report, &mut diagnostics);
                 Entry::Ok(Box::new(Analyzed {
                     source,
                     report,

@@ -1,0 +1,260 @@
+//! Proving a rewrite before it is offered: apply it to a copy of the workspace, check that the
+//! changed files parse, analyze again, and compare the kernel's accesses before and after.
+
+use crate::draft::{Declined, Draft};
+use crate::edits::{self, Splice};
+use crate::workspace::Workspace;
+use kernel_lint_analyzer::{AccessReport, FileReport, KernelReport, SourceFile};
+use kernel_lint_lints::{Diagnostic, Fix, Gain};
+use std::collections::HashMap;
+
+/// The rewrite chosen for a finding, or why none is offered.
+pub type Proposal = Result<Fix, Declined>;
+
+/// What was attached: per diagnostic index, the rewrite offered or the reason none was.
+#[derive(Debug, Default)]
+pub struct Attached {
+    /// Diagnostics that got a proven fix.
+    pub offered: usize,
+    /// Diagnostics whose rewrite was declined, with the reason (also added as a note).
+    pub declined: Vec<(usize, String)>,
+}
+
+/// Drafts, proves and attaches a rewrite to every finding of `report` that has a remedy.
+/// A declined rewrite becomes a note on its finding, so the user learns why there is no code.
+pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [Diagnostic]) -> Attached {
+    let mut attached = Attached::default();
+    // One proof per (kernel, array, rewrite): the findings on a struct's fields share it.
+    let mut proven: HashMap<(String, String, &'static str), Proposal> = HashMap::new();
+    for (index, diagnostic) in diagnostics.iter_mut().enumerate() {
+        let Some((kernel, access)) = finding_access(report, diagnostic) else {
+            continue;
+        };
+        let Some((kind, draft)) = draft_for(ws, &report.path, kernel, access, diagnostic) else {
+            continue;
+        };
+        let key = (kernel.name.clone(), access.array.clone(), kind);
+        let proposal = proven
+            .entry(key)
+            .or_insert_with(|| {
+                let nth = launch_index(report, kernel);
+                draft.and_then(|d| prove(ws, &report.path, (kernel, nth), access, &d))
+            })
+            .clone();
+        match proposal {
+            Ok(mut fix) => {
+                // The gain is the finding's own access, which the shared proof measured for the
+                // first finding only: measure this one again when it differs.
+                if let Some(gain) = &mut fix.gain {
+                    if let Some(p) = access.prediction.as_ref() {
+                        if let (Some(s), Some(e)) = (p.sectors_per_request, p.efficiency) {
+                            gain.sectors_before = s;
+                            gain.efficiency_before = e;
+                        }
+                    }
+                }
+                diagnostic.fixes.insert(0, fix);
+                attached.offered += 1;
+            }
+            Err(Declined(reason)) => {
+                diagnostic.notes.push(format!("no rewrite is offered: {reason}"));
+                attached.declined.push((index, reason));
+            }
+        }
+    }
+    attached
+}
+
+/// The access a finding is about: the kernel of its name whose access has its span.
+fn finding_access<'r>(report: &'r FileReport, d: &Diagnostic) -> Option<(&'r KernelReport, &'r AccessReport)> {
+    report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
+        k.accesses
+            .iter()
+            .find(|a| a.span == d.primary.span && a.file.as_deref().unwrap_or(&report.path) == d.file)
+            .map(|a| (k, a))
+    })
+}
+
+/// The rewrite that answers a finding, by its lint: `None` when the lint has no rewrite.
+fn draft_for(
+    ws: &Workspace<'_>,
+    path: &str,
+    kernel: &KernelReport,
+    access: &AccessReport,
+    d: &Diagnostic,
+) -> Option<(&'static str, Result<Draft, Declined>)> {
+    match d.code {
+        // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
+        "KL002" if d.fixes.is_empty() => Some(("soa", crate::soa::draft(ws, path, kernel, access))),
+        _ => None,
+    }
+}
+
+/// Applies a draft to a copy of the workspace and analyzes it again: a fix with the gain of
+/// the rewritten access, or why the rewrite is not offered.
+pub fn prove(
+    ws: &Workspace<'_>,
+    path: &str,
+    (kernel, nth): (&KernelReport, usize),
+    access: &AccessReport,
+    draft: &Draft,
+) -> Result<Fix, Declined> {
+    let mut by_file: HashMap<String, Vec<Splice>> = HashMap::new();
+    for (file, splice) in &draft.splices {
+        by_file.entry(file.clone()).or_default().push(splice.clone());
+    }
+    let mut changed = HashMap::new();
+    for (file, splices) in &mut by_file {
+        splices.sort_by_key(|s| (s.range.start, s.range.end));
+        let text = ws
+            .text(file)
+            .ok_or_else(|| Declined::new(format!("the text of `{file}` was not read")))?;
+        let new = edits::apply(text, splices).ok_or_else(|| Declined::new("the rewrite's edits overlap"))?;
+        if let Err(err) = syn::parse_file(&new) {
+            return Err(Declined::new(format!(
+                "the rewritten `{file}` does not parse ({err}): the rewrite is not offered"
+            )));
+        }
+        changed.insert(file.clone(), new);
+    }
+    let (target_file, target_splice) = &draft.splices[draft.target];
+    let reports = ws.reanalyze(&changed);
+    let new_report = match reports.get(path) {
+        Some(Ok(report)) => report,
+        Some(Err(err)) => {
+            return Err(Declined::new(format!(
+                "the rewritten kernel is not analyzed: {}",
+                err.message
+            )))
+        }
+        None => return Err(Declined::new("the rewritten file was not analyzed")),
+    };
+    // The same launch of the kernel: the n-th report of that name.
+    let new_kernel = new_report
+        .kernels
+        .iter()
+        .filter(|k| k.name == kernel.name)
+        .nth(nth)
+        .ok_or_else(|| Declined::new("the rewritten kernel was not found by the analysis"))?;
+    let splices = &by_file[target_file];
+    let index = splices
+        .iter()
+        .position(|s| s == target_splice)
+        .expect("the target is one of the splices");
+    let region = edits::new_range(index, splices);
+    let rewritten = new_kernel
+        .accesses
+        .iter()
+        .find(|a| a.op == access.op && a.file.is_none() && region.contains(&a.span.start))
+        .ok_or_else(|| Declined::new("the analysis finds no access where the rewritten one should be"))?;
+    let before = figures(access).ok_or_else(|| Declined::new("the access has no figure to improve"))?;
+    let after = figures(rewritten).ok_or_else(|| {
+        Declined::new(format!(
+            "the rewritten access `{}` gets no figure from the analysis",
+            rewritten_text(&changed, target_file, rewritten)
+        ))
+    })?;
+    if after.0 >= before.0 {
+        return Err(Declined::new(format!(
+            "after the rewrite the access still touches {} sectors per request",
+            after.0
+        )));
+    }
+    no_access_worse(kernel, new_kernel, &by_file, path)?;
+    let texts: HashMap<&str, SourceFile> = by_file
+        .keys()
+        .filter_map(|f| Some((f.as_str(), SourceFile::new(f.clone(), ws.text(f)?.to_string()))))
+        .collect();
+    let edits = draft
+        .splices
+        .iter()
+        .filter_map(|(file, splice)| Some(edits::edit(texts.get(file.as_str())?, splice)))
+        .collect();
+    Ok(Fix {
+        title: draft.title.clone(),
+        applicability: draft.applicability,
+        edits,
+        gain: Some(Gain {
+            sectors_before: before.0,
+            sectors_after: after.0,
+            efficiency_before: before.1,
+            efficiency_after: after.1,
+            dram_bytes_before: None,
+            dram_bytes_after: None,
+        }),
+        follow_up: draft.follow_up.clone(),
+    })
+}
+
+/// Which report of its name a kernel report is, counted in its file: launches of one kernel
+/// are reported in order, and the rewritten file reports them in the same order.
+fn launch_index(report: &FileReport, kernel: &KernelReport) -> usize {
+    report
+        .kernels
+        .iter()
+        .filter(|k| k.name == kernel.name)
+        .position(|k| std::ptr::eq(k, kernel))
+        .unwrap_or(0)
+}
+
+fn figures(access: &AccessReport) -> Option<(f64, f64)> {
+    let p = access.prediction.as_ref()?;
+    Some((p.sectors_per_request?, p.efficiency?))
+}
+
+fn rewritten_text(changed: &HashMap<String, String>, file: &str, access: &AccessReport) -> String {
+    changed
+        .get(file)
+        .and_then(|t| t.get(access.span.start..access.span.end))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Every access of the kernel outside the rewritten code keeps its figure or improves; the
+/// rewritten regions together touch no more sectors than before.
+fn no_access_worse(
+    old: &KernelReport,
+    new: &KernelReport,
+    by_file: &HashMap<String, Vec<Splice>>,
+    path: &str,
+) -> Result<(), Declined> {
+    let empty = Vec::new();
+    let mut old_region = 0.0;
+    let mut new_region = 0.0;
+    for a in &old.accesses {
+        let file = a.file.as_deref().unwrap_or(path);
+        let splices = by_file.get(file).unwrap_or(&empty);
+        let Some((sectors, _)) = figures(a) else { continue };
+        match edits::map_offset(a.span.start, splices) {
+            Ok(moved) => {
+                let counterpart = new
+                    .accesses
+                    .iter()
+                    .find(|b| b.op == a.op && b.file.as_deref().unwrap_or(path) == file && b.span.start == moved);
+                if let Some(after) = counterpart.and_then(figures) {
+                    if after.0 > sectors + 1e-9 {
+                        return Err(Declined::new(format!(
+                            "the rewrite makes `{}` worse ({sectors} -> {} sectors per request)",
+                            a.array, after.0
+                        )));
+                    }
+                }
+            }
+            Err(_) => old_region += sectors,
+        }
+    }
+    for b in &new.accesses {
+        let file = b.file.as_deref().unwrap_or(path);
+        let splices = by_file.get(file).unwrap_or(&empty);
+        let inside = (0..splices.len()).any(|i| edits::new_range(i, splices).contains(&b.span.start));
+        if inside {
+            new_region += figures(b).map_or(0.0, |f| f.0);
+        }
+    }
+    if new_region > old_region + 1e-9 {
+        return Err(Declined::new(format!(
+            "the rewritten accesses together touch more sectors than before ({old_region} -> {new_region} per request)"
+        )));
+    }
+    Ok(())
+}

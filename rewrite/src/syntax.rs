@@ -1,0 +1,77 @@
+//! Finding the items a rewrite changes in a file's syntax tree.
+
+use syn::visit::Visit;
+
+/// The kernel function `name` of a file, wherever it is nested (an inline `mod`).
+pub fn kernel_fn<'a>(file: &'a syn::File, name: &str) -> Option<&'a syn::ItemFn> {
+    struct Find<'a, 'n> {
+        name: &'n str,
+        found: Option<&'a syn::ItemFn>,
+    }
+    impl<'a> Visit<'a> for Find<'a, '_> {
+        fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+            if self.found.is_none() && f.sig.ident == self.name {
+                self.found = Some(f);
+            }
+        }
+    }
+    let mut find = Find { name, found: None };
+    find.visit_file(file);
+    find.found
+}
+
+/// The struct `name` of a file, wherever it is nested.
+pub fn struct_item<'a>(file: &'a syn::File, name: &str) -> Option<&'a syn::ItemStruct> {
+    struct Find<'a, 'n> {
+        name: &'n str,
+        found: Option<&'a syn::ItemStruct>,
+    }
+    impl<'a> Visit<'a> for Find<'a, '_> {
+        fn visit_item_struct(&mut self, s: &'a syn::ItemStruct) {
+            if self.found.is_none() && s.ident == self.name {
+                self.found = Some(s);
+            }
+        }
+    }
+    let mut find = Find { name, found: None };
+    find.visit_file(file);
+    find.found
+}
+
+/// Whether a name is declared anywhere in a file as an item (a struct, fn, type, const...).
+pub fn declares(file: &syn::File, name: &str) -> bool {
+    struct Find<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
+            if i == self.name {
+                self.found = true;
+            }
+        }
+    }
+    let mut find = Find { name, found: false };
+    find.visit_file(file);
+    find.found
+}
+
+/// The last segment of a type path (`Particle` of `crate::Particle`), without generics.
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
+}
+
+/// An item formatted as rustfmt would lay it out (prettyplease), without a trailing newline.
+pub fn format_item(item: syn::Item) -> String {
+    let file = syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items: vec![item],
+    };
+    prettyplease::unparse(&file).trim_end().to_string()
+}
