@@ -256,6 +256,7 @@ fn run(
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     let results = analyze_configured(program, uses, features, &plans);
     let mut context = Vec::new();
+    let every_source = sources.clone();
     for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {
             context.push(source);
@@ -274,6 +275,7 @@ fn run(
             Err(err) => Entry::Failed(err, Some(source)),
         });
     }
+    crate::triage::finish(&mut entries, &every_source, configs);
     (entries, context, modules)
 }
 

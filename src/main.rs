@@ -12,6 +12,8 @@ mod exit;
 mod harness;
 mod output;
 mod render;
+mod thresholds;
+mod triage;
 
 use cli::Cli;
 use std::ffi::OsString;

@@ -2,9 +2,12 @@
 //! name, default level and user documentation, listed once in [`rules`] as [`LINTS`].
 
 pub mod diagnostic;
+pub mod impact;
 pub mod rules;
+pub mod suppression;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Gain, Label, Level};
+pub use impact::{sort_by_impact, Impact, Thresholds};
 
 use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction};
 use std::collections::HashMap;
@@ -226,7 +229,11 @@ pub fn check_file(file: &FileReport, levels: &LintLevels) -> Vec<Diagnostic> {
                     if !access.via.is_empty() {
                         notes.insert(0, call_chain(&kernel.name, access));
                     }
-                    out.push(diagnostic(lint, level, path, &kernel.name, finding, notes));
+                    let impact = Impact::of(kernel, access);
+                    notes.extend(impact.note());
+                    let mut found = diagnostic(lint, level, path, &kernel.name, finding, notes);
+                    found.impact = Some(impact);
+                    out.push(found);
                 }
             }
         }
@@ -268,6 +275,7 @@ fn diagnostic(
         help: finding.help,
         notes,
         fixes: Vec::new(),
+        impact: None,
     }
 }
 

@@ -84,7 +84,8 @@ struct Report<'a> {
     notes: Vec<String>,
 }
 
-/// Findings (code not analyzed among them, as KL007) and left-out items of one file, in source order.
+/// Left-out items of one file in source order, then its findings (code not analyzed among them,
+/// as KL007) in the order of the analysis: most costly first.
 ///
 /// Findings and notes in helpers of other files are shown with those files' text, after the
 /// file's own.
@@ -93,18 +94,18 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
         Some(path) if *path != file.source.path => outcome.source(path).map(|s| (1, s)),
         _ => Some((0, &file.source)),
     };
-    let mut items: Vec<((usize, usize), Report<'a>)> = Vec::new();
-    for diagnostic in &file.diagnostics {
+    let mut items: Vec<((usize, usize, usize), Report<'a>)> = Vec::new();
+    for (rank, diagnostic) in file.diagnostics.iter().enumerate() {
         if let Some((order, source)) = source_of(Some(&diagnostic.file)) {
             items.push((
-                (order, diagnostic.primary.span.start),
+                (order, 1, rank),
                 diagnostic_report(diagnostic, source),
             ));
         }
     }
     for err in &file.report.errors {
         items.push((
-            (0, err.span.map_or(0, |s| s.start)),
+            (0, 0, err.span.map_or(0, |s| s.start)),
             error_report(err, Some(&file.source)),
         ));
     }

@@ -1,0 +1,301 @@
+//! Suppression comments: `// kernel-lint: allow(KL002, strided-access)` silences the findings of
+//! those lints on its line (written at the end of it), in the statement below it, or in the
+//! item (fn, kernel) below it. A suppression that silences nothing is reported as
+//! [`UNUSED_SUPPRESSION`](crate::rules::kl008_unused_suppression::UNUSED_SUPPRESSION).
+//!
+//! The comment grammar is the launch hints' (`kernel-lint:` then a key and its arguments);
+//! comments are not in syn's tree, so they are lexed from the text and syn only gives the
+//! extent of the statement or item below them.
+
+use crate::rules::kl008_unused_suppression::UNUSED_SUPPRESSION;
+use crate::{find, Diagnostic, Label, Level, LintLevels};
+use kernel_lint_analyzer::model::comments::{comments, Comment};
+use kernel_lint_analyzer::model::launch::{directive_key, hint_text, SUPPRESSION_KEY};
+use kernel_lint_analyzer::{SourceFile, Span};
+use std::collections::BTreeMap;
+use syn::visit::Visit;
+
+/// Parses what follows `kernel-lint:`: `None` when it is not a suppression (a launch hint),
+/// else the lints named, as written, or what is wrong with the list.
+pub fn parse_allow(text: &str) -> Option<Result<Vec<String>, String>> {
+    let text = text.trim();
+    if directive_key(text) != SUPPRESSION_KEY {
+        return None;
+    }
+    let rest = text[SUPPRESSION_KEY.len()..].trim_start();
+    let Some(rest) = rest.strip_prefix('(') else {
+        return Some(Err("expected `(` after `allow`".to_string()));
+    };
+    let Some((inner, after)) = rest.split_once(')') else {
+        return Some(Err("missing `)` after the lints".to_string()));
+    };
+    let after = after.trim();
+    if !after.is_empty() {
+        return Some(Err(format!("unexpected `{after}` after `allow({inner})`")));
+    }
+    let codes: Vec<String> = inner.split(',').map(|c| c.trim().to_string()).collect();
+    if inner.trim().is_empty() {
+        return Some(Err("`allow()` names no lint: expected `allow(KL001, ...)`".to_string()));
+    }
+    if codes.iter().any(String::is_empty) {
+        return Some(Err(format!("missing lint in `allow({inner})`")));
+    }
+    Some(Ok(codes))
+}
+
+/// What a suppression comment covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cover {
+    /// The line it ends (1-based).
+    Line(usize),
+    /// The byte range of the statement or item below it.
+    Range(usize, usize),
+    /// Nothing: no statement or item follows directly.
+    Nothing,
+}
+
+/// One suppression comment of a file.
+#[derive(Debug, Clone)]
+pub struct Suppression {
+    /// The comment.
+    pub span: Span,
+    /// The lints named, as written, each with whether a finding matched it.
+    pub codes: Vec<(String, bool)>,
+    /// What it covers.
+    pub cover: Cover,
+    /// Why it is malformed, when it is.
+    pub error: Option<String>,
+}
+
+impl Suppression {
+    fn covers(&self, span: Span) -> bool {
+        match self.cover {
+            Cover::Line(line) => span.line == line,
+            Cover::Range(start, end) => span.start >= start && span.start < end,
+            Cover::Nothing => false,
+        }
+    }
+}
+
+/// The suppression comments of a file, in source order.
+pub fn suppressions(file: &SourceFile) -> Vec<Suppression> {
+    let text = &file.text;
+    let all = comments(text);
+    let mut found: Vec<(Comment, Result<Vec<String>, String>)> = all
+        .iter()
+        .filter(|c| !c.is_inner_doc(text))
+        .filter_map(|c| Some((*c, parse_allow(hint_text(c.body(text))?)?)))
+        .collect();
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let extents = extents(file);
+    found
+        .drain(..)
+        .map(|(comment, parsed)| {
+            let (line, column) = file.line_column(comment.start);
+            let span = Span {
+                start: comment.start,
+                end: comment.end,
+                line,
+                column,
+            };
+            let cover = cover(file, &all, &comment, &extents);
+            let (codes, error) = match parsed {
+                Ok(codes) => (codes.into_iter().map(|c| (c, false)).collect(), None),
+                Err(err) => (Vec::new(), Some(err)),
+            };
+            Suppression {
+                span,
+                codes,
+                cover,
+                error,
+            }
+        })
+        .collect()
+}
+
+/// What a comment covers: its line when code precedes it there, else the statement or item
+/// that starts right after it and the comments stacked with it.
+fn cover(file: &SourceFile, all: &[Comment], comment: &Comment, extents: &[(usize, usize)]) -> Cover {
+    let text = &file.text;
+    let line_start = text[..comment.start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..comment.start].trim().is_empty() {
+        return Cover::Line(file.line_column(comment.start).0);
+    }
+    // Past the comments stacked below this one, with no blank line in between.
+    let mut offset = comment.end;
+    let mut next = all.partition_point(|c| c.start < offset);
+    loop {
+        let rest = &text[offset..];
+        let code = rest.len() - rest.trim_start().len();
+        if rest[..code].matches('\n').count() > 1 {
+            return Cover::Nothing;
+        }
+        let at = offset + code;
+        match all.get(next) {
+            Some(c) if c.start == at => {
+                offset = c.end;
+                next += 1;
+            }
+            _ => {
+                offset = at;
+                break;
+            }
+        }
+    }
+    extents
+        .iter()
+        .filter(|&&(start, _)| start == offset)
+        .max_by_key(|&&(start, end)| end - start)
+        .map_or(Cover::Nothing, |&(start, end)| Cover::Range(start, end))
+}
+
+/// The byte extents of every statement and item of a file, attributes included.
+fn extents(file: &SourceFile) -> Vec<(usize, usize)> {
+    struct Collect<'a> {
+        file: &'a SourceFile,
+        out: Vec<(usize, usize)>,
+    }
+    impl Collect<'_> {
+        fn push(&mut self, node: &impl quote::ToTokens) {
+            let span = self.file.span_of_node(node);
+            self.out.push((span.start, span.end));
+        }
+    }
+    impl<'ast> Visit<'ast> for Collect<'_> {
+        fn visit_stmt(&mut self, node: &'ast syn::Stmt) {
+            self.push(node);
+            syn::visit::visit_stmt(self, node);
+        }
+        fn visit_item(&mut self, node: &'ast syn::Item) {
+            self.push(node);
+            syn::visit::visit_item(self, node);
+        }
+        fn visit_impl_item(&mut self, node: &'ast syn::ImplItem) {
+            self.push(node);
+            syn::visit::visit_impl_item(self, node);
+        }
+        fn visit_trait_item(&mut self, node: &'ast syn::TraitItem) {
+            self.push(node);
+            syn::visit::visit_trait_item(self, node);
+        }
+    }
+    let Ok(parsed) = kernel_lint_analyzer::parse::parse_file(file) else {
+        return Vec::new();
+    };
+    let mut collect = Collect { file, out: Vec::new() };
+    collect.visit_file(&parsed.syntax);
+    collect.out
+}
+
+/// The suppressions of the files a run reports on, by path.
+#[derive(Debug, Default)]
+pub struct Suppressions {
+    files: BTreeMap<String, Vec<Suppression>>,
+}
+
+impl Suppressions {
+    /// Reads the suppression comments of a file; findings reported in it may be silenced by them.
+    pub fn add(&mut self, file: &SourceFile) {
+        if !self.files.contains_key(&file.path) {
+            self.files.insert(file.path.clone(), suppressions(file));
+        }
+    }
+
+    /// Drops the findings a comment of their file suppresses, marking the comment used.
+    pub fn apply(&mut self, diagnostics: &mut Vec<Diagnostic>) {
+        diagnostics.retain(|d| {
+            let Some(found) = self.files.get_mut(&d.file) else {
+                return true;
+            };
+            let mut suppressed = false;
+            for suppression in found.iter_mut().filter(|s| s.covers(d.primary.span)) {
+                for (code, used) in &mut suppression.codes {
+                    if find(code).is_some_and(|lint| lint.code == d.code) {
+                        *used = true;
+                        suppressed = true;
+                    }
+                }
+            }
+            !suppressed
+        });
+    }
+
+    /// The problems of a file's suppressions once every finding went through [`Self::apply`]:
+    /// malformed ones, unknown lints, and lints that matched no finding. A lint that is
+    /// allowed (off) is not reported unused: nothing could have matched it.
+    pub fn unused(&self, path: &str, levels: &LintLevels) -> Vec<Diagnostic> {
+        let level = levels.level(&UNUSED_SUPPRESSION);
+        if level == Level::Allow {
+            return Vec::new();
+        }
+        let Some(found) = self.files.get(path) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for suppression in found {
+            let mut report = |message: String, label: &str, help: Option<&str>| {
+                out.push(unused_diagnostic(path, level, suppression.span, message, label, help));
+            };
+            if let Some(error) = &suppression.error {
+                report(
+                    format!("malformed suppression: {error}"),
+                    "malformed",
+                    Some("write `// kernel-lint: allow(KL001, strided-access)`"),
+                );
+                continue;
+            }
+            for (code, used) in &suppression.codes {
+                match find(code) {
+                    None => report(
+                        format!("unknown lint `{code}` in suppression"),
+                        "unknown lint",
+                        Some("`cargo kernel-lint rule` lists the lints"),
+                    ),
+                    Some(lint) if !*used && levels.level(lint) != Level::Allow => {
+                        let place = match suppression.cover {
+                            Cover::Line(_) => "on its line",
+                            Cover::Range(..) => "in the statement or item below it",
+                            Cover::Nothing => "here: no statement or item follows it directly",
+                        };
+                        report(
+                            format!("unused suppression: no `{}` ({}) finding {place}", lint.code, lint.name),
+                            "suppresses nothing",
+                            Some("remove it, or move it to the line or statement of the finding"),
+                        );
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        out
+    }
+}
+
+fn unused_diagnostic(
+    path: &str,
+    level: Level,
+    span: Span,
+    message: String,
+    label: &str,
+    help: Option<&str>,
+) -> Diagnostic {
+    Diagnostic {
+        code: UNUSED_SUPPRESSION.code,
+        name: UNUSED_SUPPRESSION.name,
+        level,
+        file: path.to_string(),
+        kernel: String::new(),
+        message,
+        primary: Label {
+            span,
+            message: label.to_string(),
+        },
+        secondary: Vec::new(),
+        help: help.map(str::to_string),
+        notes: Vec::new(),
+        fixes: Vec::new(),
+        impact: None,
+    }
+}
