@@ -299,3 +299,155 @@ fn unused_diagnostic(
         impact: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check_file;
+    use kernel_lint_analyzer::{analyze_source, LaunchPlan};
+
+    /// `(code, line, message)` of what a snippet reports once its suppressions are applied.
+    fn reported(source: &str) -> Vec<(&'static str, usize, String)> {
+        let file = SourceFile::new("snippet.rs", source);
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("snippet parses");
+        let levels = LintLevels::default();
+        let mut diagnostics = check_file(&report, &levels);
+        let mut suppressions = Suppressions::default();
+        suppressions.add(&file);
+        suppressions.apply(&mut diagnostics);
+        diagnostics.extend(suppressions.unused("snippet.rs", &levels));
+        diagnostics
+            .into_iter()
+            .map(|d| (d.code, d.primary.span.line, d.message))
+            .collect()
+    }
+
+    fn codes(source: &str) -> Vec<(&'static str, usize)> {
+        reported(source).into_iter().map(|(c, l, _)| (c, l)).collect()
+    }
+
+    const HEAD: &str = "#[kernel]\npub unsafe fn k(a: &[f32], c: *mut f32) {\n    let i = thread::index_1d() as usize;\n";
+
+    #[test]
+    fn grammar() {
+        assert_eq!(parse_allow("allow(KL002)"), Some(Ok(vec!["KL002".to_string()])));
+        assert_eq!(
+            parse_allow(" allow ( KL002 ,strided-access ) "),
+            Some(Ok(vec!["KL002".to_string(), "strided-access".to_string()]))
+        );
+        assert_eq!(parse_allow("block(32)"), None);
+        assert_eq!(parse_allow("allowed(KL001)"), None);
+        assert_eq!(parse_allow("allow KL001"), Some(Err("expected `(` after `allow`".to_string())));
+        assert_eq!(parse_allow("allow(KL001"), Some(Err("missing `)` after the lints".to_string())));
+        assert_eq!(parse_allow("allow(KL001,)"), Some(Err("missing lint in `allow(KL001,)`".to_string())));
+        assert_eq!(
+            parse_allow("allow()"),
+            Some(Err("`allow()` names no lint: expected `allow(KL001, ...)`".to_string()))
+        );
+        assert_eq!(parse_allow("allow(KL001) x"), Some(Err("unexpected `x` after `allow(KL001)`".to_string())));
+    }
+
+    #[test]
+    fn unsuppressed_finding_is_reported() {
+        assert_eq!(codes(&format!("{HEAD}    let x = a[i * 2];\n}}\n")), [("KL001", 4)]);
+    }
+
+    #[test]
+    fn at_the_end_of_the_line() {
+        let source = format!("{HEAD}    let x = a[i * 2]; // kernel-lint: allow(KL001)\n    let y = a[i * 3];\n}}\n");
+        assert_eq!(codes(&source), [("KL001", 5)]);
+    }
+
+    #[test]
+    fn stacked_above_a_statement_spanning_lines() {
+        let source = format!(
+            "{HEAD}    // kernel-lint: allow(strided-access)\n    // why: the layout is fixed by the host\n    let x = a[\n        i * 2\n    ];\n    let y = a[i * 3];\n}}\n"
+        );
+        assert_eq!(codes(&source), [("KL001", 9)]);
+    }
+
+    #[test]
+    fn above_the_item_and_its_attributes() {
+        let source = format!("// kernel-lint: allow(KL001)\n{HEAD}    let x = a[i * 2];\n    let y = a[i * 3];\n}}\n");
+        assert_eq!(codes(&source), []);
+    }
+
+    #[test]
+    fn a_blank_line_detaches_the_comment() {
+        let source = format!("{HEAD}    // kernel-lint: allow(KL001)\n\n    let x = a[i * 2];\n}}\n");
+        assert_eq!(
+            reported(&source),
+            [
+                ("KL001", 6, "strided access to `a[i * 2]`: lanes are 8 bytes apart, 8 sectors per request where 4 would do (50% efficiency)".to_string()),
+                ("KL008", 4, "unused suppression: no `KL001` (strided-access) finding here: no statement or item follows it directly".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn unused_suppression_names_the_code_and_spans_the_comment() {
+        let source = format!("{HEAD}    // kernel-lint: allow(KL001, KL002)\n    let x = a[i * 2];\n}}\n");
+        let file = SourceFile::new("snippet.rs", source.as_str());
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("parses");
+        let levels = LintLevels::default();
+        let mut diagnostics = check_file(&report, &levels);
+        let mut suppressions = Suppressions::default();
+        suppressions.add(&file);
+        suppressions.apply(&mut diagnostics);
+        assert!(diagnostics.is_empty());
+        let unused = suppressions.unused("snippet.rs", &levels);
+        assert_eq!(unused.len(), 1);
+        assert_eq!(
+            unused[0].message,
+            "unused suppression: no `KL002` (array-of-structs-access) finding in the statement or item below it"
+        );
+        assert_eq!((unused[0].code, unused[0].level), ("KL008", Level::Warn));
+        let comment = "// kernel-lint: allow(KL001, KL002)";
+        let start = source.find(comment).expect("comment");
+        assert_eq!(
+            unused[0].primary.span,
+            Span {
+                start,
+                end: start + comment.len(),
+                line: 4,
+                column: 5
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_code_and_malformed_comment() {
+        let source = format!("{HEAD}    let x = a[i * 2]; // kernel-lint: allow(KL001, KL999)\n    // kernel-lint: allow(KL001\n    let y = a[i];\n}}\n");
+        assert_eq!(
+            reported(&source),
+            [
+                ("KL008", 4, "unknown lint `KL999` in suppression".to_string()),
+                ("KL008", 5, "malformed suppression: missing `)` after the lints".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn suppressions_are_not_launch_hints_and_string_text_is_no_comment() {
+        let source = format!(
+            "// kernel-lint: allow(KL001)\n// kernel-lint: block(64)\n{HEAD}    let s = \"// kernel-lint: allow(KL002)\";\n    let x = a[i * 2];\n}}\n"
+        );
+        let file = SourceFile::new("snippet.rs", source.as_str());
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("parses");
+        assert!(report.unsupported.is_empty(), "{:?}", report.unsupported);
+        assert_eq!(report.kernels[0].launch.block, [64, 1, 1]);
+        assert_eq!(codes(&source), []);
+    }
+
+    #[test]
+    fn allowed_lints_are_not_reported_unused() {
+        let source = format!("{HEAD}    let x = a[i]; // kernel-lint: allow(KL006)\n}}\n");
+        let file = SourceFile::new("snippet.rs", source.as_str());
+        let mut levels = LintLevels::default();
+        levels.set("KL006", Level::Allow).expect("known lint");
+        let mut suppressions = Suppressions::default();
+        suppressions.add(&file);
+        assert!(suppressions.unused("snippet.rs", &levels).is_empty());
+        assert_eq!(suppressions.unused("snippet.rs", &LintLevels::default()).len(), 1);
+    }
+}
