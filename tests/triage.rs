@@ -1,0 +1,113 @@
+//! Thresholds from the configuration and the command line, and the order of findings.
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-kernel-lint");
+
+/// Two strided reads: `a[i * 2]` wastes 4 sectors a request, `a[i * 8]` 28, written second.
+const KERNEL: &str = "#[kernel]
+pub unsafe fn k(a: &[f32], c: *mut f32) {
+    let i = thread::index_1d() as usize;
+    let x = a[i * 2];
+    let y = a[i * 8];
+    *c.add(i) = x + y;
+}
+";
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .args(["--color", "never"])
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn setup(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("k.rs"), KERNEL).expect("write");
+    std::fs::write(dir.path().join("kernel-lint.toml"), config).expect("write");
+    dir
+}
+
+fn headers(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.contains("warning[")).map(str::trim).collect()
+}
+
+#[test]
+fn most_costly_finding_comes_first() {
+    let dir = setup("");
+    let (code, stdout, _) = run(dir.path(), &["check", "k.rs"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        headers(&stdout),
+        [
+            "⚠ warning[KL001]: strided access to `a[i * 8]`: lanes are 32 bytes apart, 32 sectors per request where 4 would do (12.5% efficiency)",
+            "⚠ warning[KL001]: strided access to `a[i * 2]`: lanes are 8 bytes apart, 8 sectors per request where 4 would do (50% efficiency)",
+        ]
+    );
+}
+
+#[test]
+fn known_grid_gives_the_waste_per_launch() {
+    let dir = setup("[[kernel]]\nname = \"k\"\nblock = [256]\ngrid = [4096]\n");
+    let (_, stdout, _) = run(dir.path(), &["check", "k.rs", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let first = &doc["diagnostics"][0];
+    assert_eq!(first["line"], 5);
+    // 4096 blocks of 8 warps, each request 28 sectors over the ideal.
+    assert_eq!(first["impact"]["requests_per_launch"], 32768.0);
+    assert_eq!(first["impact"]["wasted_sectors_per_launch"], 917504.0);
+    assert_eq!(first["notes"][1], "about 918 k wasted sectors per launch");
+}
+
+#[test]
+fn thresholds_from_the_configuration() {
+    let dir = setup("[thresholds]\nmin-efficiency = 0.5\n");
+    let (code, stdout, _) = run(dir.path(), &["check", "k.rs"]);
+    assert_eq!(code, 1);
+    assert_eq!(headers(&stdout).len(), 1);
+    assert!(headers(&stdout)[0].contains("a[i * 8]"));
+    let dir = setup("[thresholds]\nmin-wasted-sectors = 30\n");
+    let (code, stdout, _) = run(dir.path(), &["check", "k.rs"]);
+    assert_eq!((code, headers(&stdout).len()), (0, 0));
+}
+
+#[test]
+fn flags_override_the_configuration() {
+    let dir = setup("[thresholds]\nmin-wasted-sectors = 30\n");
+    let (code, stdout, _) = run(dir.path(), &["check", "k.rs", "--min-wasted-sectors", "5"]);
+    assert_eq!(code, 1);
+    assert_eq!(headers(&stdout).len(), 1);
+    assert!(headers(&stdout)[0].contains("a[i * 8]"));
+    let (code, stdout, _) = run(dir.path(), &["--min-efficiency", "0.1", "k.rs", "--min-wasted-sectors", "0"]);
+    assert_eq!((code, headers(&stdout).len()), (0, 0));
+}
+
+#[test]
+fn bad_threshold_is_located_and_exits_two() {
+    let dir = setup("[lints]\nKL001 = \"warn\"\n\n[thresholds]\nmin-efficiency = 1.5\n");
+    let (code, stdout, stderr) = run(dir.path(), &["check", "k.rs"]);
+    assert_eq!(code, 2);
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("kernel-lint.toml:5:18: `min-efficiency` is 1.5, out of range (0 to 1)"),
+        "{stderr}"
+    );
+    let dir = setup("[thresholds]\nmin-wasted-sectors = -1\n");
+    let (code, _, stderr) = run(dir.path(), &["check", "k.rs"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("kernel-lint.toml:2:22: `min-wasted-sectors` is -1, out of range (0 or more)"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(dir.path(), &["check", "k.rs", "--min-efficiency=1.5"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid value '1.5' for '--min-efficiency <RATIO>': 1.5 is out of range (0 to 1)"), "{stderr}");
+}
