@@ -724,6 +724,7 @@ mod tests {
             },
             levels,
             tables: vec![0],
+            thresholds: table.thresholds,
         })
     }
 
