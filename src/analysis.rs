@@ -275,7 +275,18 @@ fn run(
             Err(err) => Entry::Failed(err, Some(source)),
         });
     }
-    crate::triage::finish(&mut entries, &every_source, configs);
+    let mut findings: Vec<crate::triage::Findings<'_>> = entries
+        .iter_mut()
+        .filter_map(|entry| match entry {
+            Entry::Ok(analyzed) => Some(crate::triage::Findings {
+                path: &analyzed.source.path,
+                config: config_of(analyzed.config),
+                diagnostics: &mut analyzed.diagnostics,
+            }),
+            Entry::Failed(..) => None,
+        })
+        .collect();
+    crate::triage::finish(&mut findings, &every_source);
     (entries, context, modules)
 }
 

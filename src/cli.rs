@@ -227,7 +227,10 @@ impl Cli {
             // Given before the subcommand, they belong to the implied `check`; after it win.
             Some(Command::Check(args) | Command::Accesses(args)) => crate::thresholds::ThresholdArgs {
                 min_efficiency: args.thresholds.min_efficiency.or(cli.check.thresholds.min_efficiency),
-                min_wasted_sectors: args.thresholds.min_wasted_sectors.or(cli.check.thresholds.min_wasted_sectors),
+                min_wasted_sectors: args
+                    .thresholds
+                    .min_wasted_sectors
+                    .or(cli.check.thresholds.min_wasted_sectors),
             },
             _ => cli.check.thresholds,
         };

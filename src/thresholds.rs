@@ -76,10 +76,14 @@ impl ThresholdArgs {
 
 fn parse_efficiency(text: &str) -> Result<f64, String> {
     let v: f64 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
-    efficiency_ok(v).then_some(v).ok_or_else(|| format!("{v} is out of range (0 to 1)"))
+    efficiency_ok(v)
+        .then_some(v)
+        .ok_or_else(|| format!("{v} is out of range (0 to 1)"))
 }
 
 fn parse_sectors(text: &str) -> Result<f64, String> {
     let v: f64 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
-    sectors_ok(v).then_some(v).ok_or_else(|| format!("{v} is out of range (0 or more)"))
+    sectors_ok(v)
+        .then_some(v)
+        .ok_or_else(|| format!("{v} is out of range (0 or more)"))
 }

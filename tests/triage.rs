@@ -37,7 +37,11 @@ fn setup(config: &str) -> tempfile::TempDir {
 }
 
 fn headers(stdout: &str) -> Vec<&str> {
-    stdout.lines().filter(|l| l.contains("warning[")).map(str::trim).collect()
+    stdout
+        .lines()
+        .filter(|l| l.contains("warning["))
+        .map(str::trim)
+        .collect()
 }
 
 #[test]
@@ -86,7 +90,10 @@ fn flags_override_the_configuration() {
     assert_eq!(code, 1);
     assert_eq!(headers(&stdout).len(), 1);
     assert!(headers(&stdout)[0].contains("a[i * 8]"));
-    let (code, stdout, _) = run(dir.path(), &["--min-efficiency", "0.1", "k.rs", "--min-wasted-sectors", "0"]);
+    let (code, stdout, _) = run(
+        dir.path(),
+        &["--min-efficiency", "0.1", "k.rs", "--min-wasted-sectors", "0"],
+    );
     assert_eq!((code, headers(&stdout).len()), (0, 0));
 }
 
@@ -109,5 +116,8 @@ fn bad_threshold_is_located_and_exits_two() {
     );
     let (code, _, stderr) = run(dir.path(), &["check", "k.rs", "--min-efficiency=1.5"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("invalid value '1.5' for '--min-efficiency <RATIO>': 1.5 is out of range (0 to 1)"), "{stderr}");
+    assert!(
+        stderr.contains("invalid value '1.5' for '--min-efficiency <RATIO>': 1.5 is out of range (0 to 1)"),
+        "{stderr}"
+    );
 }

@@ -326,7 +326,8 @@ mod tests {
         reported(source).into_iter().map(|(c, l, _)| (c, l)).collect()
     }
 
-    const HEAD: &str = "#[kernel]\npub unsafe fn k(a: &[f32], c: *mut f32) {\n    let i = thread::index_1d() as usize;\n";
+    const HEAD: &str =
+        "#[kernel]\npub unsafe fn k(a: &[f32], c: *mut f32) {\n    let i = thread::index_1d() as usize;\n";
 
     #[test]
     fn grammar() {
@@ -337,14 +338,26 @@ mod tests {
         );
         assert_eq!(parse_allow("block(32)"), None);
         assert_eq!(parse_allow("allowed(KL001)"), None);
-        assert_eq!(parse_allow("allow KL001"), Some(Err("expected `(` after `allow`".to_string())));
-        assert_eq!(parse_allow("allow(KL001"), Some(Err("missing `)` after the lints".to_string())));
-        assert_eq!(parse_allow("allow(KL001,)"), Some(Err("missing lint in `allow(KL001,)`".to_string())));
+        assert_eq!(
+            parse_allow("allow KL001"),
+            Some(Err("expected `(` after `allow`".to_string()))
+        );
+        assert_eq!(
+            parse_allow("allow(KL001"),
+            Some(Err("missing `)` after the lints".to_string()))
+        );
+        assert_eq!(
+            parse_allow("allow(KL001,)"),
+            Some(Err("missing lint in `allow(KL001,)`".to_string()))
+        );
         assert_eq!(
             parse_allow("allow()"),
             Some(Err("`allow()` names no lint: expected `allow(KL001, ...)`".to_string()))
         );
-        assert_eq!(parse_allow("allow(KL001) x"), Some(Err("unexpected `x` after `allow(KL001)`".to_string())));
+        assert_eq!(
+            parse_allow("allow(KL001) x"),
+            Some(Err("unexpected `x` after `allow(KL001)`".to_string()))
+        );
     }
 
     #[test]
@@ -422,7 +435,11 @@ mod tests {
             reported(&source),
             [
                 ("KL008", 4, "unknown lint `KL999` in suppression".to_string()),
-                ("KL008", 5, "malformed suppression: missing `)` after the lints".to_string()),
+                (
+                    "KL008",
+                    5,
+                    "malformed suppression: missing `)` after the lints".to_string()
+                ),
             ]
         );
     }

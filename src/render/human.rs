@@ -97,10 +97,7 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
     let mut items: Vec<((usize, usize, usize), Report<'a>)> = Vec::new();
     for (rank, diagnostic) in file.diagnostics.iter().enumerate() {
         if let Some((order, source)) = source_of(Some(&diagnostic.file)) {
-            items.push((
-                (order, 1, rank),
-                diagnostic_report(diagnostic, source),
-            ));
+            items.push(((order, 1, rank), diagnostic_report(diagnostic, source)));
         }
     }
     for err in &file.report.errors {

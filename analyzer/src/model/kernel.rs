@@ -1,7 +1,9 @@
 //! Finding kernels in a file, their parameters, and the launch each runs under.
 
 use crate::model::comments::{comments, Comment};
-use crate::model::launch::{hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK};
+use crate::model::launch::{
+    hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK,
+};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use serde::Serialize;
