@@ -457,6 +457,25 @@ mod tests {
     }
 
     #[test]
+    fn kernel_level_findings_have_a_span_too() {
+        let body = "    *c.add(i) = load!(a[i]);\n}\n";
+        assert_eq!(codes(&format!("{HEAD}{body}")), [("KL007", 4)]);
+        assert_eq!(codes(&format!("{HEAD}    // kernel-lint: allow(unfollowed-construct)\n{body}")), []);
+        assert_eq!(codes(&format!("// kernel-lint: allow(KL007)\n{HEAD}{body}")), []);
+        let trailing = "    *c.add(i) = load!(a[i]); // kernel-lint: allow(KL007)\n}\n";
+        assert_eq!(codes(&format!("{HEAD}{trailing}")), []);
+    }
+
+    #[test]
+    fn a_suppression_covers_its_statement_only() {
+        let source = format!("{HEAD}    // kernel-lint: allow(KL001)\n    let x = a[i * 2];\n    let y = a[i * 3];\n}}\n");
+        assert_eq!(codes(&source), [("KL001", 6)]);
+        // Above a block statement, it covers the whole block.
+        let source = format!("{HEAD}    // kernel-lint: allow(KL001)\n    for j in 0..4 {{\n        let y = a[i * 3 + j];\n    }}\n}}\n");
+        assert_eq!(codes(&source), []);
+    }
+
+    #[test]
     fn allowed_lints_are_not_reported_unused() {
         let source = format!("{HEAD}    let x = a[i]; // kernel-lint: allow(KL006)\n}}\n");
         let file = SourceFile::new("snippet.rs", source.as_str());
