@@ -121,3 +121,108 @@ fn bad_threshold_is_located_and_exits_two() {
         "{stderr}"
     );
 }
+
+/// A crate whose kernel reads through a helper of another file.
+fn helper_crate(helper_comment: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir(root.join("src")).expect("mkdir");
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"k\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "mod helper;\n\n#[kernel]\npub unsafe fn k(a: &[f32], c: *mut f32) {\n    let i = thread::index_1d() as usize;\n    *c.add(i) = helper::even(a, i);\n}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("src/helper.rs"),
+        format!("pub fn even(a: &[f32], i: usize) -> f32 {{\n    {helper_comment}\n    a[i * 2]\n}}\n"),
+    )
+    .expect("write");
+    dir
+}
+
+#[test]
+fn a_finding_in_a_helper_is_suppressed_in_the_helper_file() {
+    let dir = helper_crate("// a plain comment");
+    let (code, stdout, _) = run(dir.path(), &["check", "src/lib.rs"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("╭─[src/helper.rs:3:7]"), "{stdout}");
+    let dir = helper_crate("// kernel-lint: allow(strided-access)");
+    for args in [&["check", "src/lib.rs"][..], &["check"][..]] {
+        let (code, stdout, stderr) = run(dir.path(), args);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        assert!(stdout.ends_with("0 warnings, 0 notes, 0 errors\n"), "{stdout}");
+    }
+}
+
+#[test]
+fn suppressions_and_unused_ones_end_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = "#[kernel]
+pub unsafe fn k(a: &[f32], c: *mut f32) {
+    let i = thread::index_1d() as usize;
+    let x = a[i * 2]; // kernel-lint: allow(KL001)
+    // kernel-lint: allow(KL002)
+    let y = a[i * 8];
+    *c.add(i) = x + y;
+}
+";
+    std::fs::write(dir.path().join("k.rs"), source).expect("write");
+    let (code, stdout, _) = run(dir.path(), &["check", "k.rs", "--format", "json"]);
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let found: Vec<(String, u64, u64, u64, String)> = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_string(),
+                d["line"].as_u64().unwrap_or_default(),
+                d["column"].as_u64().unwrap_or_default(),
+                d["end_column"].as_u64().unwrap_or_default(),
+                d["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("KL001".to_string(), 6, 15, 20, "strided access to `a[i * 8]`: lanes are 32 bytes apart, 32 sectors per request where 4 would do (12.5% efficiency)".to_string()),
+            ("KL008".to_string(), 5, 5, 33, "unused suppression: no `KL002` (array-of-structs-access) finding in the statement or item below it".to_string()),
+        ]
+    );
+    // Allowed, the unused suppression no longer fails the run.
+    let (code, _, _) = run(dir.path(), &["check", "k.rs", "--allow", "KL008", "--allow", "KL001"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn findings_in_loops_come_before_those_outside_when_counts_are_unknown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = "#[kernel]
+pub unsafe fn k(a: &[f32], c: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    let x = a[i * 8];
+    for j in 0..n {
+        *c.add(i * 2 + j) = x;
+    }
+}
+";
+    std::fs::write(dir.path().join("k.rs"), source).expect("write");
+    let (_, stdout, _) = run(dir.path(), &["check", "k.rs", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let lines: Vec<u64> = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["line"].as_u64().unwrap_or_default())
+        .collect();
+    assert_eq!(lines, [6, 4]);
+    assert_eq!(doc["diagnostics"][0]["impact"]["loop_depth"], 1);
+    assert!(doc["diagnostics"][0]["impact"].get("requests_per_launch").is_none());
+}

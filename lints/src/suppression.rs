@@ -460,7 +460,12 @@ mod tests {
     fn kernel_level_findings_have_a_span_too() {
         let body = "    *c.add(i) = load!(a[i]);\n}\n";
         assert_eq!(codes(&format!("{HEAD}{body}")), [("KL007", 4)]);
-        assert_eq!(codes(&format!("{HEAD}    // kernel-lint: allow(unfollowed-construct)\n{body}")), []);
+        assert_eq!(
+            codes(&format!(
+                "{HEAD}    // kernel-lint: allow(unfollowed-construct)\n{body}"
+            )),
+            []
+        );
         assert_eq!(codes(&format!("// kernel-lint: allow(KL007)\n{HEAD}{body}")), []);
         let trailing = "    *c.add(i) = load!(a[i]); // kernel-lint: allow(KL007)\n}\n";
         assert_eq!(codes(&format!("{HEAD}{trailing}")), []);
@@ -468,10 +473,13 @@ mod tests {
 
     #[test]
     fn a_suppression_covers_its_statement_only() {
-        let source = format!("{HEAD}    // kernel-lint: allow(KL001)\n    let x = a[i * 2];\n    let y = a[i * 3];\n}}\n");
+        let source =
+            format!("{HEAD}    // kernel-lint: allow(KL001)\n    let x = a[i * 2];\n    let y = a[i * 3];\n}}\n");
         assert_eq!(codes(&source), [("KL001", 6)]);
         // Above a block statement, it covers the whole block.
-        let source = format!("{HEAD}    // kernel-lint: allow(KL001)\n    for j in 0..4 {{\n        let y = a[i * 3 + j];\n    }}\n}}\n");
+        let source = format!(
+            "{HEAD}    // kernel-lint: allow(KL001)\n    for j in 0..4 {{\n        let y = a[i * 3 + j];\n    }}\n}}\n"
+        );
         assert_eq!(codes(&source), []);
     }
 
