@@ -89,7 +89,7 @@ pub fn suppressions(file: &SourceFile) -> Vec<Suppression> {
     if found.is_empty() {
         return Vec::new();
     }
-    let extents = extents(file);
+    let extents = extents(file, &all);
     found
         .drain(..)
         .map(|(comment, parsed)| {
@@ -151,16 +151,29 @@ fn cover(file: &SourceFile, all: &[Comment], comment: &Comment, extents: &[(usiz
         .map_or(Cover::Nothing, |&(start, end)| Cover::Range(start, end))
 }
 
-/// The byte extents of every statement and item of a file, attributes included.
-fn extents(file: &SourceFile) -> Vec<(usize, usize)> {
+/// The byte extents of every statement and item of a file, attributes included; each starts
+/// at its first token outside a comment, as doc comments are attributes to syn.
+fn extents(file: &SourceFile, all: &[Comment]) -> Vec<(usize, usize)> {
     struct Collect<'a> {
         file: &'a SourceFile,
+        comments: &'a [Comment],
         out: Vec<(usize, usize)>,
     }
     impl Collect<'_> {
         fn push(&mut self, node: &impl quote::ToTokens) {
-            let span = self.file.span_of_node(node);
-            self.out.push((span.start, span.end));
+            let end = self.file.span_of_node(node).end;
+            let in_comment = |at: usize| {
+                let i = self.comments.partition_point(|c| c.end <= at);
+                self.comments.get(i).is_some_and(|c| c.start <= at)
+            };
+            let start = node
+                .to_token_stream()
+                .into_iter()
+                .map(|token| self.file.span_of(token.span()).start)
+                .find(|&at| !in_comment(at));
+            if let Some(start) = start {
+                self.out.push((start, end));
+            }
         }
     }
     impl<'ast> Visit<'ast> for Collect<'_> {
@@ -184,7 +197,11 @@ fn extents(file: &SourceFile) -> Vec<(usize, usize)> {
     let Ok(parsed) = kernel_lint_analyzer::parse::parse_file(file) else {
         return Vec::new();
     };
-    let mut collect = Collect { file, out: Vec::new() };
+    let mut collect = Collect {
+        file,
+        comments: all,
+        out: Vec::new(),
+    };
     collect.visit_file(&parsed.syntax);
     collect.out
 }
@@ -382,6 +399,14 @@ mod tests {
     #[test]
     fn above_the_item_and_its_attributes() {
         let source = format!("// kernel-lint: allow(KL001)\n{HEAD}    let x = a[i * 2];\n    let y = a[i * 3];\n}}\n");
+        assert_eq!(codes(&source), []);
+    }
+
+    #[test]
+    fn doc_comments_around_it_do_not_detach_it() {
+        let source = format!("/// Reads every other element.\n// kernel-lint: allow(KL001)\n/// More docs.\n{HEAD}    let x = a[i * 2];\n}}\n");
+        assert_eq!(codes(&source), []);
+        let source = format!("/// kernel-lint: allow(KL001)\n{HEAD}    let x = a[i * 2];\n}}\n");
         assert_eq!(codes(&source), []);
     }
 
