@@ -256,7 +256,7 @@ fn run(
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     let results = analyze_configured(program, uses, features, &plans);
     let mut context = Vec::new();
-    let every_source = sources.clone();
+    let suppressions = crate::triage::suppressions(&sources);
     for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {
             context.push(source);
@@ -286,7 +286,7 @@ fn run(
             Entry::Failed(..) => None,
         })
         .collect();
-    crate::triage::finish(&mut findings, &every_source);
+    crate::triage::finish(&mut findings, suppressions);
     (entries, context, modules)
 }
 

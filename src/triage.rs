@@ -16,14 +16,19 @@ pub struct Findings<'a> {
     pub diagnostics: &'a mut Vec<Diagnostic>,
 }
 
-/// Applies the suppressions of `sources` (every file read: a finding in a helper of another
-/// file is silenced by a comment there), then each file's thresholds and order; the problems
-/// of a file's suppressions come last.
-pub fn finish(files: &mut [Findings<'_>], sources: &[SourceFile]) {
+/// The suppression comments of every file read: a finding in a helper of another file is
+/// silenced by a comment there.
+pub fn suppressions(sources: &[SourceFile]) -> Suppressions {
     let mut suppressions = Suppressions::default();
     for source in sources {
         suppressions.add(source);
     }
+    suppressions
+}
+
+/// Applies the suppressions, then each file's thresholds and order; the problems of a file's
+/// suppressions come last.
+pub fn finish(files: &mut [Findings<'_>], mut suppressions: Suppressions) {
     for file in files.iter_mut() {
         suppressions.apply(file.diagnostics);
     }

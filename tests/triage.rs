@@ -226,3 +226,25 @@ pub unsafe fn k(a: &[f32], c: *mut f32, n: usize) {
     assert_eq!(doc["diagnostics"][0]["impact"]["loop_depth"], 1);
     assert!(doc["diagnostics"][0]["impact"].get("requests_per_launch").is_none());
 }
+
+#[test]
+fn thresholds_in_the_package_metadata() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir(root.join("src")).expect("mkdir");
+    let manifest = "[package]\nname = \"k\"\nversion = \"0.1.0\"\n\n[package.metadata.kernel-lint.thresholds]\nmin-wasted-sectors = 5\n";
+    std::fs::write(root.join("Cargo.toml"), manifest).expect("write");
+    std::fs::write(root.join("src/lib.rs"), KERNEL).expect("write");
+    let (code, stdout, _) = run(root, &["check"]);
+    assert_eq!(code, 1);
+    assert_eq!(headers(&stdout).len(), 1);
+    assert!(headers(&stdout)[0].contains("a[i * 8]"), "{stdout}");
+    let bad = manifest.replace("= 5", "= \"many\"");
+    std::fs::write(root.join("Cargo.toml"), bad).expect("write");
+    let (code, _, stderr) = run(root, &["check"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("Cargo.toml:6:22: invalid type: string \"many\", expected f64"),
+        "{stderr}"
+    );
+}
