@@ -278,6 +278,7 @@ fn run(
     // The fixes may edit any file read (a struct defined in another module).
     let all_sources = sources.clone();
     let mut context = Vec::new();
+    let suppressions = crate::triage::suppressions(&sources);
     for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {
             context.push(source);
@@ -285,8 +286,7 @@ fn run(
         }
         entries.push(match result {
             Ok(report) => {
-                let mut diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);
-                attach_fixes(&workspace, &report, &mut diagnostics);
+                let diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);
                 Entry::Ok(Box::new(Analyzed {
                     source,
                     report,
@@ -296,6 +296,24 @@ fn run(
             }
             Err(err) => Entry::Failed(err, Some(source)),
         });
+    }
+    let mut findings: Vec<crate::triage::Findings<'_>> = entries
+        .iter_mut()
+        .filter_map(|entry| match entry {
+            Entry::Ok(analyzed) => Some(crate::triage::Findings {
+                path: &analyzed.source.path,
+                config: config_of(analyzed.config),
+                diagnostics: &mut analyzed.diagnostics,
+            }),
+            Entry::Failed(..) => None,
+        })
+        .collect();
+    crate::triage::finish(&mut findings, suppressions);
+    // Only the findings that are reported are worth a rewrite, each analyzed again.
+    for entry in &mut entries {
+        if let Entry::Ok(analyzed) = entry {
+            attach_fixes(&workspace, &analyzed.report, &mut analyzed.diagnostics);
+        }
     }
     (entries, context, modules)
 }

@@ -158,6 +158,9 @@ pub struct AnalyzeArgs {
     /// Lint levels.
     #[command(flatten)]
     pub levels: LevelArgs,
+    /// Thresholds under which findings are not reported.
+    #[command(flatten)]
+    pub thresholds: crate::thresholds::ThresholdArgs,
 }
 
 /// Arguments of `fix`: what to analyze, and which fixes to apply how.
@@ -200,6 +203,9 @@ pub struct GlobalArgs {
     /// Every `--allow`, `--warn` and `--deny` in command-line order (later ones win).
     #[arg(skip)]
     pub level_flags: Vec<(Level, String)>,
+    /// `--min-efficiency` and `--min-wasted-sectors` of `check` or `accesses`.
+    #[arg(skip)]
+    pub threshold_flags: crate::thresholds::ThresholdArgs,
 }
 
 /// Lint level flags, accepted before and after the subcommand; read back in order through
@@ -246,6 +252,17 @@ impl Cli {
         let matches = command.try_get_matches_from_mut(args)?;
         let mut cli = Cli::from_arg_matches(&matches)?;
         cli.global.level_flags = level_flags(&matches);
+        cli.global.threshold_flags = match &cli.command {
+            // Given before the subcommand, they belong to the implied `check`; after it win.
+            Some(Command::Check(args) | Command::Accesses(args)) => crate::thresholds::ThresholdArgs {
+                min_efficiency: args.thresholds.min_efficiency.or(cli.check.thresholds.min_efficiency),
+                min_wasted_sectors: args
+                    .thresholds
+                    .min_wasted_sectors
+                    .or(cli.check.thresholds.min_wasted_sectors),
+            },
+            _ => cli.check.thresholds,
+        };
         // `--format` before a subcommand belongs to the implied `check`; pass it on.
         if let Some(format) = cli.check.format {
             match &mut cli.command {

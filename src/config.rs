@@ -34,6 +34,8 @@ pub struct Config {
     pub levels: LintLevels,
     /// The tables its kernel entries come from, by index into [`Configs::tables`].
     pub tables: Vec<usize>,
+    /// Findings too cheap to report, command line included.
+    pub thresholds: kernel_lint_lints::Thresholds,
 }
 
 /// One table of settings as read: a `kernel-lint.toml`, or the `kernel-lint` metadata of a
@@ -46,6 +48,8 @@ pub struct Table {
     pub entries: Vec<Entry>,
     /// The `[lints]` settings, in order.
     lints: Vec<(String, Level, String)>,
+    /// The `[thresholds]` settings.
+    thresholds: kernel_lint_lints::Thresholds,
 }
 
 /// A `[[kernel]]` entry and where its parts are written.
@@ -199,6 +203,8 @@ struct RawConfig {
     kernel: Vec<RawKernel>,
     #[serde(default)]
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    thresholds: crate::thresholds::RawThresholds,
 }
 
 #[derive(Debug, Deserialize)]
@@ -361,6 +367,10 @@ impl<'a> Resolver<'a> {
         for (level, key) in &self.global.level_flags {
             config.levels.set(key, *level).map_err(|err| flag_error(&err, *level))?;
         }
+        for table in key.levels.iter().filter_map(|&t| self.configs.tables.get(t)) {
+            crate::thresholds::overlay(&mut config.thresholds, &table.thresholds);
+        }
+        crate::thresholds::overlay(&mut config.thresholds, &self.global.threshold_flags.thresholds());
         Ok(config)
     }
 
@@ -545,10 +555,15 @@ fn table(raw: &RawConfig, text: &Text) -> Result<Table, CliError> {
             text.location(key.span().start).to_string(),
         ));
     }
+    let thresholds = raw
+        .thresholds
+        .validate()
+        .map_err(|(span, message)| CliError::Config(text.error_at(Some(span), &message)))?;
     Ok(Table {
         display: text.display.clone(),
         entries,
         lints,
+        thresholds,
     })
 }
 
@@ -709,6 +724,7 @@ mod tests {
             },
             levels,
             tables: vec![0],
+            thresholds: table.thresholds,
         })
     }
 

@@ -13,6 +13,8 @@ mod fix;
 mod harness;
 mod output;
 mod render;
+mod thresholds;
+mod triage;
 
 use cli::Cli;
 use std::ffi::OsString;

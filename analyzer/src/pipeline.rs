@@ -262,6 +262,7 @@ impl KernelAnalysis {
             .into_iter()
             .zip(self.predictions)
             .map(|(access, prediction)| AccessReport {
+                requests_per_warp: crate::interpret::trips::requests_per_warp(&access, &kernel.launch),
                 span: access.span,
                 index_span: access.index_span,
                 array: access.array,
@@ -281,6 +282,7 @@ impl KernelAnalysis {
                         span: frame.span,
                     })
                     .collect(),
+                loop_depth: access.loop_depth,
             })
             .collect();
         KernelReport {

@@ -78,6 +78,17 @@ pub struct AccessReport {
     /// The calls followed from the kernel to reach the access, outermost first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub via: Vec<CallSite>,
+    /// How many loops enclose the access (0: a warp makes it once per run of the kernel).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub loop_depth: u32,
+    /// How many times one warp makes the access in one run of the kernel, when every loop
+    /// around it is a range that the launch bounds (1 outside loops).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests_per_warp: Option<f64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A call the analysis followed from a kernel into a helper or method.

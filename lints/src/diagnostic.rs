@@ -133,4 +133,7 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// Suggested code changes.
     pub fixes: Vec<Fix>,
+    /// What the access costs, for access findings: thresholds and the order of findings use it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impact: Option<crate::impact::Impact>,
 }

@@ -2,9 +2,12 @@
 //! name, default level and user documentation, listed once in [`rules`] as [`LINTS`].
 
 pub mod diagnostic;
+pub mod impact;
 pub mod rules;
+pub mod suppression;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Gain, Label, Level};
+pub use impact::{sort_by_impact, Impact, Thresholds};
 
 use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction, SourceFile};
 use std::collections::HashMap;
@@ -247,7 +250,10 @@ pub fn check_file_with_fixes(file: &FileReport, levels: &LintLevels, sources: &[
                     if !access.via.is_empty() {
                         notes.insert(0, call_chain(&kernel.name, access));
                     }
+                    let impact = Impact::of(kernel, access);
+                    notes.extend(impact.note());
                     let mut found = diagnostic(lint, level, path, &kernel.name, finding, notes);
+                    found.impact = Some(impact);
                     if !sources.is_empty() {
                         found.fixes = (lint.fix)(&cx, sources);
                     }
@@ -303,6 +309,7 @@ fn diagnostic(
         help: finding.help,
         notes,
         fixes: Vec::new(),
+        impact: None,
     }
 }
 

@@ -58,6 +58,30 @@ pub fn new_range(index: usize, splices: &[Splice]) -> std::ops::Range<usize> {
     start..start + s.text.len()
 }
 
+/// `text` with non-overlapping `edits` applied: each offset refers to the original text.
+pub fn splice(text: &str, edits: &[&Edit]) -> String {
+    let mut sorted = edits.to_vec();
+    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for edit in sorted {
+        out.push_str(&text[at..edit.span.start]);
+        out.push_str(&edit.replacement);
+        at = edit.span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A unified diff of a file before and after, with `a/` and `b/` headers.
+pub fn unified_diff(path: &str, original: &str, fixed: &str) -> String {
+    similar::TextDiff::from_lines(original, fixed)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
 /// The lints' edit for a splice of `file`.
 pub fn edit(file: &SourceFile, splice: &Splice) -> Edit {
     let (line, column) = file.line_column(splice.range.start);

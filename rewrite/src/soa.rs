@@ -58,9 +58,9 @@ pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &Acc
     let uses = uses(&file, &function.block, &access.array, style);
     if let Some(other) = uses.other.first() {
         return Err(Declined::new(format!(
-            "`{}` is also used as `{}`, which the rewrite does not follow: a structure of arrays has no whole `{element}` to give it",
+            "`{}` is also used in `{}`, which the rewrite does not follow: a structure of arrays has no whole `{element}` to give it",
             access.array,
-            snippet(&file, *other)
+            snippet(&file, other.1)
         )));
     }
     if uses.fields.is_empty() {
@@ -286,8 +286,8 @@ struct Uses {
     fields: Vec<(String, std::ops::Range<usize>, Form)>,
     /// `array.len()`: the range of the receiver `array`.
     lengths: Vec<std::ops::Range<usize>>,
-    /// Any other mention of the array.
-    other: Vec<Span>,
+    /// Any other mention of the array, with the statement it is in.
+    other: Vec<(Span, Span)>,
 }
 
 fn uses(file: &SourceFile, body: &syn::Block, array: &str, style: Style) -> Uses {
@@ -298,7 +298,9 @@ fn uses(file: &SourceFile, body: &syn::Block, array: &str, style: Style) -> Uses
         uses: Uses,
         /// Ranges of the array's path expressions that a recognized form consumed.
         consumed: Vec<std::ops::Range<usize>>,
-        mentions: Vec<Span>,
+        mentions: Vec<(Span, Span)>,
+        /// The statements being walked, innermost last.
+        statements: Vec<Span>,
         /// Field expressions that are receivers of a method call or bases of a field read.
         postfix_bases: Vec<std::ops::Range<usize>>,
     }
@@ -376,8 +378,14 @@ fn uses(file: &SourceFile, body: &syn::Block, array: &str, style: Style) -> Uses
         }
         fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
             if p.path.is_ident(self.array) {
-                self.mentions.push(p.span());
+                let statement = self.statements.last().copied().unwrap_or_else(|| p.span());
+                self.mentions.push((p.span(), statement));
             }
+        }
+        fn visit_stmt(&mut self, s: &'a syn::Stmt) {
+            self.statements.push(s.span());
+            syn::visit::visit_stmt(self, s);
+            self.statements.pop();
         }
     }
     let mut walk = Walk {
@@ -387,6 +395,7 @@ fn uses(file: &SourceFile, body: &syn::Block, array: &str, style: Style) -> Uses
         uses: Uses::default(),
         consumed: Vec::new(),
         mentions: Vec::new(),
+        statements: Vec::new(),
         postfix_bases: Vec::new(),
     };
     walk.visit_block(body);
@@ -401,7 +410,7 @@ fn uses(file: &SourceFile, body: &syn::Block, array: &str, style: Style) -> Uses
     walk.uses.other = walk
         .mentions
         .into_iter()
-        .filter(|s| !consumed.contains(&range(file, *s)))
+        .filter(|(s, _)| !consumed.contains(&range(file, *s)))
         .collect();
     walk.uses
 }
@@ -441,8 +450,7 @@ fn item_start(text: &str, file: &SourceFile, function: &syn::ItemFn) -> usize {
     let mut start = file.span_of(first).start;
     // Back to the start of the line.
     start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    loop {
-        let Some(prev_end) = start.checked_sub(1) else { break };
+    while let Some(prev_end) = start.checked_sub(1) {
         let prev_start = text[..prev_end].rfind('\n').map_or(0, |i| i + 1);
         if text[prev_start..prev_end].trim_start().starts_with("//") {
             start = prev_start;

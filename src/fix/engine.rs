@@ -250,20 +250,7 @@ fn apply(diagnostics: &[Diagnostic], outcomes: &[Outcome], accepted: &[usize], t
     files
 }
 
-/// `text` with non-overlapping `edits` applied: each offset refers to the original text.
-pub fn splice(text: &str, edits: &[&Edit]) -> String {
-    let mut sorted = edits.to_vec();
-    sorted.sort_by_key(|e| (e.span.start, e.span.end));
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for edit in sorted {
-        out.push_str(&text[at..edit.span.start]);
-        out.push_str(&edit.replacement);
-        at = edit.span.end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
+pub use kernel_lint_rewrite::edits::splice;
 
 /// The diagnostics whose fixes make a file unparsable, each with syn's message. In a file that
 /// does not parse with all its fixes, they are tried one by one in order, keeping those after
@@ -362,6 +349,7 @@ mod tests {
             help: None,
             notes: Vec::new(),
             fixes,
+            impact: None,
         }
     }
 

@@ -97,14 +97,7 @@ fn show_diff(before: &Outcome, diagnostics: &[Diagnostic], plan: &Plan) -> Resul
     })
 }
 
-/// A file's change as a unified diff with `a/` and `b/` headers, three lines of context.
-pub fn unified_diff(path: &str, original: &str, fixed: &str) -> String {
-    similar::TextDiff::from_lines(original, fixed)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
-}
+pub use kernel_lint_rewrite::edits::unified_diff;
 
 /// The findings that remain, as `check` prints them.
 fn render(global: &GlobalArgs, args: &FixArgs, outcome: &Outcome) -> Result<(), CliError> {

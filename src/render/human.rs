@@ -3,7 +3,7 @@
 use crate::analysis::{Analyzed, Entry, Outcome, Totals};
 use kernel_lint_analyzer::{Dialect, FileError};
 use kernel_lint_analyzer::{SourceFile, Span};
-use kernel_lint_lints::{Diagnostic, Level};
+use kernel_lint_lints::{Applicability, Diagnostic, Edit, Fix, Level};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode,
     SourceSpan, SpanContents,
@@ -82,9 +82,12 @@ struct Report<'a> {
     label: Option<(Span, String)>,
     help: Option<String>,
     notes: Vec<String>,
+    /// The rewrite offered, with its gain and diff, already laid out.
+    fix: Option<String>,
 }
 
-/// Findings (code not analyzed among them, as KL007) and left-out items of one file, in source order.
+/// Left-out items of one file in source order, then its findings (code not analyzed among them,
+/// as KL007) in the order of the analysis: most costly first.
 ///
 /// Findings and notes in helpers of other files are shown with those files' text, after the
 /// file's own.
@@ -93,23 +96,88 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
         Some(path) if *path != file.source.path => outcome.source(path).map(|s| (1, s)),
         _ => Some((0, &file.source)),
     };
-    let mut items: Vec<((usize, usize), Report<'a>)> = Vec::new();
-    for diagnostic in &file.diagnostics {
+    let mut items: Vec<((usize, usize, usize), Report<'a>)> = Vec::new();
+    // A rewrite shared by several findings (every field of one struct) shows its diff once.
+    let mut shown: Vec<(&str, usize)> = Vec::new();
+    for (rank, diagnostic) in file.diagnostics.iter().enumerate() {
         if let Some((order, source)) = source_of(Some(&diagnostic.file)) {
-            items.push((
-                (order, diagnostic.primary.span.start),
-                diagnostic_report(diagnostic, source),
-            ));
+            let mut report = diagnostic_report(diagnostic, source);
+            if let Some(fix) = diagnostic.fixes.first() {
+                let earlier = shown
+                    .iter()
+                    .find(|(title, _)| *title == fix.title)
+                    .map(|(_, line)| *line);
+                report.fix = Some(fix_text(fix, earlier, outcome));
+                if earlier.is_none() {
+                    shown.push((&fix.title, diagnostic.primary.span.line));
+                }
+            }
+            items.push(((order, 1, rank), report));
         }
     }
     for err in &file.report.errors {
         items.push((
-            (0, err.span.map_or(0, |s| s.start)),
+            (0, 0, err.span.map_or(0, |s| s.start)),
             error_report(err, Some(&file.source)),
         ));
     }
     items.sort_by_key(|(key, _)| *key);
     items.into_iter().map(|(_, report)| report).collect()
+}
+
+/// `fix (unsafe): ...`, the predicted gain, what the host must change, and the diff (or a
+/// pointer to the finding that showed it).
+fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
+    let kind = match fix.applicability {
+        Applicability::Safe => "fix",
+        Applicability::Unsafe => "fix (unsafe: `fix --unsafe-fixes` applies it)",
+        Applicability::DisplayOnly => "suggestion",
+    };
+    let mut out = format!("  {kind}: {}\n", fix.title);
+    if let Some(gain) = &fix.gain {
+        out.push_str(&format!(
+            "    after the rewrite this access touches {} sectors per request instead of {} ({} -> {})\n",
+            figure(gain.sectors_after),
+            figure(gain.sectors_before),
+            percent(gain.efficiency_before),
+            percent(gain.efficiency_after)
+        ));
+    }
+    for step in &fix.follow_up {
+        out.push_str(&format!("    then by hand: {step}\n"));
+    }
+    if let Some(line) = shown_at {
+        out.push_str(&format!("    (the rewrite shown at line {line})\n"));
+        return out;
+    }
+    let mut files: Vec<&str> = fix.edits.iter().map(|e| e.file.as_str()).collect();
+    files.dedup();
+    for path in files {
+        let Some(source) = outcome.source(path) else { continue };
+        let edits: Vec<&Edit> = fix.edits.iter().filter(|e| e.file == path).collect();
+        let fixed = kernel_lint_rewrite::edits::splice(&source.text, &edits);
+        for line in kernel_lint_rewrite::edits::unified_diff(path, &source.text, &fixed).lines() {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+    out
+}
+
+fn figure(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+fn percent(ratio: f64) -> String {
+    let value = ratio * 100.0;
+    if (value - value.round()).abs() < 0.05 {
+        format!("{value:.0}%")
+    } else {
+        format!("{value:.1}%")
+    }
 }
 
 fn diagnostic_report<'a>(diagnostic: &Diagnostic, source: &'a SourceFile) -> Report<'a> {
@@ -142,6 +210,7 @@ fn error_report<'a>(err: &FileError, source: Option<&'a SourceFile>) -> Report<'
             label: None,
             help: None,
             notes: Vec::new(),
+            fix: None,
         },
     }
 }
@@ -163,6 +232,7 @@ fn spanned<'a>(
             label: Some((span, label)),
             help: None,
             notes: Vec::new(),
+            fix: None,
         },
         None => Report {
             header: format!("{kind}: {}:{}:{}: {message}", source.path, span.line, span.column),
@@ -171,6 +241,7 @@ fn spanned<'a>(
             label: None,
             help: None,
             notes: Vec::new(),
+            fix: None,
         },
     }
 }
@@ -293,6 +364,9 @@ impl Renderer {
                 "note:"
             };
             out.push_str(&format!("  {prefix} {note}\n"));
+        }
+        if let Some(fix) = &report.fix {
+            out.push_str(fix);
         }
         out.push('\n');
     }

@@ -95,6 +95,16 @@ struct AccessJson<'a> {
     /// The calls from the kernel to the access, outermost first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     via: Vec<CallJson<'a>>,
+    /// Loops around the access; absent outside loops.
+    #[serde(skip_serializing_if = "is_zero")]
+    loop_depth: u32,
+    /// How many times one warp makes the access per launch, when the loops' counts are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requests_per_warp: Option<f64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -145,6 +155,12 @@ struct DiagnosticJson<'a> {
     label: &'a str,
     help: Option<&'a str>,
     notes: &'a [String],
+    /// What the access costs, for access findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impact: Option<&'a kernel_lint_lints::Impact>,
+    /// The rewrites offered, proven by analyzing the rewritten code, first the preferred one.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    fixes: &'a [kernel_lint_lints::Fix],
 }
 
 /// The `accesses` document.
@@ -297,6 +313,8 @@ fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<
                 column: call.span.column,
             })
             .collect(),
+        loop_depth: access.loop_depth,
+        requests_per_warp: access.requests_per_warp,
     }
 }
 
@@ -317,6 +335,8 @@ fn diagnostic_json<'a>(diagnostic: &'a Diagnostic, source: &SourceFile) -> Diagn
         label: &diagnostic.primary.message,
         help: diagnostic.help.as_deref(),
         notes: &diagnostic.notes,
+        impact: diagnostic.impact.as_ref(),
+        fixes: &diagnostic.fixes,
     }
 }
 

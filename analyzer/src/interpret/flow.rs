@@ -291,6 +291,12 @@ impl Interpreter<'_> {
     /// leave the loop early (a lane-dependent condition or `break`) do not make the others
     /// differ inside it, only after it.
     pub(crate) fn loop_body(&mut self, body: &Block, condition: Option<&Expr>) {
+        self.loop_depth += 1;
+        self.walk_loop_body(body, condition);
+        self.loop_depth -= 1;
+    }
+
+    fn walk_loop_body(&mut self, body: &Block, condition: Option<&Expr>) {
         let mut assigned = AssignedVariables::default();
         assigned.visit_block(body);
         let every: BTreeSet<String> = assigned.by_name.iter().map(|(n, _)| n.clone()).collect();

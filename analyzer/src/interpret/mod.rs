@@ -10,6 +10,7 @@ mod geometry;
 mod pattern;
 mod place;
 mod stmt;
+pub mod trips;
 mod value;
 
 pub use geometry::Geometry;
@@ -53,6 +54,9 @@ pub struct Access {
     pub file: usize,
     /// The calls followed from the kernel to reach it, outermost first.
     pub via: Vec<CallFrame>,
+    /// How many loops (`for`, `while`, `loop`) enclose it, in the kernel and the helpers
+    /// followed: the analysis has no trip counts, so this says where repeats are.
+    pub loop_depth: u32,
 }
 
 /// A call the interpreter followed into a helper or method.
@@ -133,6 +137,8 @@ pub(crate) struct Interpreter<'a> {
     lane_exits: LaneExits,
     /// Loop bodies walked so far, to bound the second walks nested loops may ask for.
     loop_walks: usize,
+    /// Loops enclosing the code being walked.
+    loop_depth: u32,
 }
 
 /// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
@@ -176,6 +182,7 @@ pub fn interpret(
         loop_guards: 0,
         lane_exits: LaneExits::default(),
         loop_walks: 0,
+        loop_depth: 0,
     };
     interpreter.declare_statics(&syntax.items);
     for input in &kernel.item.sig.inputs {
@@ -419,6 +426,7 @@ impl<'a> Interpreter<'a> {
                 notes,
                 file: this.file_id,
                 via: this.calls.clone(),
+                loop_depth: this.loop_depth,
             });
         };
         match &place.layout {

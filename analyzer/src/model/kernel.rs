@@ -1,7 +1,9 @@
 //! Finding kernels in a file, their parameters, and the launch each runs under.
 
 use crate::model::comments::{comments, Comment};
-use crate::model::launch::{hint_text, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK};
+use crate::model::launch::{
+    hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK,
+};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use serde::Serialize;
@@ -210,7 +212,7 @@ pub fn find_kernels(
     let all_comments = comments(&file.text);
     let mut hints: Vec<Hint> = all_comments
         .iter()
-        .filter(|c| !c.is_inner_doc(&file.text) && hint_text(c.body(&file.text)).is_some())
+        .filter(|c| !c.is_inner_doc(&file.text) && is_launch_hint(c.body(&file.text)))
         .map(|&comment| Hint { comment, used: false })
         .collect();
     let kernels = found

@@ -107,8 +107,26 @@ pub struct LaunchSite {
 /// The most threads a block may hold.
 pub const MAX_BLOCK_THREADS: u32 = 1024;
 
-/// The hint keys there are; `block` is the only one.
-const HINT_KEYS: [&str; 1] = ["block"];
+/// The keys a `kernel-lint:` comment may have: `block` (a launch hint) and `allow` (a
+/// suppression, read by the lints).
+const HINT_KEYS: [&str; 2] = ["block", SUPPRESSION_KEY];
+
+/// The key of a suppression comment, `kernel-lint: allow(KL001)`: not a launch hint.
+pub const SUPPRESSION_KEY: &str = "allow";
+
+/// The key of what follows `kernel-lint:` (`block`, `allow`): its leading word.
+pub fn directive_key(text: &str) -> &str {
+    let text = text.trim_start();
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Whether a comment body is a launch hint: a `kernel-lint:` comment that is no suppression.
+pub fn is_launch_hint(body: &str) -> bool {
+    hint_text(body).is_some_and(|text| directive_key(text) != SUPPRESSION_KEY)
+}
 
 /// Parses the block of a hint comment such as `// kernel-lint: block(16, 16)` or
 /// `/* kernel-lint: block(16, 16) */`.
@@ -221,6 +239,17 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suppressions_are_no_hints() {
+        assert!(!is_launch_hint(" kernel-lint: allow(KL002)"));
+        assert!(is_launch_hint(" kernel-lint: block(8)"));
+        assert!(is_launch_hint(" kernel-lint: alow(KL002)"));
+        assert_eq!(
+            parse_hint_body("alow(KL002)"),
+            Err("unknown hint key `alow`: did you mean `allow`?".to_string())
+        );
+    }
 
     #[test]
     fn hint_forms() {

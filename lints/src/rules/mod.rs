@@ -18,4 +18,5 @@ lints! {
     kl005_data_dependent_gather::DATA_DEPENDENT_GATHER,
     kl006_unanalyzable_index::UNANALYZABLE_INDEX,
     kl007_unfollowed_construct::UNFOLLOWED_CONSTRUCT,
+    kl008_unused_suppression::UNUSED_SUPPRESSION,
 }

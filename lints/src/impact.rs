@@ -1,0 +1,122 @@
+//! What a finding costs, for the thresholds that hide cheap ones and for the order that lists
+//! the costly ones first.
+
+use crate::Diagnostic;
+use kernel_lint_analyzer::{AccessReport, KernelReport};
+use serde::Serialize;
+
+/// The cost of an access finding, from its prediction and the launch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Impact {
+    /// Predicted efficiency, 0 to 1, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<f64>,
+    /// Sectors per request beyond the ideal, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasted_sectors_per_request: Option<f64>,
+    /// Loops around the access.
+    pub loop_depth: u32,
+    /// Requests all warps of one launch make, when the grid and the loops' trip counts are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests_per_launch: Option<f64>,
+    /// `requests_per_launch` times the wasted sectors per request, when both are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasted_sectors_per_launch: Option<f64>,
+}
+
+impl Impact {
+    /// The cost of an access of a kernel.
+    pub fn of(kernel: &KernelReport, access: &AccessReport) -> Impact {
+        let prediction = access.prediction.as_ref();
+        let wasted = prediction.and_then(|p| Some((p.sectors_per_request? - p.ideal_sectors_per_request?).max(0.0)));
+        let warps = kernel.launch.grid.map(|grid| {
+            let blocks: f64 = grid.iter().map(|&g| f64::from(g)).product();
+            let threads: u32 = kernel.launch.block.iter().product();
+            blocks * f64::from(threads.div_ceil(32))
+        });
+        let requests_per_launch = warps.zip(access.requests_per_warp).map(|(w, r)| w * r);
+        Impact {
+            efficiency: prediction.and_then(|p| p.efficiency),
+            wasted_sectors_per_request: wasted,
+            loop_depth: access.loop_depth,
+            requests_per_launch,
+            wasted_sectors_per_launch: requests_per_launch.zip(wasted).map(|(r, w)| r * w),
+        }
+    }
+
+    /// `about 1.2 M wasted sectors per launch`, when the count is known and not zero.
+    pub fn note(&self) -> Option<String> {
+        let waste = self.wasted_sectors_per_launch.filter(|&w| w > 0.0)?;
+        Some(format!("about {} wasted sectors per launch", magnitude(waste)))
+    }
+}
+
+/// `950`, `12 k`, `1.2 M`, `3.4 G`: a count rounded for reading.
+pub fn magnitude(value: f64) -> String {
+    let (scaled, unit) = if value >= 1e9 {
+        (value / 1e9, " G")
+    } else if value >= 1e6 {
+        (value / 1e6, " M")
+    } else if value >= 1e3 {
+        (value / 1e3, " k")
+    } else {
+        (value, "")
+    };
+    if scaled >= 100.0 || unit.is_empty() {
+        format!("{}{unit}", scaled.round() as i64)
+    } else {
+        let text = format!("{scaled:.1}");
+        format!("{}{unit}", text.strip_suffix(".0").unwrap_or(&text))
+    }
+}
+
+/// Findings hidden for being cheap: each limit applies to findings whose figure is known.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Thresholds {
+    /// Findings whose access runs at this efficiency or better are not reported (0 to 1).
+    pub min_efficiency: Option<f64>,
+    /// Findings that waste fewer sectors per request than this are not reported.
+    pub min_wasted_sectors: Option<f64>,
+}
+
+impl Thresholds {
+    /// Whether a finding is cheap enough to hide; one with no figure never is.
+    pub fn hides(&self, diagnostic: &Diagnostic) -> bool {
+        let Some(impact) = &diagnostic.impact else {
+            return false;
+        };
+        let efficient = self
+            .min_efficiency
+            .zip(impact.efficiency)
+            .is_some_and(|(min, e)| e >= min);
+        let small = self
+            .min_wasted_sectors
+            .zip(impact.wasted_sectors_per_request)
+            .is_some_and(|(min, w)| w < min);
+        efficient || small
+    }
+
+    /// Drops the findings these thresholds hide.
+    pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
+        diagnostics.retain(|d| !self.hides(d));
+    }
+}
+
+/// Orders one file's findings most costly first: by wasted sectors per launch where the count
+/// is known, findings in loops (deeper first) before those outside when it is not, then by
+/// waste per request; ties keep source order.
+pub fn sort_by_impact(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| key(b).partial_cmp(&key(a)).unwrap_or(std::cmp::Ordering::Equal));
+}
+
+/// Larger is costlier: known waste per launch first, then loop depth, then waste per request.
+fn key(diagnostic: &Diagnostic) -> (u8, f64, u32, f64) {
+    let Some(impact) = &diagnostic.impact else {
+        return (0, 0.0, 0, 0.0);
+    };
+    let per_request = impact.wasted_sectors_per_request.unwrap_or(0.0);
+    match impact.wasted_sectors_per_launch {
+        Some(per_launch) => (1, per_launch, impact.loop_depth, per_request),
+        None => (0, 0.0, impact.loop_depth, per_request),
+    }
+}
