@@ -26,7 +26,7 @@ declare_lint! {
     }
 }
 
-/// Suppressions are checked after every other lint has run (see [`crate::suppression`]).
+/// Suppressions are checked after every other lint has run (by the suppression pass of this crate).
 fn check(_: &crate::AccessContext<'_>) -> Option<crate::Finding> {
     None
 }
