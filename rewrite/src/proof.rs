@@ -30,33 +30,42 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
         let Some((kernel, access)) = finding_access(report, diagnostic) else {
             continue;
         };
-        let Some((kind, draft)) = draft_for(ws, &report.path, kernel, access, diagnostic) else {
-            continue;
-        };
-        let key = (kernel.name.clone(), access.array.clone(), kind);
-        let proposal = proven
-            .entry(key)
-            .or_insert_with(|| {
-                let nth = launch_index(report, kernel);
-                draft.and_then(|d| prove(ws, &report.path, (kernel, nth), access, &d))
-            })
-            .clone();
-        match proposal {
-            Ok(mut fix) => {
-                // The gain is the finding's own access, which the shared proof measured for the
-                // first finding only: measure this one again when it differs.
-                if let Some(gain) = &mut fix.gain {
-                    if let Some(p) = access.prediction.as_ref() {
-                        if let (Some(s), Some(e)) = (p.sectors_per_request, p.efficiency) {
-                            gain.sectors_before = s;
-                            gain.efficiency_before = e;
+        let mut fixes = Vec::new();
+        let mut reasons = Vec::new();
+        for (kind, draft) in drafts_for(ws, &report.path, kernel, access, diagnostic) {
+            let key = (kernel.name.clone(), access.array.clone(), kind);
+            let proposal = proven
+                .entry(key)
+                .or_insert_with(|| {
+                    let nth = launch_index(report, kernel);
+                    draft.and_then(|d| prove(ws, &report.path, (kernel, nth), access, &d))
+                })
+                .clone();
+            match proposal {
+                Ok(mut fix) => {
+                    // The gain is the finding's own access, which the shared proof measured for
+                    // the first finding only: its figure before is this finding's.
+                    if let Some(gain) = &mut fix.gain {
+                        if let Some(p) = access.prediction.as_ref() {
+                            if let (Some(s), Some(e)) = (p.sectors_per_request, p.efficiency) {
+                                gain.sectors_before = s;
+                                gain.efficiency_before = e;
+                            }
                         }
                     }
+                    fixes.push(fix);
                 }
-                diagnostic.fixes.insert(0, fix);
-                attached.offered += 1;
+                Err(Declined(reason)) => reasons.push(reason),
             }
-            Err(Declined(reason)) => {
+        }
+        if !fixes.is_empty() {
+            // The rewrites come before the lint's own fixes, in the order the catalog prefers.
+            diagnostic.fixes.splice(0..0, fixes);
+            attached.offered += 1;
+        } else {
+            // A reason is said once: alternatives declined for the same cause do not repeat it.
+            reasons.dedup();
+            for reason in reasons {
                 diagnostic.notes.push(format!("no rewrite is offered: {reason}"));
                 attached.declined.push((index, reason));
             }
@@ -75,19 +84,22 @@ fn finding_access<'r>(report: &'r FileReport, d: &Diagnostic) -> Option<(&'r Ker
     })
 }
 
-/// The rewrite that answers a finding, by its lint: `None` when the lint has no rewrite.
-fn draft_for(
+/// The rewrites that answer a finding, by its lint, best first: empty when the lint has none.
+/// Each is tried and proven on its own; a finding keeps every rewrite that is proven.
+fn drafts_for(
     ws: &Workspace<'_>,
     path: &str,
     kernel: &KernelReport,
     access: &AccessReport,
     d: &Diagnostic,
-) -> Option<(&'static str, Result<Draft, Declined>)> {
+) -> Vec<(&'static str, Result<Draft, Declined>)> {
+    let mut drafts = Vec::new();
     match d.code {
         // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
-        "KL002" if d.fixes.is_empty() => Some(("soa", crate::soa::draft(ws, path, kernel, access))),
-        _ => None,
+        "KL002" if d.fixes.is_empty() => drafts.push(("soa", crate::soa::draft(ws, path, kernel, access))),
+        _ => {}
     }
+    drafts
 }
 
 /// Applies a draft to a copy of the workspace and analyzes it again: a fix with the gain of

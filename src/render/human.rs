@@ -102,15 +102,20 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
     for (rank, diagnostic) in file.diagnostics.iter().enumerate() {
         if let Some((order, source)) = source_of(Some(&diagnostic.file)) {
             let mut report = diagnostic_report(diagnostic, source);
-            if let Some(fix) = diagnostic.fixes.first() {
+            // Every fix is shown: the first is the preferred one, the others are alternatives.
+            let mut text = String::new();
+            for fix in &diagnostic.fixes {
                 let earlier = shown
                     .iter()
                     .find(|(title, _)| *title == fix.title)
                     .map(|(_, line)| *line);
-                report.fix = Some(fix_text(fix, earlier, outcome));
+                text.push_str(&fix_text(fix, earlier, outcome));
                 if earlier.is_none() {
                     shown.push((&fix.title, diagnostic.primary.span.line));
                 }
+            }
+            if !text.is_empty() {
+                report.fix = Some(text);
             }
             items.push(((order, 1, rank), report));
         }
