@@ -6,9 +6,11 @@ use crate::build::Nvcc;
 use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCommand, ReduceArgs, ValidateArgs};
 use crate::error::CliError;
 use crate::exit::Status;
+use crate::fix::engine::{self, Options, Texts};
 use crate::output::print;
 use kernel_lint_analyzer::{ModuleSource, SourceFile};
 use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce};
+use kernel_lint_lints::Diagnostic;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -545,9 +547,20 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
 }
 
 fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> {
-    let files = sources(&analyzed(global, &args.paths)?);
+    let outcome = analyzed(global, &args.paths)?;
+    let mut files = sources(&outcome);
     let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| CliError::malformed(&args.pairs, e))?;
-    let plan = bench::plan(&files, &pairs);
+    let mut problems = Vec::new();
+    for side in pairs.pair.iter().flat_map(|p| [&p.before, &p.after]) {
+        if let Some(n) = side.rewrite {
+            match rewritten(&outcome, &side.kernel, &side.file, n) {
+                Ok(source) => files.push(source),
+                Err(problem) => problems.push(problem),
+            }
+        }
+    }
+    let mut plan = bench::plan(&files, &pairs);
+    plan.problems.splice(0..0, problems);
     for problem in &plan.problems {
         eprintln!("warning: {problem}");
     }
@@ -589,6 +602,50 @@ fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> 
     write(&args.out.join("pairs.md"), &table)?;
     print(&table)?;
     Ok(Status::Clean)
+}
+
+/// The text of `file` with kernel-lint's own rewrites of `kernel` applied, as `fix
+/// --unsafe-fixes` would apply them, taking each finding's `n`-th rewrite where it has one:
+/// a file of its own for the benchmark.
+fn rewritten(outcome: &Outcome, kernel: &str, file: &str, n: usize) -> Result<SourceFile, String> {
+    let source = outcome
+        .analyzed()
+        .map(|a| &a.source)
+        .find(|s| s.path.replace('\\', "/").ends_with(file))
+        .ok_or_else(|| format!("rewrite of `{kernel}`: no analyzed file ends with `{file}`"))?;
+    let mut diagnostics: Vec<Diagnostic> = outcome
+        .analyzed()
+        .flat_map(|a| a.diagnostics.iter())
+        .filter(|d| d.kernel == kernel && d.file == source.path && !d.fixes.is_empty())
+        .cloned()
+        .collect();
+    for d in &mut diagnostics {
+        // The n-th rewrite first; a finding with fewer keeps its last.
+        let chosen = (n.max(1) - 1).min(d.fixes.len() - 1);
+        let fix = d.fixes.remove(chosen);
+        d.fixes = vec![fix];
+    }
+    if diagnostics.is_empty() {
+        return Err(format!(
+            "rewrite of `{kernel}` in `{file}`: no finding of the kernel has a rewrite"
+        ));
+    }
+    let texts = Texts::from([(source.path.clone(), Ok(source.text.clone()))]);
+    let plan = engine::plan(&diagnostics, &texts, Options { unsafe_fixes: true });
+    if let Some(other) = plan.files.iter().find(|c| c.path != source.path) {
+        return Err(format!(
+            "rewrite of `{kernel}` also edits `{}`: only single-file rewrites are benchmarked",
+            other.path
+        ));
+    }
+    let change = plan
+        .files
+        .first()
+        .ok_or_else(|| format!("rewrite of `{kernel}` in `{file}`: its rewrites could not be applied"))?;
+    Ok(SourceFile::new(
+        bench::rewritten_path(&source.path, kernel, n),
+        change.fixed.clone(),
+    ))
 }
 
 #[cfg(test)]

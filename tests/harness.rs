@@ -302,6 +302,102 @@ fn pairs_lower_to_a_valid_timing_program() {
 }
 
 #[test]
+fn the_tools_own_rewrites_are_benchmarked_against_their_originals() {
+    let dir = out_dir("rewrites");
+    let out = dir.path();
+    let out_text = out.display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "bench",
+        "fixtures/seeds",
+        "--pairs",
+        "fixtures/rewrite-pairs.toml",
+        "--out",
+        &out_text,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning:"), "{stderr}");
+    check_with_gxx(&out.join("bench.cu"));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bench-manifest.json")).unwrap()).unwrap();
+    let pairs = manifest["pairs"].as_array().unwrap();
+    let side = |name: &str, which: &str| {
+        pairs
+            .iter()
+            .find(|p| p["name"].as_str().unwrap().starts_with(name))
+            .unwrap_or_else(|| panic!("pair {name}"))[which]
+            .clone()
+    };
+    let sectors = |side: &serde_json::Value| -> Vec<(String, f64)> {
+        side["accesses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["array"].as_str().unwrap().to_string(),
+                    a["sectors_per_request"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // The rewritten side is the kernel of the same name in the rewritten text of its file.
+    let after = side("AoS particles", "after");
+    assert_eq!(after["kernel"], "update_particles_aos");
+    assert_eq!(after["file"], "fixtures/seeds/aos_soa.update_particles_aos.rewrite1.rs");
+    assert_eq!(
+        sectors(&after),
+        [
+            ("p.vx".to_string(), 4.0),
+            ("p.x".to_string(), 4.0),
+            ("p.x".to_string(), 4.0)
+        ]
+    );
+    let ratio = |name: &str| {
+        side(name, "before")["predicted_sectors"].as_f64().unwrap()
+            / side(name, "after")["predicted_sectors"].as_f64().unwrap()
+    };
+    assert_eq!(ratio("AoS particles"), 6.0);
+    assert_eq!(ratio("innerStruct"), 2.0);
+    let program = std::fs::read_to_string(out.join("bench.cu")).unwrap();
+    assert!(program.contains("ParticleSoa p"), "the rewritten signature is lowered");
+}
+
+#[test]
+fn a_rewrite_side_without_a_rewrite_is_a_warning() {
+    let dir = out_dir("norewrite");
+    let pairs = dir.path().join("pairs.toml");
+    std::fs::write(
+        &pairs,
+        "[[pair]]\nname = \"planar\"\n[pair.before]\nkernel = \"process_rgb_planar\"\nfile = \"seeds/rgb.rs\"\n\
+         block = [32, 8, 1]\ngrid = [4, 4, 1]\nparams = { width = 128, height = 32 }\n[pair.after]\n\
+         kernel = \"process_rgb_planar\"\nfile = \"seeds/rgb.rs\"\nrewrite = 1\nblock = [32, 8, 1]\ngrid = [4, 4, 1]\n\
+         params = { width = 128, height = 32 }\n",
+    )
+    .unwrap();
+    let out_text = dir.path().join("out").display().to_string();
+    let output = kernel_lint(&[
+        "harness",
+        "bench",
+        "fixtures/seeds/rgb.rs",
+        "--pairs",
+        &pairs.display().to_string(),
+        "--out",
+        &out_text,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: rewrite of `process_rgb_planar` in `seeds/rgb.rs`: no finding of the kernel has a rewrite"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("wrote 0 pairs"), "{stderr}");
+}
+
+#[test]
 fn validate_says_what_is_missing_without_cuda() {
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
         .args(["validate", "fixtures/seeds"])

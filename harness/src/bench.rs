@@ -54,6 +54,18 @@ pub struct SideSpec {
     /// Scalar parameter values.
     #[serde(default)]
     pub params: BTreeMap<String, i64>,
+    /// Which of kernel-lint's own rewrites of `kernel` this side is: 1 for the first rewrite
+    /// offered for each finding of the kernel, 2 for its alternative (where a finding has one),
+    /// and so on. The side is then `kernel` in the rewritten text of `file`.
+    #[serde(default)]
+    pub rewrite: Option<usize>,
+}
+
+/// The printed path under which the text of `file` with `kernel` rewritten is lowered: a file
+/// of its own, so that the original and its rewrite are two namespaces, as two files would be.
+pub fn rewritten_path(file: &str, kernel: &str, rewrite: usize) -> String {
+    let stem = file.strip_suffix(".rs").unwrap_or(file);
+    format!("{stem}.{kernel}.rewrite{rewrite}.rs")
 }
 
 /// What `harness bench` writes besides the program: the planned launches of every side.
@@ -112,10 +124,14 @@ pub fn plan(files: &[SourceFile], pairs: &PairsFile) -> BenchPlan {
     for (p, pair) in pairs.pair.iter().enumerate() {
         let mut sides = Vec::new();
         for (label, side) in [("before", &pair.before), ("after", &pair.after)] {
+            let wanted = match side.rewrite {
+                Some(n) => rewritten_path(&side.file, &side.kernel, n),
+                None => side.file.clone(),
+            };
             let file = files
                 .iter()
                 .map(|f| f.path.as_str())
-                .find(|path| path.replace('\\', "/").ends_with(&side.file));
+                .find(|path| path.replace('\\', "/").ends_with(&wanted));
             let launch = ResolvedLaunch {
                 block: side.block,
                 grid: Some(side.grid),
