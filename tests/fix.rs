@@ -239,3 +239,119 @@ fn two_findings_with_the_same_fix_are_both_fixed_by_one_edit() {
     );
     assert_eq!(types(dir.path()), FIXED_TYPES);
 }
+
+/// Particles behind a raw pointer, 16 bytes each, two fields read and one written: the
+/// structure-of-arrays rewrite changes the signature, so it is unsafe.
+const PARTICLES: &str = r#"use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Body {
+    pub x: f32,
+    pub y: f32,
+    pub vx: f32,
+    pub vy: f32,
+}
+
+// kernel-lint: block(128)
+#[kernel]
+pub unsafe fn drift(bodies: *mut Body, n: u32, dt: f32) {
+    let i = thread::index_1d() as usize;
+    if i >= n as usize {
+        return;
+    }
+    let vx = (*bodies.add(i)).vx;
+    (*bodies.add(i)).x += vx * dt;
+}
+"#;
+
+/// `(line, array, op, sectors per request)` of every access `accesses --format json` lists.
+fn access_figures(dir: &Path) -> Vec<(u64, String, String, f64)> {
+    let run = kernel_lint(dir, &["accesses", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let kernels = report["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 1, "the kernel is found and analyzed");
+    assert_eq!(kernels[0]["name"], "drift");
+    kernels[0]["accesses"]
+        .as_array()
+        .expect("accesses")
+        .iter()
+        .map(|a| {
+            (
+                a["line"].as_u64().unwrap(),
+                a["array"].as_str().unwrap().to_string(),
+                a["op"].as_str().unwrap().to_string(),
+                a["sectors_per_request"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_structure_of_arrays_rewrite_reanalyzes_to_its_predicted_gain() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    std::fs::create_dir(dir.path().join("src")).expect("src");
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).expect("manifest");
+    std::fs::write(dir.path().join("src/lib.rs"), PARTICLES).expect("lib.rs");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "kernels"]);
+
+    // What `check` predicts for the rewrite of each finding.
+    let check = kernel_lint(dir.path(), &["check", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&check.stdout).expect("JSON");
+    let predicted: Vec<(u64, f64, f64)> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            let gain = &d["fixes"][0]["gain"];
+            (
+                d["line"].as_u64().unwrap(),
+                gain["sectors_before"].as_f64().unwrap(),
+                gain["sectors_after"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // A load of `vx`, then `x += ..` (its load and store are one finding): 16-byte elements.
+    assert_eq!(predicted, [(20, 16.0, 4.0), (21, 16.0, 4.0)]);
+    assert_eq!(
+        access_figures(dir.path()),
+        [
+            (20, "bodies".to_string(), "load".to_string(), 16.0),
+            (21, "bodies".to_string(), "load".to_string(), 16.0),
+            (21, "bodies".to_string(), "store".to_string(), 16.0),
+        ]
+    );
+
+    let run = kernel_lint(dir.path(), &["fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "fixed src/lib.rs (2 fixes)\nfixed 2 findings in 1 file; 0 remaining\n"
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).expect("lib.rs");
+    syn::parse_file(&fixed).expect("the fixed file parses");
+    assert!(
+        fixed.contains("pub unsafe fn drift(bodies: BodySoa, n: u32, dt: f32) {"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("    let vx = *bodies.vx.add(i);\n"), "{fixed}");
+    assert!(fixed.contains("    *bodies.x.add(i) += vx * dt;\n"), "{fixed}");
+    // Analyzed again, every rewritten access has the figure the fix predicted.
+    let lines_after: Vec<(String, String, f64)> = access_figures(dir.path())
+        .into_iter()
+        .map(|(_, array, op, sectors)| (array, op, sectors))
+        .collect();
+    assert_eq!(
+        lines_after,
+        [
+            ("bodies.vx".to_string(), "load".to_string(), 4.0),
+            ("bodies.x".to_string(), "load".to_string(), 4.0),
+            ("bodies.x".to_string(), "store".to_string(), 4.0),
+        ]
+    );
+    assert!(predicted.iter().all(|(_, _, after)| *after == 4.0));
+}
