@@ -559,6 +559,12 @@ impl Context<'_> {
                 return Ok(format!("({a} {op} {b})"));
             }
         }
+        if !self.helpers.contains(&name) && CUDA_STD_SHUFFLES.contains(&name.as_str()) && args.len() == 4 {
+            return Ok(format!(
+                "kl::{name}((unsigned int)({}), {}, (unsigned int)({}), (unsigned int)({}))",
+                args[0], args[1], args[2], args[3]
+            ));
+        }
         if !self.helpers.contains(&name) && NVPTX_STD_HELPERS.contains(&name.as_str()) {
             return Ok(format!("kl::{name}({})", args.join(", ")));
         }
@@ -915,6 +921,15 @@ const NVPTX_STD_HELPERS: &[&str] = &[
     "atomic_add_global_u64",
     "atomic_add_global_f32",
     "atomic_add_global_f64",
+];
+
+/// cuda_std's warp shuffles (`cuda_std::warp::warp_shuffle_xor` and kin), defined in the
+/// prelude: each returns the target lane's value and whether that lane was active.
+const CUDA_STD_SHUFFLES: &[&str] = &[
+    "warp_shuffle_xor",
+    "warp_shuffle_down",
+    "warp_shuffle_up",
+    "warp_shuffle_idx",
 ];
 
 /// `unreachable!()`, `unreachable_unchecked()` and `core::hint::unreachable_unchecked()`.

@@ -213,6 +213,27 @@ template <typename A, typename B, typename C, typename D> struct tuple4 {
     return {(X)_0, (Y)_1, (Z)_2, (W)_3};
   }
 };
+// cuda_std's warp shuffles (`cuda_std::warp`): the value of the target lane and whether that
+// lane was active. Without nvcc (a syntax check) they stand in with the lane's own value.
+#ifdef __CUDACC__
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_xor(unsigned int mask, T v, unsigned int m, unsigned int w) {
+  return {__shfl_xor_sync(mask, v, (int)m, (int)w), true};
+}
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_down(unsigned int mask, T v, unsigned int d, unsigned int w) {
+  return {__shfl_down_sync(mask, v, d, (int)w), true};
+}
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_up(unsigned int mask, T v, unsigned int d, unsigned int w) {
+  return {__shfl_up_sync(mask, v, d, (int)w), true};
+}
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_idx(unsigned int mask, T v, unsigned int i, unsigned int w) {
+  return {__shfl_sync(mask, v, (int)i, (int)w), true};
+}
+#else
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_xor(unsigned int, T v, unsigned int, unsigned int) { return {v, true}; }
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_down(unsigned int, T v, unsigned int, unsigned int) { return {v, true}; }
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_up(unsigned int, T v, unsigned int, unsigned int) { return {v, true}; }
+template <typename T> __device__ tuple2<T, bool> warp_shuffle_idx(unsigned int, T v, unsigned int, unsigned int) { return {v, true}; }
+#endif
 // Constant: tables of tuples initialize `__device__` variables.
 template <typename A, typename B> __host__ __device__ constexpr tuple2<A, B> make_tuple(A a, B b) { return {a, b}; }
 template <typename A, typename B, typename C> __host__ __device__ constexpr tuple3<A, B, C> make_tuple(A a, B b, C c) {
