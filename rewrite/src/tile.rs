@@ -302,10 +302,8 @@ impl<'a> Kernel<'a> {
             }
         }
         out += &format!(
-            "{indent}// One {TILE}x{TILE} tile per block, padded to {} columns against bank conflicts: `{}` and `{}` both move a row per warp.\n",
-            TILE + 1,
-            load.access.array,
-            body.store.array
+            "{indent}// One {TILE}x{TILE} tile per block, padded to {} columns against bank conflicts.\n",
+            TILE + 1
         );
         out += &self.phase(&j, load_coalesced, &body.guard, &[write], &indent);
         let sync = match self.call_prefix(&self.x.thread_idx) {

@@ -75,7 +75,7 @@ fn a_transposed_store_goes_through_a_padded_tile() {
         fix.edits[0].replacement,
         "#[address_space(shared)]
     static mut TILE: [[MaybeUninit<f32>; 33]; 32] = [[MaybeUninit::uninit(); 33]; 32];
-    // One 32x32 tile per block, padded to 33 columns against bank conflicts: `input` and `out` both move a row per warp.
+    // One 32x32 tile per block, padded to 33 columns against bank conflicts.
     for j in (thread::thread_idx_y()..32).step_by(thread::block_dim_y() as usize) {
         let x = thread::block_idx_x() * 32 + thread::thread_idx_x();
         let y = thread::block_idx_y() * 32 + j;
