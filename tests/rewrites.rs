@@ -210,7 +210,12 @@ fn the_tiled_transpose_reaches_the_measured_figures_of_the_better_version() {
         .expect("accesses")
         .iter()
         .filter(|a| a["space"] == "global")
-        .map(|a| (a["op"].as_str().expect("op"), a["sectors_per_request"].as_f64().expect("figure")))
+        .map(|a| {
+            (
+                a["op"].as_str().expect("op"),
+                a["sectors_per_request"].as_f64().expect("figure"),
+            )
+        })
         .collect();
     let optimized = |line: u64| truth[&("optimizedTranspose".to_string(), line)];
     assert_eq!(global, vec![("load", optimized(106)), ("store", optimized(112))]);

@@ -143,6 +143,11 @@ impl<'a> Kernel<'a> {
         };
         let (x, y) = match (x, y) {
             (Some(x), Some(y)) => (x, y),
+            _ if is_cuda_oxide(text) => {
+                return Err(Declined::new(
+                    "the kernel is written for cuda-oxide, whose thread indices (`index_2d`) and shared memory (`SharedArray`) the rewrite does not write",
+                ))
+            }
             (None, _) if uses_axis('x') => return Err(form('x')),
             (_, None) if uses_axis('y') || mentions_call(&function, "index_2d") => return Err(form('y')),
             (Some(x), None) => {
@@ -452,7 +457,7 @@ impl<'a> Kernel<'a> {
             .next()
             .ok_or_else(|| Declined::new("the kernel's body has no statement after its indices"))?;
         let Stmt::Expr(Expr::If(guard), _) = guard_stmt else {
-            return Err(self.not_followed(guard_stmt, "before a bounds guard on the indices"));
+            return Err(self.not_followed(guard_stmt, "where a bounds guard on the indices should be"));
         };
         // The definitions must come first: anything between them would move into each phase.
         if stmts.iter().position(|s| std::ptr::eq(s, guard_stmt)) != Some(2) {
@@ -573,7 +578,7 @@ impl<'a> Kernel<'a> {
         let text = self.text(&self.range(stmt));
         let line = text.lines().next().unwrap_or("").trim();
         Declined::new(format!(
-            "`{line}` is a statement {place} that the tile rewrite does not follow"
+            "the tile rewrite does not follow `{line}`, a statement {place}"
         ))
     }
 
@@ -613,7 +618,7 @@ impl<'a> Kernel<'a> {
     fn shared_style(&self) -> Result<SharedStyle, Declined> {
         let text = &self.file.text;
         if !text.contains("cuda_std") {
-            let dialect = if text.contains("cuda_device") || text.contains("DisjointSlice") {
+            let dialect = if is_cuda_oxide(text) {
                 "cuda-oxide"
             } else if text.contains("\"ptx-kernel\"") {
                 "`extern \"ptx-kernel\"` with core::arch::nvptx"
@@ -687,6 +692,11 @@ struct Body<'a> {
     value: Vec<Range<usize>>,
     store: Side<'a>,
     load: Option<Side<'a>>,
+}
+
+/// Whether a file is written for cuda-oxide (its device crate, its output slices).
+fn is_cuda_oxide(text: &str) -> bool {
+    text.contains("cuda_device") || text.contains("DisjointSlice")
 }
 
 fn contains(outer: &Range<usize>, inner: &Range<usize>) -> bool {

@@ -217,7 +217,7 @@ fn shapes_the_tile_does_not_follow_are_declined_with_the_reason() {
     ));
     assert_eq!(
         declined(&extra)[0],
-        "`let v = input[(y * width + x) as usize];` is a statement besides the copy from one array to the other that the tile rewrite does not follow"
+        "the tile rewrite does not follow `let v = input[(y * width + x) as usize];`, a statement besides the copy from one array to the other"
     );
     // One row per block: `y` has no thread index to hand to the lanes.
     let row_per_block = transposed(&naive(
@@ -252,4 +252,61 @@ pub unsafe fn s(m: &[f32], out: *mut f32, cols: u32) {
     );
     assert!(d.fixes.is_empty());
     assert!(declined(&d).is_empty(), "{:?}", d.notes);
+}
+
+#[test]
+fn names_the_kernel_uses_are_not_reused() {
+    let d = transposed(&naive(
+        "32, 8",
+        "    let x = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    let y = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    if x < width && y < height {
+        let j = *input.get_unchecked((y * width + x) as usize);
+        *out.add((x * height + y) as usize) = j * 2.0;
+    }
+",
+    ));
+    let fix = &d.fixes[0];
+    let gain = fix.gain.as_ref().expect("re-analyzed");
+    assert_eq!((gain.sectors_before, gain.sectors_after), (32.0, 4.0));
+    let text = &fix.edits[0].replacement;
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    for line in [
+        "for j2 in (thread::thread_idx_y()..32).step_by(thread::block_dim_y() as usize) {",
+        "TILE[j2 as usize][thread::thread_idx_x() as usize].write(*input.get_unchecked((y * width + x) as usize));",
+        "let j = TILE[thread::thread_idx_x() as usize][j2 as usize].assume_init();",
+        "*out.add((x * height + y) as usize) = j * 2.0;",
+    ] {
+        assert!(lines.contains(&line), "no `{line}` in\n{text}");
+    }
+}
+
+#[test]
+fn other_dialects_are_declined_by_name() {
+    let oxide = rewritten(include_str!("../../fixtures/dialects/cuda_oxide.rs"));
+    let d = oxide.iter().find(|d| d.code == "KL004").expect("the transposed read");
+    assert_eq!(
+        declined(d),
+        vec!["the kernel is written for cuda-oxide, whose thread indices (`index_2d`) and shared memory (`SharedArray`) the rewrite does not write"]
+    );
+    let nvptx = transposed(
+        "use core::arch::nvptx::*;
+// kernel-lint: block(32, 8)
+#[no_mangle]
+pub unsafe extern \"ptx-kernel\" fn t(src: *const f32, dst: *mut f32, w: usize, h: usize) {
+    let x = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    let y = (_block_idx_y() * _block_dim_y() + _thread_idx_y()) as usize;
+    if x < w && y < h {
+        *dst.add(x * h + y) = *src.add(y * w + x);
+    }
+}
+",
+    );
+    assert_eq!(
+        declined(&nvptx),
+        vec![
+            "the kernel is written for `extern \"ptx-kernel\"` with core::arch::nvptx: the tile is written in cuda_std's shared memory only (`#[address_space(shared)]` statics or `shared_array!`)",
+            "the rewrite makes `src` worse (4 -> 32 sectors per request)",
+        ]
+    );
 }
