@@ -220,3 +220,35 @@ fn the_tiled_transpose_reaches_the_measured_figures_of_the_better_version() {
     let optimized = |line: u64| truth[&("optimizedTranspose".to_string(), line)];
     assert_eq!(global, vec![("load", optimized(106)), ("store", optimized(112))]);
 }
+
+#[test]
+fn two_kernels_with_rewrites_of_one_title_each_show_their_diff() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("k.rs");
+    let kernel = |name: &str| {
+        format!(
+            "// kernel-lint: block(32, 8)
+#[kernel]
+pub unsafe fn {name}(input: &[f32], out: *mut f32, width: u32, height: u32) {{
+    let x = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    let y = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    if x >= width || y >= height {{
+        return;
+    }}
+    *out.add((x * height + y) as usize) = input[(y * width + x) as usize];
+}}
+"
+        )
+    };
+    let text = format!("use cuda_std::prelude::*;\n\n{}\n{}", kernel("first"), kernel("second"));
+    std::fs::write(&path, text).expect("written");
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args(["check", "--color", "never"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let human = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(human.matches("transpose through a 32x33 shared-memory tile").count(), 2, "{human}");
+    assert_eq!(human.matches("+    thread::sync_threads();").count(), 2, "{human}");
+    assert!(!human.contains("the rewrite shown at line"), "{human}");
+}
