@@ -204,7 +204,7 @@ impl<'a> Kernel<'a> {
                 "the tile needs blocks 32 threads wide, and this launch's block is ({bx}, {by}, {bz})"
             )));
         }
-        if bz != 1 || by == 0 || TILE % by != 0 {
+        if bz != 1 || by == 0 || !TILE.is_multiple_of(by) {
             return Err(Declined::new(format!(
                 "the tile's 32 rows are shared among the block's rows, so the block's height must divide 32, and this launch's block is ({bx}, {by}, {bz})"
             )));
