@@ -248,7 +248,11 @@ pub unsafe fn {name}(input: &[f32], out: *mut f32, width: u32, height: u32) {{
         .output()
         .expect("runs");
     let human = String::from_utf8(output.stdout).expect("utf-8");
-    assert_eq!(human.matches("transpose through a 32x33 shared-memory tile").count(), 2, "{human}");
+    assert_eq!(
+        human.matches("transpose through a 32x33 shared-memory tile").count(),
+        2,
+        "{human}"
+    );
     assert_eq!(human.matches("+    thread::sync_threads();").count(), 2, "{human}");
     assert!(!human.contains("the rewrite shown at line"), "{human}");
 }

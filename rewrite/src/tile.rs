@@ -513,12 +513,21 @@ impl<'a> Kernel<'a> {
         let load = match loads.as_slice() {
             [] => None,
             [one] => {
-                let (expr, deref) = load_expr(&self.file, value_expr, &one.span).ok_or_else(|| {
-                    Declined::new(format!(
-                        "the read of `{}` is not an index or a dereference the rewrite can replace",
-                        one.array
-                    ))
-                })?;
+                let (expr, deref) = match load_expr(&self.file, value_expr, &one.span) {
+                    Read::At(expr, deref) => (expr, deref),
+                    Read::Conditional => {
+                        return Err(Declined::new(format!(
+                            "`{}` is read only on a condition inside the value, so the tile cannot read it ahead",
+                            one.array
+                        )))
+                    }
+                    Read::Unknown => {
+                        return Err(Declined::new(format!(
+                            "the read of `{}` is not an index or a dereference the rewrite can replace",
+                            one.array
+                        )))
+                    }
+                };
                 Some(Side {
                     whole: expr == value_range,
                     expr,
@@ -908,25 +917,46 @@ fn free_name(function: &syn::ItemFn, base: &str) -> String {
         .expect("some suffix is free")
 }
 
+/// How a read sits in the value that holds it.
+enum Read {
+    /// The innermost dereference or index around the access, and whether it is a dereference.
+    At(Range<usize>, bool),
+    /// The read is made only on some condition (a branch, a closure, `&&` or `||`).
+    Conditional,
+    /// No dereference or index holds the access.
+    Unknown,
+}
+
 /// The load expression that holds an access's span inside a value: the innermost
-/// dereference around it, else the innermost index; with whether it is a dereference.
-fn load_expr(file: &SourceFile, value: &Expr, span: &kernel_lint_analyzer::Span) -> Option<(Range<usize>, bool)> {
+/// dereference or index around it.
+fn load_expr(file: &SourceFile, value: &Expr, span: &kernel_lint_analyzer::Span) -> Read {
     struct Find<'f> {
         file: &'f SourceFile,
         at: Range<usize>,
-        deref: Option<Range<usize>>,
-        index: Option<Range<usize>>,
+        found: Option<(Range<usize>, bool)>,
+        conditional: bool,
     }
     impl<'a> Visit<'a> for Find<'_> {
         fn visit_expr(&mut self, e: &'a Expr) {
             let s = self.file.span_of_node(e);
             let r = s.start..s.end;
-            if contains(&r, &self.at) {
-                match e {
-                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.deref = Some(r),
-                    Expr::Index(_) => self.index = Some(r),
-                    _ => {}
-                }
+            if !contains(&r, &self.at) {
+                return;
+            }
+            match e {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.found = Some((r, true)),
+                Expr::Index(_) => self.found = Some((r, false)),
+                Expr::If(_)
+                | Expr::Match(_)
+                | Expr::Closure(_)
+                | Expr::Block(_)
+                | Expr::Loop(_)
+                | Expr::While(_)
+                | Expr::ForLoop(_)
+                | Expr::Async(_)
+                | Expr::TryBlock(_) => self.conditional = true,
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => self.conditional = true,
+                _ => {}
             }
             syn::visit::visit_expr(self, e);
         }
@@ -934,17 +964,15 @@ fn load_expr(file: &SourceFile, value: &Expr, span: &kernel_lint_analyzer::Span)
     let mut find = Find {
         file,
         at: span.start..span.end,
-        deref: None,
-        index: None,
+        found: None,
+        conditional: false,
     };
     find.visit_expr(value);
-    match (find.deref, find.index) {
-        // An index inside a dereference's operand (`*p.add(a[i])`) is not this access.
-        (Some(d), Some(i)) if contains(&d, &i) && i != (span.start..span.end) => Some((d, true)),
-        (Some(_), Some(i)) => Some((i, false)),
-        (Some(d), None) => Some((d, true)),
-        (None, Some(i)) => Some((i, false)),
-        (None, None) => None,
+    // Visited outside in, so the last one found is the innermost.
+    match (find.conditional, find.found) {
+        (true, _) => Read::Conditional,
+        (false, Some((range, deref))) => Read::At(range, deref),
+        (false, None) => Read::Unknown,
     }
 }
 

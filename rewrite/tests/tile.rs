@@ -219,6 +219,20 @@ fn shapes_the_tile_does_not_follow_are_declined_with_the_reason() {
         declined(&extra)[0],
         "the tile rewrite does not follow `let v = input[(y * width + x) as usize];`, a statement besides the copy from one array to the other"
     );
+    // Read ahead, the tile would read what the kernel reads only on a condition.
+    let conditional = transposed(&naive(
+        "32, 8",
+        "    let x = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    let y = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    if x < width && y < height {
+        *out.add((x * height + y) as usize) = if y < width { input[(y * width + x) as usize] } else { 0.0 };
+    }
+",
+    ));
+    assert_eq!(
+        declined(&conditional)[0],
+        "`input` is read only on a condition inside the value, so the tile cannot read it ahead"
+    );
     // One row per block: `y` has no thread index to hand to the lanes.
     let row_per_block = transposed(&naive(
         "32, 8",
