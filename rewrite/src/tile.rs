@@ -215,6 +215,13 @@ impl<'a> Kernel<'a> {
     /// The tiled kernel body.
     fn tile(&self) -> Result<Draft, Declined> {
         let style = self.shared_style()?;
+        // A static inside a function cannot name the function's type parameters.
+        if let Some(param) = self.function.sig.generics.type_params().next() {
+            return Err(Declined::new(format!(
+                "the kernel is generic over `{}`, and a shared-memory tile (a static) cannot use its type parameters",
+                param.ident
+            )));
+        }
         let body = self.body()?;
         let (_, rows) = self.block()?;
         let load = body.load.as_ref().ok_or_else(|| {
