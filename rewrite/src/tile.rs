@@ -227,7 +227,7 @@ impl<'a> Kernel<'a> {
         let load = body.load.as_ref().ok_or_else(|| {
             Declined::new(format!(
                 "the value stored in `{}` is not read from another array, so there is nothing to stage in a tile",
-                body.store.array
+                body.store.access.array
             ))
         })?;
         let flagged_store = self.access.op == Op::Store;
@@ -239,7 +239,7 @@ impl<'a> Kernel<'a> {
         if flagged.access.span != self.access.span {
             return Err(Declined::new(format!(
                 "the transposed access is not the one `{}` is stored from",
-                body.store.array
+                body.store.access.array
             )));
         }
         let class = other.access.prediction.as_ref().map(|p| p.class);
@@ -265,25 +265,25 @@ impl<'a> Kernel<'a> {
                 (format!("{tid_x} as usize"), format!("{j} as usize"))
             };
             match style {
-                SharedStyle::Static => (format!("{tile}[{row}][{column}]"), None),
-                SharedStyle::Macro => (format!("*{tile}.add({row} * {} + {column})", TILE + 1), Some(())),
+                SharedStyle::Static => format!("{tile}[{row}][{column}]"),
+                SharedStyle::Macro => format!("*{tile}.add({row} * {} + {column})", TILE + 1),
             }
         };
         // The load phase walks rows of the coalesced side: the read when the store is flagged.
         let load_coalesced = flagged_store;
-        let (write_cell, _) = cell(load_coalesced);
-        let (read_cell, macro_style) = cell(!load_coalesced);
+        let write_cell = cell(load_coalesced);
+        let read_cell = cell(!load_coalesced);
         let load_text = self.text(&load.expr).to_string();
         let write = match style {
             SharedStyle::Static => format!("{write_cell}.write({load_text});"),
             SharedStyle::Macro => format!("{write_cell} = {load_text};"),
         };
-        let read = match (style, macro_style) {
-            (SharedStyle::Static, _) => format!("{read_cell}.assume_init()"),
+        let read = match style {
+            SharedStyle::Static => format!("{read_cell}.assume_init()"),
             // A deref in place of a deref keeps its precedence; in place of an index or a
             // call it is parenthesized unless it is the whole value.
-            (SharedStyle::Macro, _) if load.deref || load.whole => read_cell,
-            (SharedStyle::Macro, _) => format!("({read_cell})"),
+            SharedStyle::Macro if load.deref || load.whole => read_cell,
+            SharedStyle::Macro => format!("({read_cell})"),
         };
         let value: Vec<String> = body
             .value
@@ -331,7 +331,7 @@ impl<'a> Kernel<'a> {
                 "transpose through a {TILE}x{} shared-memory tile: `{}` and `{}` both a row per warp",
                 TILE + 1,
                 load.access.array,
-                body.store.array
+                body.store.access.array
             ),
             applicability: Applicability::Unsafe,
             splices: vec![(
@@ -540,7 +540,6 @@ impl<'a> Kernel<'a> {
                     expr,
                     deref,
                     access: one,
-                    array: one.array.clone(),
                 })
             }
             many => {
@@ -569,7 +568,6 @@ impl<'a> Kernel<'a> {
                 expr: place,
                 deref: false,
                 access: store,
-                array: store.array.clone(),
             },
             load,
         })
@@ -696,7 +694,6 @@ struct Side<'a> {
     /// Whether the load is the whole value.
     whole: bool,
     access: &'a AccessReport,
-    array: String,
 }
 
 /// The guarded copy.
