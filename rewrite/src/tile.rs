@@ -238,14 +238,14 @@ impl<'a> Kernel<'a> {
         };
         if flagged.access.span != self.access.span {
             return Err(Declined::new(format!(
-                "the transposed access is not the one `{}` is stored from",
+                "the transposed access is neither the read nor the write of the copy into `{}`",
                 body.store.access.array
             )));
         }
         let class = other.access.prediction.as_ref().map(|p| p.class);
         if class != Some(AccessClass::Coalesced) {
             return Err(Declined::new(format!(
-                "the other side of the copy, `{}`, is not coalesced ({}): a tile makes one side coalesced only by keeping the other",
+                "`{}`, the other side of the copy, is {} rather than coalesced: the tile needs one side that already moves a row per warp",
                 other.access.array,
                 class.map_or("not predicted", |c| c.as_str())
             )));
