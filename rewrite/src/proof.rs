@@ -74,12 +74,17 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
     attached
 }
 
-/// The access a finding is about: the kernel of its name whose access has its span.
+/// The access a finding is about: the kernel of its name whose access (or its index) has its
+/// span.
 fn finding_access<'r>(report: &'r FileReport, d: &Diagnostic) -> Option<(&'r KernelReport, &'r AccessReport)> {
     report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
         k.accesses
             .iter()
-            .find(|a| a.span == d.primary.span && a.file.as_deref().unwrap_or(&report.path) == d.file)
+            .find(|a| {
+                // Some lints point at the index rather than the whole access.
+                (a.span == d.primary.span || a.index_span == d.primary.span)
+                    && a.file.as_deref().unwrap_or(&report.path) == d.file
+            })
             .map(|a| (k, a))
     })
 }
@@ -97,6 +102,7 @@ fn drafts_for(
     match d.code {
         // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
         "KL002" if d.fixes.is_empty() => drafts.push(("soa", crate::soa::draft(ws, path, kernel, access))),
+        "KL004" => drafts.extend(crate::tile::drafts(ws, path, kernel, access)),
         _ => {}
     }
     drafts
@@ -157,7 +163,7 @@ pub fn prove(
     let rewritten = new_kernel
         .accesses
         .iter()
-        .find(|a| a.op == access.op && a.file.is_none() && region.contains(&a.span.start))
+        .find(|a| a.op == access.op && a.space == access.space && a.file.is_none() && region.contains(&a.span.start))
         .ok_or_else(|| Declined::new("the analysis finds no access where the rewritten one should be"))?;
     let before = figures(access).ok_or_else(|| Declined::new("the access has no figure to improve"))?;
     let after = figures(rewritten).ok_or_else(|| {

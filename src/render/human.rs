@@ -98,7 +98,8 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
     };
     let mut items: Vec<((usize, usize, usize), Report<'a>)> = Vec::new();
     // A rewrite shared by several findings (every field of one struct) shows its diff once.
-    let mut shown: Vec<(&str, usize)> = Vec::new();
+    // Two kernels may get rewrites of the same title: the edits tell them apart.
+    let mut shown: Vec<(&Fix, usize)> = Vec::new();
     for (rank, diagnostic) in file.diagnostics.iter().enumerate() {
         if let Some((order, source)) = source_of(Some(&diagnostic.file)) {
             let mut report = diagnostic_report(diagnostic, source);
@@ -107,11 +108,11 @@ fn file_reports<'a>(file: &'a Analyzed, outcome: &'a Outcome) -> Vec<Report<'a>>
             for fix in &diagnostic.fixes {
                 let earlier = shown
                     .iter()
-                    .find(|(title, _)| *title == fix.title)
+                    .find(|(f, _)| f.title == fix.title && f.edits == fix.edits)
                     .map(|(_, line)| *line);
                 text.push_str(&fix_text(fix, earlier, outcome));
                 if earlier.is_none() {
-                    shown.push((&fix.title, diagnostic.primary.span.line));
+                    shown.push((fix, diagnostic.primary.span.line));
                 }
             }
             if !text.is_empty() {
