@@ -79,7 +79,11 @@ fn finding_access<'r>(report: &'r FileReport, d: &Diagnostic) -> Option<(&'r Ker
     report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
         k.accesses
             .iter()
-            .find(|a| a.span == d.primary.span && a.file.as_deref().unwrap_or(&report.path) == d.file)
+            // Lints that point at the index (strided, transposed) label the index's span.
+            .find(|a| {
+                (a.span == d.primary.span || a.index_span == d.primary.span)
+                    && a.file.as_deref().unwrap_or(&report.path) == d.file
+            })
             .map(|a| (k, a))
     })
 }
@@ -97,6 +101,7 @@ fn drafts_for(
     match d.code {
         // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
         "KL002" if d.fixes.is_empty() => drafts.push(("soa", crate::soa::draft(ws, path, kernel, access))),
+        "KL001" | "KL004" => drafts.extend(crate::interchange::drafts(ws, path, kernel, access)),
         _ => {}
     }
     drafts
