@@ -170,6 +170,12 @@ fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessR
         unreachable!()
     };
     let thread_expr = &row_let.init.as_ref().expect("a top-level let with a value").expr;
+    if !is_global_x_index(thread_expr, top, row_at) {
+        return Err(Declined::new(format!(
+            "`{row}` is set to `{}`, which the rewrite does not read as the thread's global x index (`thread::index_1d()`, `thread_idx_x() + block_idx_x() * block_dim_x()`): the threads' new work could not be laid out from it",
+            snippet(&file, thread_expr)
+        )));
+    }
     if assigned_anywhere(&function.block, &row) {
         return Err(Declined::new(format!(
             "`{row}` is assigned after it is set: the rewrite needs the row fixed for the thread"
@@ -241,6 +247,7 @@ fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessR
         inclusive_end,
         row: &row,
         row_let: row_let_stmt(&file, top, row_at),
+        row_local: row_let,
         thread_expr,
         bound,
         shape: &shape,
@@ -268,6 +275,8 @@ struct Loop<'a> {
     row: &'a str,
     /// The byte range of the `let row = ...;` statement.
     row_let: std::ops::Range<usize>,
+    /// The `let row = ...;` statement itself.
+    row_local: &'a syn::Local,
     thread_expr: &'a Expr,
     bound: Bound,
     shape: &'a Shape<'a>,
@@ -443,8 +452,12 @@ impl Loop<'_> {
     /// The 32 lanes of a warp walk the row's columns together and combine their partial
     /// results with warp shuffles.
     fn warp_reduction(&self, body: &BodyFacts) -> Result<Draft, Declined> {
-        let mut names: Vec<&str> = body.carried.iter().map(|(n, _)| n.as_str()).collect();
-        names.dedup();
+        let mut names: Vec<&str> = Vec::new();
+        for (name, _) in &body.carried {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
         if names.len() > 1 {
             return Err(Declined::new(format!(
                 "the loop carries several values from one iteration to the next ({}): the rewrite combines one reduction only",
@@ -629,12 +642,14 @@ impl Loop<'_> {
 
     /// The byte range of the row's name in `let row = ...`.
     fn row_ident_range(&self) -> Result<std::ops::Range<usize>, Declined> {
-        let stmt = &self.text[self.row_let.clone()];
-        let name_at = stmt
-            .find(self.row)
-            .ok_or_else(|| Declined::new(format!("`{}` is not found in its `let`", self.row)))?;
-        let start = self.row_let.start + name_at;
-        Ok(start..start + self.row.len())
+        let pat = match &self.row_local.pat {
+            Pat::Type(t) => &*t.pat,
+            other => other,
+        };
+        match pat {
+            Pat::Ident(p) => Ok(self.range(&p.ident)),
+            _ => Err(Declined::new(format!("`{}` is not bound by a plain `let`", self.row))),
+        }
     }
 
     /// The kernel's parameters that can be written through: raw pointers and `&mut`.
@@ -1096,7 +1111,11 @@ fn top_level_lets(top: &[Stmt]) -> Vec<(String, usize)> {
         .filter_map(|(i, s)| {
             let Stmt::Local(l) = s else { return None };
             l.init.as_ref().filter(|init| init.diverge.is_none())?;
-            let Pat::Ident(p) = &l.pat else { return None };
+            let pat = match &l.pat {
+                Pat::Type(t) => &*t.pat,
+                other => other,
+            };
+            let Pat::Ident(p) = pat else { return None };
             (p.mutability.is_none() && p.by_ref.is_none()).then(|| (p.ident.to_string(), i))
         })
         .collect()
@@ -1429,4 +1448,39 @@ fn lane_names(expr: &Expr, function: &syn::ItemFn) -> Vec<String> {
     };
     names.visit_expr(expr);
     names.found
+}
+
+/// Whether `expr` is the thread's global x index: `index_1d()`, or `thread_idx_x()` plus
+/// `block_idx_x() * block_dim_x()` in any order (casts and parentheses aside), or a name set to
+/// one of those earlier at the top of the kernel.
+fn is_global_x_index(expr: &Expr, top: &[Stmt], before: usize) -> bool {
+    let call = |e: &Expr, name: &str| match strip(e) {
+        Expr::Call(c) if c.args.is_empty() => match &*c.func {
+            Expr::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == name),
+            _ => false,
+        },
+        _ => false,
+    };
+    if call(expr, "index_1d") {
+        return true;
+    }
+    if let Some(name) = ident_of(expr) {
+        let Some(at) = top[..before].iter().rposition(|s| let_names(s).contains(&name)) else {
+            return false;
+        };
+        let Stmt::Local(l) = &top[at] else { return false };
+        return l
+            .init
+            .as_ref()
+            .is_some_and(|init| is_global_x_index(&init.expr, top, at));
+    }
+    let terms = sum_terms(expr);
+    let [a, b] = terms.as_slice() else { return false };
+    let block_offset = |e: &Expr| {
+        let factors = product_factors(e);
+        factors.len() == 2
+            && ((call(factors[0], "block_idx_x") && call(factors[1], "block_dim_x"))
+                || (call(factors[0], "block_dim_x") && call(factors[1], "block_idx_x")))
+    };
+    (call(a, "thread_idx_x") && block_offset(b)) || (call(b, "thread_idx_x") && block_offset(a))
 }
