@@ -51,6 +51,9 @@ pub fn drafts(
 struct Bound {
     /// The bound's text (`rows`).
     text: String,
+    /// The bytes of the comparison in the guard (one operand of its `&&`, or of its `||` for
+    /// an early return).
+    at: std::ops::Range<usize>,
     /// `row <= bound` rather than `row < bound`.
     inclusive: bool,
 }
@@ -406,7 +409,7 @@ impl Loop<'_> {
                 text: col.to_string(),
             },
             Splice {
-                range: self.range(self.shape.guard),
+                range: self.bound.at.clone(),
                 text: guard,
             },
             Splice {
@@ -1080,14 +1083,47 @@ fn early_return_guard(stmt: &Stmt) -> Option<&Expr> {
     }
 }
 
-/// The rows the guard lets through: `row < b` (`b > row`), `row <= b`; for an early return,
-/// its negation `row >= b` (`b <= row`), `row > b`.
+/// The rows the guard lets through: `row < b` (`b > row`), `row <= b`, alone or as one operand
+/// of `&&` whose others do not name the row; for an early return, its negation `row >= b`
+/// (`b <= row`), `row > b`, alone or as one operand of `||`.
 fn row_bound(file: &SourceFile, guard: &Expr, row: &str, early_return: bool) -> Option<Bound> {
-    let Expr::Binary(b) = strip(guard) else { return None };
+    let parts = operands(guard, early_return);
+    let mut found = None;
+    for part in &parts {
+        if let Some(bound) = comparison(file, part, row, early_return) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(bound);
+        } else if mentions(*part, row) {
+            return None;
+        }
+    }
+    found
+}
+
+/// The operands of a chain of `&&` (of `||` for an early return).
+fn operands(expr: &Expr, early_return: bool) -> Vec<&Expr> {
+    match strip(expr) {
+        Expr::Binary(b)
+            if (!early_return && matches!(b.op, BinOp::And(_))) || (early_return && matches!(b.op, BinOp::Or(_))) =>
+        {
+            let mut parts = operands(&b.left, early_return);
+            parts.extend(operands(&b.right, early_return));
+            parts
+        }
+        _ => vec![expr],
+    }
+}
+
+fn comparison(file: &SourceFile, part: &Expr, row: &str, early_return: bool) -> Option<Bound> {
+    let Expr::Binary(b) = strip(part) else { return None };
     let (l, r) = (strip(&b.left), strip(&b.right));
+    let at = file.span_of_node(part);
     let bound = |e: &Expr, inclusive| {
-        Some(Bound {
+        (!mentions(e, row)).then(|| Bound {
             text: snippet(file, e),
+            at: at.start..at.end,
             inclusive,
         })
     };

@@ -252,3 +252,61 @@ fn an_access_outside_any_loop_gets_no_draft_from_this_rewrite() {
     assert!(d.fixes.is_empty(), "{d:#?}");
     assert!(notes(&d).is_empty(), "{:?}", d.notes);
 }
+
+#[test]
+fn a_warp_per_row_that_makes_another_load_worse_is_not_offered() {
+    // Naive matrix product: a warp per output would read `b`'s column with 32 rows per request.
+    let found = rewritten(
+        "use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn gemm(a: &[f32], b: &[f32], c: *mut f32, rows: usize, cols: usize, k: usize) {
+    let row = (thread::block_dim_x() * thread::block_idx_x() + thread::thread_idx_x()) as usize;
+    let col = (thread::block_dim_y() * thread::block_idx_y() + thread::thread_idx_y()) as usize;
+    if row < rows && col < cols {
+        let mut sum = 0.0f32;
+        for i in 0..k {
+            sum += a[row * k + i] * b[i * cols + col];
+        }
+        *c.add(row * cols + col) = sum;
+    }
+}
+",
+    );
+    let on_a = found
+        .iter()
+        .find(|d| d.message.contains("`a[row * k + i]`"))
+        .expect("the finding on a");
+    assert!(on_a.fixes.is_empty(), "{on_a:#?}");
+    assert_eq!(
+        notes(on_a),
+        vec!["the rewrite makes `b` worse (1 -> 32 sectors per request)"]
+    );
+}
+
+#[test]
+fn a_row_that_is_not_the_global_x_index_is_declined() {
+    let found = rewritten(
+        "use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn k(m: &[f32], sums: *mut f32, rows: u32, cols: u32) {
+    let row = 2 * thread::index_1d();
+    if row < rows {
+        let mut s = 0.0f32;
+        for col in 0..cols {
+            s += m[(row * cols + col) as usize];
+        }
+        *sums.add(row as usize) = s;
+    }
+}
+",
+    );
+    let d = found.iter().find(|d| d.message.contains("`m[")).expect("the finding");
+    assert_eq!(
+        notes(d),
+        vec!["`row` is set to `2 * thread::index_1d()`, which the rewrite does not read as the thread's global x index (`thread::index_1d()`, `thread_idx_x() + block_idx_x() * block_dim_x()`): the threads' new work could not be laid out from it"]
+    );
+}
