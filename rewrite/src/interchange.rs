@@ -319,8 +319,9 @@ impl Loop<'_> {
         }
     }
 
-    /// Each thread takes a column and loops over the rows.
-    fn interchange(&self, body: &BodyFacts) -> Result<Draft, Declined> {
+    /// Each iteration writes only the element of its `(row, col)` and reads a written array
+    /// only there: no iteration reads what another writes.
+    fn memory_is_per_element(&self, body: &BodyFacts) -> Result<(), Declined> {
         let (row, col) = (self.row, self.col);
         for (array, index) in &body.writes {
             let Some(index) = index else {
@@ -328,9 +329,9 @@ impl Loop<'_> {
                     "`{array}` is written in a form the rewrite does not follow: it moves element writes `a[i] = ..` and `*p.add(i) = ..` only"
                 )));
             };
-            if !index_mentions(index, row) || !index_mentions(index, col) {
+            if !row_major(index, row, col) {
                 return Err(Declined::new(format!(
-                    "`{array}[{index}]` is written at an element that does not depend on both `{row}` and `{col}`: iterations would share it"
+                    "`{array}[{index}]` is written at an element that is not `{row} * len + {col}`: iterations could share it"
                 )));
             }
         }
@@ -358,6 +359,13 @@ impl Loop<'_> {
                 call.0
             )));
         }
+        Ok(())
+    }
+
+    /// Each thread takes a column and loops over the rows.
+    fn interchange(&self, body: &BodyFacts) -> Result<Draft, Declined> {
+        let (row, col) = (self.row, self.col);
+        self.memory_is_per_element(body)?;
         for stmt in self.before {
             if !is_plain_let(stmt) || mentions(stmt, row) || mentions(stmt, col) {
                 return Err(Declined::new(format!(
@@ -379,13 +387,7 @@ impl Loop<'_> {
                 self.text_of(self.end)
             )));
         }
-        if self
-            .function
-            .block
-            .stmts
-            .iter()
-            .any(|s| let_names(s).contains(&col.to_string()))
-        {
+        if self.function.block.stmts.iter().any(|s| let_names(s).contains(col)) {
             return Err(Declined::new(format!(
                 "`{col}` is already a name of the kernel: the interchanged thread index would shadow it"
             )));
@@ -489,6 +491,7 @@ impl Loop<'_> {
             op = Some(found);
         }
         let op = op.expect("one update at least");
+        self.memory_is_per_element(body)?;
         if body.acc_reads(&acc) {
             return Err(Declined::new(format!(
                 "`{acc}` is read in the loop besides its update: the lanes' partial values would differ from it"
@@ -500,7 +503,7 @@ impl Loop<'_> {
             ));
         }
         let block_x = self.kernel.launch.block[0];
-        if block_x % WARP != 0 {
+        if !block_x.is_multiple_of(WARP) {
             return Err(Declined::new(format!(
                 "the block is {block_x} threads wide in x, not a multiple of 32: a warp would not share one row"
             )));
@@ -832,12 +835,12 @@ fn body_facts(file: &SourceFile, body: &syn::Block) -> BodyFacts {
                 }
                 Expr::Index(i) => {
                     let array = ident_of(&i.expr).unwrap_or_else(|| snippet(self.file, &*i.expr));
-                    self.lhs.push(self.range(&*i));
+                    self.lhs.push(self.range(i));
                     self.facts.writes.push((array, Some(snippet(self.file, &*i.index))));
                 }
                 Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => match pointer_offset(self.file, &u.expr) {
                     Some((array, index)) => {
-                        self.lhs.push(self.range(&*u));
+                        self.lhs.push(self.range(u));
                         self.facts.writes.push((array, Some(index)));
                     }
                     None => self.facts.writes.push((snippet(self.file, &*u.expr), None)),
@@ -1325,9 +1328,19 @@ fn mentions(node: &impl ToTokens, name: &str) -> bool {
     idents(node).contains(name)
 }
 
-/// Whether an index, as written, names `name`.
-fn index_mentions(index: &str, name: &str) -> bool {
-    syn::parse_str::<Expr>(index).is_ok_and(|e| mentions(&e, name))
+/// Whether an index, as written, is `row * len + col` (terms in any order): `col` alone once,
+/// `row` a factor of another term.
+fn row_major(index: &str, row: &str, col: &str) -> bool {
+    let Ok(expr) = syn::parse_str::<Expr>(index) else {
+        return false;
+    };
+    let terms = sum_terms(&expr);
+    let others: Vec<&&Expr> = terms.iter().filter(|t| !is_ident(t, col)).collect();
+    terms.len() - others.len() == 1
+        && !others.iter().any(|t| mentions(**t, col))
+        && others
+            .iter()
+            .any(|t| product_factors(t).iter().any(|f| is_ident(f, row)))
 }
 
 fn tokens(node: &impl ToTokens) -> String {

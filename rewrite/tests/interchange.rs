@@ -234,6 +234,15 @@ fn loops_that_cannot_be_split_say_why() {
     }",
             "`m` is read at `(row * cols + col + 1) as usize` and written at `(row * cols + col) as usize` in the loop: an iteration reads what another writes",
         ),
+        (
+            "    if row < rows {
+        for col in 0..cols {
+            m[(row * cols + col) as usize] = 1.0;
+            m[(row + col) as usize] = 2.0;
+        }
+    }",
+            "`m[(row + col) as usize]` is written at an element that is not `row * len + col`: iterations could share it",
+        ),
     ];
     for (body, reason) in cases {
         let d = finding(body);
