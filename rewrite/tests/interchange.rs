@@ -319,3 +319,26 @@ pub unsafe fn k(m: &[f32], sums: *mut f32, rows: u32, cols: u32) {
         vec!["`row` is set to `2 * thread::index_1d()`, which the rewrite does not read as the thread's global x index (`thread::index_1d()`, `thread_idx_x() + block_idx_x() * block_dim_x()`): the threads' new work could not be laid out from it"]
     );
 }
+
+#[test]
+fn an_early_return_guard_is_turned_to_the_columns() {
+    let d = finding(
+        "    if row >= rows {
+        return;
+    }
+    let scale = 0.5f32;
+    for col in 0..cols {
+        m[(row * cols + col) as usize] = m[(row * cols + col) as usize] * scale;
+    }",
+    );
+    let fix = &d.fixes[0];
+    let edits: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
+    assert_eq!(
+        edits,
+        vec!["col", "col >= cols", "row", "0..rows", "m[(row * cols + col) as usize]"]
+    );
+    assert_eq!(
+        fix.follow_up,
+        vec!["the launch must now cover the columns, one thread per column: at least `cols` threads in x (256 for `cols` = 256) instead of one per row (`rows`)"]
+    );
+}
