@@ -120,8 +120,12 @@ fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessR
         }
     };
     // The access's index: `row * len + col`, the loop index being the column.
-    let index: Expr = syn::parse_str(&access.index)
-        .map_err(|_| Declined::new(format!("the index `{}` is not an expression", access.index)))?;
+    let index: Expr = syn::parse_str(&access.index).map_err(|_| {
+        Declined::new(format!(
+            "`{}` is indexed in more than one dimension: the rewrite answers one flat index `row * len + {col}`",
+            file.snippet(access.span)
+        ))
+    })?;
     let terms = sum_terms(&index);
     let col_terms = terms.iter().filter(|t| is_ident(t, &col)).count();
     if col_terms != 1 || terms.iter().filter(|t| !is_ident(t, &col)).any(|t| mentions(t, &col)) {

@@ -342,3 +342,27 @@ fn an_early_return_guard_is_turned_to_the_columns() {
         vec!["the launch must now cover the columns, one thread per column: at least `cols` threads in x (256 for `cols` = 256) instead of one per row (`rows`)"]
     );
 }
+
+#[test]
+fn an_array_of_rows_indexed_twice_is_declined() {
+    let found = rewritten(
+        "use cuda_std::prelude::*;
+use cuda_std::thread;
+
+#[kernel]
+pub unsafe fn k(out: &mut [[f32; 8]], rows: usize) {
+    let row = thread::index_1d() as usize;
+    if row < rows {
+        for i in 0..8 {
+            out[row][i] = 1.0;
+        }
+    }
+}
+",
+    );
+    let d = found.iter().find(|d| d.message.contains("`out[")).expect("the finding");
+    assert_eq!(
+        notes(d),
+        vec!["`out[row][i]` is indexed in more than one dimension: the rewrite answers one flat index `row * len + i`"]
+    );
+}
