@@ -122,8 +122,8 @@ fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessR
     // The access's index: `row * len + col`, the loop index being the column.
     let index: Expr = syn::parse_str(&access.index).map_err(|_| {
         Declined::new(format!(
-            "`{}` is indexed in more than one dimension: the rewrite answers one flat index `row * len + {col}`",
-            file.snippet(access.span)
+            "`{}[{}]` is indexed in more than one dimension: the rewrite answers one flat index `row * len + {col}`",
+            access.array, access.index
         ))
     })?;
     let terms = sum_terms(&index);
