@@ -256,3 +256,31 @@ pub unsafe fn {name}(input: &[f32], out: *mut f32, width: u32, height: u32) {{
     assert_eq!(human.matches("+    thread::sync_threads();").count(), 2, "{human}");
     assert!(!human.contains("the rewrite shown at line"), "{human}");
 }
+
+#[test]
+fn a_row_sum_by_one_warp_reaches_the_measured_figure_of_the_column_order() {
+    let doc = check_json(&["--config", "fixtures/seeds.toml", "fixtures/seeds/loop_order.rs"]);
+    let truth = measured();
+    let finding = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["kernel"] == "bad_loop_order" && d["code"] == "KL004")
+        .expect("the finding on the row loop");
+    let fix = &finding["fixes"][0];
+    assert_eq!(
+        fix["title"],
+        "reduce each row with one warp: its 32 lanes walk `row`'s columns `col` together and combine their partial sums with `warp_shuffle_xor`"
+    );
+    // badLoopOrder's load (CUDA line 134) against goodLoopOrder's (144): the column sums
+    // that the seed measures as the better order, which the rewrite reaches for the row sums.
+    assert_eq!(
+        fix["gain"]["sectors_before"].as_f64(),
+        Some(truth[&("badLoopOrder".to_string(), 134)])
+    );
+    assert_eq!(
+        fix["gain"]["sectors_after"].as_f64(),
+        Some(truth[&("goodLoopOrder".to_string(), 144)])
+    );
+    assert_eq!(fix["gain"]["sectors_after"].as_f64(), Some(4.0));
+}

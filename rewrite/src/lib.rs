@@ -8,6 +8,7 @@
 
 pub mod draft;
 pub mod edits;
+pub mod interchange;
 pub mod proof;
 pub mod soa;
 pub mod syntax;

@@ -102,7 +102,12 @@ fn drafts_for(
     match d.code {
         // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
         "KL002" if d.fixes.is_empty() => drafts.push(("soa", crate::soa::draft(ws, path, kernel, access))),
-        "KL004" => drafts.extend(crate::tile::drafts(ws, path, kernel, access)),
+        // Outside loops the tile (or the swap) answers; inside loops, the loop rewrites.
+        "KL004" => {
+            drafts.extend(crate::tile::drafts(ws, path, kernel, access));
+            drafts.extend(crate::interchange::drafts(ws, path, kernel, access));
+        }
+        "KL001" => drafts.extend(crate::interchange::drafts(ws, path, kernel, access)),
         _ => {}
     }
     drafts
