@@ -134,3 +134,52 @@ pub unsafe fn k(p: *mut P, out: *mut P) {
         .expect("the finding on out");
     assert_eq!(on_out["fixes"][0]["edits"][1]["replacement"], "out: PSoa");
 }
+
+#[test]
+fn an_aligned_whole_copy_is_offered_beside_the_structure_of_arrays_for_test_inner_struct() {
+    let doc = check_json(&["--config", "fixtures/seeds.toml", "fixtures/seeds/aos_soa.rs"]);
+    let truth = measured();
+    let findings: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["kernel"] == "test_inner_struct" && d["code"] == "KL002")
+        .collect();
+    assert_eq!(findings.len(), 4);
+    for (d, cuda_line) in findings.iter().zip(47..) {
+        let fixes = d["fixes"].as_array().expect("fixes");
+        assert_eq!(fixes.len(), 2, "{d}");
+        let aligned = &fixes[1];
+        assert_eq!(
+            aligned["title"],
+            "give `InnerStruct` `#[repr(C, align(8))]` and copy each element whole (one request per element instead of 2)"
+        );
+        // One 8-byte request per lane touches the sectors one 4-byte field request did, all
+        // of them used: the element costs one measured request instead of two.
+        let measured = truth[&("testInnerStruct".to_string(), cuda_line)];
+        assert_eq!(aligned["gain"]["sectors_before"], measured);
+        assert_eq!(aligned["gain"]["sectors_after"], measured);
+        assert_eq!(aligned["gain"]["efficiency_before"], 0.5);
+        assert_eq!(aligned["gain"]["efficiency_after"], 1.0);
+        let replacements: Vec<&str> = aligned["edits"]
+            .as_array()
+            .expect("edits")
+            .iter()
+            .map(|e| e["replacement"].as_str().expect("text"))
+            .collect();
+        assert_eq!(
+            replacements,
+            vec![
+                "#[repr(C, align(8))]",
+                "        let data_elem = data[i as usize];\n",
+                "data_elem.x",
+                "data_elem.y",
+                "*result.add(i as usize) = InnerStruct { x: x + 10.0, y: y + 20.0 };",
+            ]
+        );
+        assert_eq!(
+            aligned["follow_up"],
+            serde_json::json!(["the host must allocate `InnerStruct` buffers 8-byte aligned"])
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The structure-of-arrays rewrite, proven by re-analysis, on the seed kernels' shapes.
 
 use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, ModuleSource, SourceFile};
+use kernel_lint_analyzer::{analyze_configured, analyze_source, LaunchPlan, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file, Diagnostic, LintLevels};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 
@@ -77,4 +77,126 @@ fn pointer_to_structs_becomes_a_struct_of_pointers() {
     assert!(found
         .iter()
         .all(|d| d.fixes.first().map(|f| &f.title) == Some(&fix.title)));
+}
+
+/// The findings of a crate of several modules, with their rewrites: (printed path, module
+/// path below the crate root) for each file of `rewrite/tests/fixtures/<dir>`.
+fn rewritten_crate(dir: &str, files: &[(&str, &[&str])]) -> Vec<Diagnostic> {
+    let plan = LaunchPlan::default();
+    let features = CrateFeatures::new();
+    let sources: Vec<ModuleSource> = files
+        .iter()
+        .map(|(name, module)| {
+            let path = format!("{}/tests/fixtures/{dir}/{name}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("fixture");
+            let mut module_path = vec![dir.to_string()];
+            module_path.extend(module.iter().map(|s| s.to_string()));
+            ModuleSource {
+                source: SourceFile::new(*name, text),
+                module: module_path,
+            }
+        })
+        .collect();
+    let plans: Vec<&LaunchPlan> = sources.iter().map(|_| &plan).collect();
+    let ws = Workspace {
+        files: sources
+            .iter()
+            .map(|m| (m.source.clone(), m.module.clone(), &plan))
+            .collect(),
+        uses: &[],
+        features: &features,
+    };
+    let reports = analyze_configured(sources.clone(), &[], &features, &plans);
+    let mut all = Vec::new();
+    for report in reports.into_iter().flatten() {
+        let mut diagnostics = check_file(&report, &LintLevels::default());
+        attach_fixes(&ws, &report, &mut diagnostics);
+        all.extend(diagnostics.into_iter().filter(|d| d.code == "KL002"));
+    }
+    all
+}
+
+/// The replacements of a fix, by file, in the order they are listed.
+fn replacements(fix: &kernel_lint_lints::Fix) -> Vec<(String, String)> {
+    fix.edits
+        .iter()
+        .map(|e| (e.file.clone(), e.replacement.clone()))
+        .collect()
+}
+
+#[test]
+fn accesses_in_a_function_of_another_module_are_rewritten_with_every_kernel_that_calls_it() {
+    let found = rewritten_crate(
+        "particles_crate",
+        &[("lib.rs", &[]), ("types.rs", &["types"]), ("physics.rs", &["physics"])],
+    );
+    // `advance` reads `vx` and updates `x` (one finding), once for each kernel.
+    let seen: Vec<(&str, &str, usize)> = found
+        .iter()
+        .map(|d| (d.kernel.as_str(), d.file.as_str(), d.primary.span.line))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("step", "physics.rs", 5),
+            ("step", "physics.rs", 6),
+            ("drift", "physics.rs", 5),
+            ("drift", "physics.rs", 6),
+        ]
+    );
+    for d in &found {
+        assert_eq!(d.fixes.len(), 1, "{d:#?}");
+        let fix = &d.fixes[0];
+        assert_eq!(
+            fix.title,
+            "store `Particle` as a structure of arrays (`ParticleSoa`, one pointer per field), and in `advance`"
+        );
+        let gain = fix.gain.as_ref().expect("re-analyzed");
+        assert_eq!((gain.sectors_before, gain.sectors_after), (24.0, 4.0));
+        assert_eq!(
+            fix.follow_up,
+            vec!["the host must allocate one buffer per field of `Particle` (`x`, `y`, `vx`, `vy`, `mass`, `id`) and pass a `ParticleSoa` of their pointers in place of the `Particle` buffer (launches of `step`, `drift`)"]
+        );
+    }
+    let mut edits = replacements(&found[0].fixes[0]);
+    edits.sort();
+    assert_eq!(
+        edits,
+        vec![
+            ("lib.rs".to_string(), "p: ParticleSoa".to_string()),
+            ("lib.rs".to_string(), "particles: ParticleSoa".to_string()),
+            ("lib.rs".to_string(), "{Particle, ParticleSoa}".to_string()),
+            ("physics.rs".to_string(), "*p.vx.add(i)".to_string()),
+            ("physics.rs".to_string(), "*p.x.add(i)".to_string()),
+            ("physics.rs".to_string(), "p: ParticleSoa".to_string()),
+            ("physics.rs".to_string(), "{Particle, ParticleSoa}".to_string()),
+            ("types.rs".to_string(), "\n\n/// `Particle` stored as a structure of arrays: one array per field.\n#[repr(C)]\n#[derive(Clone, Copy)]\npub struct ParticleSoa {\n    pub x: *mut f32,\n    pub y: *mut f32,\n    pub vx: *mut f32,\n    pub vy: *mut f32,\n    pub mass: *mut f32,\n    pub id: *mut u32,\n}".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn a_helper_the_host_also_calls_and_a_struct_of_device_pointers_are_declined_with_the_reason() {
+    let found = rewritten_crate("grid_crate", &[("lib.rs", &[]), ("types.rs", &["types"])]);
+    let notes: Vec<(&str, Vec<&str>)> = found
+        .iter()
+        .map(|d| {
+            assert!(d.fixes.is_empty(), "{d:#?}");
+            (
+                d.kernel.as_str(),
+                d.notes
+                    .iter()
+                    .filter(|n| n.starts_with("no rewrite"))
+                    .map(String::as_str)
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            ("grid_mass", vec!["no rewrite is offered: `grid.nodes` is a field of `grid`, not an array parameter: the rewrite changes arrays passed as parameters only"]),
+            ("node_masses", vec!["no rewrite is offered: `node_mass` is also called from `total_mass`, which keeps `Node`"]),
+        ]
+    );
 }
