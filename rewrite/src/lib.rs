@@ -10,6 +10,7 @@ pub mod aligned;
 pub mod callers;
 pub mod draft;
 pub mod edits;
+pub mod hot_cold;
 pub mod proof;
 pub mod soa;
 pub mod syntax;

@@ -98,6 +98,7 @@ fn drafts_for(
         // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
         "KL002" if d.fixes.is_empty() => {
             drafts.push(("soa", crate::soa::draft(ws, path, kernel, access)));
+            drafts.extend(crate::hot_cold::draft(ws, path, kernel, access).map(|d| ("hot-cold", d)));
             drafts.extend(crate::aligned::draft(ws, path, kernel, access).map(|d| ("aligned", d)));
         }
         _ => {}

@@ -46,9 +46,32 @@ struct Site {
     uses: Uses,
 }
 
+/// How the rewritten struct is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// One array per field.
+    Soa,
+    /// One array per field the kernels use; the fields no kernel uses in an array of structs
+    /// of their own, which the kernels are not given.
+    HotCold,
+}
+
 /// The structure-of-arrays rewrite of the array an access reads a field of, in the kernel and
 /// in every function the array is passed to.
 pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessReport) -> Result<Draft, Declined> {
+    draft_with(ws, path, kernel, access, Layout::Soa).map(|d| d.expect("a structure of arrays always applies"))
+}
+
+/// The rewrite in the given layout; `Ok(None)` for [`Layout::HotCold`] when every field is
+/// used by some kernel that takes the struct, or the array is passed as slices (which already
+/// name the used fields only).
+pub(crate) fn draft_with(
+    ws: &Workspace<'_>,
+    path: &str,
+    kernel: &KernelReport,
+    access: &AccessReport,
+    layout: Layout,
+) -> Result<Option<Draft>, Declined> {
     let field_of = access
         .field_of
         .as_ref()
@@ -130,6 +153,20 @@ pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &Acc
     }
     // In declaration order, as the host will write them.
     used.sort_by_key(|f| fields.iter().position(|(g, _)| g == f));
+    let cold: Vec<&(String, Type)> = match (layout, style) {
+        (Layout::Soa, _) => Vec::new(),
+        (Layout::HotCold, Style::Slice { .. }) => return Ok(None),
+        (Layout::HotCold, Style::Pointer { .. }) => {
+            if !every_kernel_taking(&index, &element, &sites) {
+                return Ok(None);
+            }
+            let cold: Vec<&(String, Type)> = fields.iter().filter(|(f, _)| !used.contains(f)).collect();
+            if cold.is_empty() {
+                return Ok(None);
+            }
+            cold
+        }
+    };
     let kernels: Vec<String> = sites
         .iter()
         .filter(|s| index.fns[s.def].kernel)
@@ -142,15 +179,21 @@ pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &Acc
     };
     let mut splices: Vec<(String, Splice)> = Vec::new();
     let mut follow_up = Vec::new();
+    let mut cold_name = String::new();
     let soa_name = match style {
         Style::Pointer { .. } => {
             let mutable = sites.iter().any(|s| s.style == Style::Pointer { mutable: true });
             let (def_file, def_item) = struct_site(ws, &element)?;
             let mut files: Vec<usize> = sites.iter().map(|s| index.fns[s.def].file).collect();
             files.push(index.file_of(&def_file.path).unwrap_or(kernel_file));
-            let name = free_name_in(&index, &files, &format!("{element}Soa"));
+            let suffix = if layout == Layout::Soa { "Soa" } else { "Hot" };
+            let name = free_name_in(&index, &files, &format!("{element}{suffix}"));
             let ident = format_ident!("{}", name);
-            let members = fields.iter().map(|(f, ty)| {
+            let stored: Vec<&(String, Type)> = fields
+                .iter()
+                .filter(|(f, _)| layout == Layout::Soa || used.contains(f))
+                .collect();
+            let members = stored.iter().map(|(f, ty)| {
                 let f = format_ident!("{}", f);
                 if mutable {
                     quote!(pub #f: *mut #ty)
@@ -158,14 +201,36 @@ pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &Acc
                     quote!(pub #f: *const #ty)
                 }
             });
-            let doc = format!(" `{element}` stored as a structure of arrays: one array per field.");
+            let doc = match layout {
+                Layout::Soa => format!(" `{element}` stored as a structure of arrays: one array per field."),
+                Layout::HotCold => format!(
+                    " The fields of `{element}` the kernels use, one array per field; the others are in `{element}Cold`."
+                ),
+            };
             let item: syn::Item = syn::parse_quote! {
                 #[doc = #doc]
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct #ident { #(#members,)* }
             };
-            let text = syntax::format_item(item);
+            let mut text = syntax::format_item(item);
+            cold_name = free_name_in(&index, &files, &format!("{element}Cold"));
+            if layout == Layout::HotCold {
+                let cold_ident = format_ident!("{}", cold_name);
+                let members = cold.iter().map(|(f, ty)| {
+                    let f = format_ident!("{}", f);
+                    quote!(pub #f: #ty)
+                });
+                let doc =
+                    format!(" The fields of `{element}` no kernel uses, kept by the host as an array of structs.");
+                let item: syn::Item = syn::parse_quote! {
+                    #[doc = #doc]
+                    #[repr(C)]
+                    #[derive(Clone, Copy)]
+                    pub struct #cold_ident { #(#members,)* }
+                };
+                text = format!("{text}\n\n{}", syntax::format_item(item));
+            }
             if def_file.path == path {
                 // Beside the kernel that takes it, when the struct is the kernel file's own.
                 let kernel_syntax = syn::parse_file(&def_file.text)
@@ -220,10 +285,24 @@ pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &Acc
                     splices.push((index.sources[file].path.clone(), splice));
                 }
             }
-            follow_up.push(format!(
-                "the host must allocate one buffer per field of `{element}` ({}) and pass a `{name}` of their pointers in place of the `{element}` buffer{launches}",
-                fields.iter().map(|(f, _)| format!("`{f}`")).collect::<Vec<_>>().join(", ")
-            ));
+            let list = |fields: &[&(String, Type)]| {
+                fields
+                    .iter()
+                    .map(|(f, _)| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            follow_up.push(match layout {
+                Layout::Soa => format!(
+                    "the host must allocate one buffer per field of `{element}` ({}) and pass a `{name}` of their pointers in place of the `{element}` buffer{launches}",
+                    list(&stored)
+                ),
+                Layout::HotCold => format!(
+                    "the host must allocate one buffer per field the kernels use ({}) and pass a `{name}` of their pointers in place of the `{element}` buffer{launches}, and keep the fields no kernel uses ({}) in an array of `{cold_name}`",
+                    list(&stored),
+                    list(&cold)
+                ),
+            });
             Some(name)
         }
         Style::Slice { .. } => {
@@ -325,15 +404,31 @@ pub fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &Acc
         format!(", and in {}", helpers.join(", "))
     };
     let title = match &soa_name {
+        Some(name) if layout == Layout::HotCold => format!(
+            "split `{element}` into the fields the kernels use (`{name}`, one pointer per field) and the others (`{cold_name}`, an array of structs){through}"
+        ),
         Some(name) => format!("store `{element}` as a structure of arrays (`{name}`, one pointer per field){through}"),
         None => format!("pass `{array}` as one slice per field of `{element}`{through}"),
     };
-    Ok(Draft {
+    Ok(Some(Draft {
         title,
         applicability: Applicability::Unsafe,
         splices,
         target,
         follow_up,
+    }))
+}
+
+/// Whether every kernel of the workspace that takes an array of `element` is among `sites`:
+/// only then are the fields they leave unused unused by all.
+fn every_kernel_taking(index: &Index<'_>, element: &str, sites: &[Site]) -> bool {
+    index.fns.iter().enumerate().filter(|(_, f)| f.kernel).all(|(i, f)| {
+        let takes = f.sig.inputs.iter().any(|input| {
+            let FnArg::Typed(arg) = input else { return false };
+            let Pat::Ident(name) = &*arg.pat else { return false };
+            parameter(&f.sig, &name.ident.to_string()).is_ok_and(|(_, _, e)| e == element)
+        });
+        !takes || sites.iter().any(|s| s.def == i)
     })
 }
 

@@ -145,7 +145,12 @@ fn accesses_in_a_function_of_another_module_are_rewritten_with_every_kernel_that
         ]
     );
     for d in &found {
-        assert_eq!(d.fixes.len(), 1, "{d:#?}");
+        // The structure of arrays, then the hot/cold split: no kernel uses `y`, `vy`, `mass`, `id`.
+        assert_eq!(d.fixes.len(), 2, "{d:#?}");
+        assert_eq!(
+            d.fixes[1].title,
+            "split `Particle` into the fields the kernels use (`ParticleHot`, one pointer per field) and the others (`ParticleCold`, an array of structs), and in `advance`"
+        );
         let fix = &d.fixes[0];
         assert_eq!(
             fix.title,
@@ -199,4 +204,103 @@ fn a_helper_the_host_also_calls_and_a_struct_of_device_pointers_are_declined_wit
             ("node_masses", vec!["no rewrite is offered: `node_mass` is also called from `total_mass`, which keeps `Node`"]),
         ]
     );
+}
+
+#[test]
+fn fields_no_kernel_uses_are_split_off_as_an_alternative() {
+    let found = rewritten(PARTICLES);
+    for d in &found {
+        assert_eq!(d.fixes.len(), 2, "{d:#?}");
+        let split = &d.fixes[1];
+        assert_eq!(
+            split.title,
+            "split `Particle` into the fields the kernels use (`ParticleHot`, one pointer per field) and the others (`ParticleCold`, an array of structs)"
+        );
+        let gain = split.gain.as_ref().expect("re-analyzed");
+        assert_eq!((gain.sectors_before, gain.sectors_after), (24.0, 4.0));
+        assert_eq!(
+            split.follow_up,
+            vec!["the host must allocate one buffer per field the kernels use (`x`, `vx`) and pass a `ParticleHot` of their pointers in place of the `Particle` buffer, and keep the fields no kernel uses (`y`, `z`, `vy`, `vz`) in an array of `ParticleCold`"]
+        );
+    }
+    let edits: Vec<&str> = found[0].fixes[1].edits.iter().map(|e| e.replacement.as_str()).collect();
+    assert_eq!(
+        edits,
+        vec![
+            "/// The fields of `Particle` the kernels use, one array per field; the others are in `ParticleCold`.\n#[repr(C)]\n#[derive(Clone, Copy)]\npub struct ParticleHot {\n    pub x: *mut f32,\n    pub vx: *mut f32,\n}\n\n/// The fields of `Particle` no kernel uses, kept by the host as an array of structs.\n#[repr(C)]\n#[derive(Clone, Copy)]\npub struct ParticleCold {\n    pub y: f32,\n    pub z: f32,\n    pub vy: f32,\n    pub vz: f32,\n}\n\n",
+            "p: ParticleHot",
+            "*p.vx.add(idx)",
+            "*p.x.add(idx)",
+            "*p.x.add(idx)",
+        ]
+    );
+}
+
+const PAIRS: &str = "use cuda_std::prelude::*;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Pair {
+    pub a: f32,
+    pub b: f32,
+}
+
+#[kernel]
+pub unsafe fn sum(pairs: *const Pair, out: *mut f32, n: u32) {
+    let i = thread::index_1d() as usize;
+    if i < n as usize {
+        let a = (*pairs.add(i)).a;
+        let b = (*pairs.add(i)).b;
+        *out.add(i) = a + b;
+    }
+}
+
+#[kernel]
+pub unsafe fn scale(pairs: *mut Pair, n: u32) {
+    let i = thread::index_1d() as usize;
+    if i < n as usize {
+        (*pairs.add(i)).a *= 2.0;
+        (*pairs.add(i)).b *= 2.0;
+    }
+}
+";
+
+#[test]
+fn an_element_whose_fields_are_all_read_is_copied_whole_once_aligned() {
+    let found = rewritten(PAIRS);
+    let sum: Vec<&Diagnostic> = found.iter().filter(|d| d.kernel == "sum").collect();
+    assert_eq!(sum.len(), 2, "{found:#?}");
+    for d in &sum {
+        let aligned = d.fixes.last().expect("fixes");
+        assert_eq!(
+            aligned.title,
+            "give `Pair` `#[repr(C, align(8))]` and copy each element whole (one request per element instead of 2)"
+        );
+        let gain = aligned.gain.as_ref().expect("re-analyzed");
+        assert_eq!(
+            (
+                gain.sectors_before,
+                gain.sectors_after,
+                gain.efficiency_before,
+                gain.efficiency_after
+            ),
+            (8.0, 8.0, 0.5, 1.0)
+        );
+        let edits: Vec<&str> = aligned.edits.iter().map(|e| e.replacement.as_str()).collect();
+        assert_eq!(
+            edits,
+            vec![
+                "#[repr(C, align(8))]",
+                "        let pairs_elem = *pairs.add(i);\n",
+                "pairs_elem.a",
+                "pairs_elem.b",
+            ]
+        );
+    }
+    // Fields updated in place are not copied: the copy would not be written back.
+    let scale: Vec<&Diagnostic> = found.iter().filter(|d| d.kernel == "scale").collect();
+    assert!(!scale.is_empty());
+    for d in &scale {
+        assert!(d.fixes.iter().all(|f| !f.title.starts_with("give `Pair`")), "{d:#?}");
+    }
 }
