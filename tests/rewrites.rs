@@ -124,7 +124,7 @@ pub unsafe fn k(p: *mut P, out: *mut P) {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n == "no rewrite is offered: `p` is also used in `keep(p);`, which the rewrite does not follow: a structure of arrays has no whole `P` to give it"),
+            .any(|n| n == "no rewrite is offered: `p` is passed to `keep`, whose definition was not found"),
         "{on_p}"
     );
     // The other array is rewritten on its own.

@@ -4,7 +4,11 @@
 
 use crate::workspace::Workspace;
 use kernel_lint_analyzer::SourceFile;
+use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
+use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
@@ -46,20 +50,69 @@ pub struct Call {
     pub args: Vec<(Range<usize>, Option<String>)>,
 }
 
-/// Every function and call of the workspace's files that parse.
-pub struct Index<'w> {
-    /// The files, as the workspace holds them.
-    pub sources: Vec<&'w SourceFile>,
+/// The functions and calls of a workspace's files.
+pub struct Found {
     /// The functions, file by file.
     pub fns: Vec<FnDef>,
     /// The calls, file by file.
     pub calls: Vec<Call>,
 }
 
+/// Every function and call of the workspace's files that parse.
+pub struct Index<'w> {
+    /// The files, as the workspace holds them.
+    pub sources: Vec<&'w SourceFile>,
+    found: Rc<Found>,
+}
+
+impl std::ops::Deref for Index<'_> {
+    type Target = Found;
+    fn deref(&self) -> &Found {
+        &self.found
+    }
+}
+
+thread_local! {
+    /// The last workspace indexed, by a hash of its files: the findings of one run share it.
+    static LAST: RefCell<Option<(u64, Rc<Found>)>> = const { RefCell::new(None) };
+    /// Files parsed, by a hash of their path and text.
+    static PARSED: RefCell<std::collections::HashMap<u64, Option<Rc<syn::File>>>> = RefCell::new(Default::default());
+}
+
+/// The syntax of a file, parsed once per run: every draft of every finding looks at the same
+/// files.
+pub fn parsed(source: &SourceFile) -> Option<Rc<syn::File>> {
+    let mut hasher = DefaultHasher::new();
+    source.path.hash(&mut hasher);
+    source.text.hash(&mut hasher);
+    let key = hasher.finish();
+    PARSED.with(|parsed| {
+        parsed
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| syn::parse_file(&source.text).ok().map(Rc::new))
+            .clone()
+    })
+}
+
 impl<'w> Index<'w> {
     /// Parses every file of the workspace; a file that does not parse adds nothing.
     pub fn build(ws: &'w Workspace<'_>) -> Self {
         let sources: Vec<&SourceFile> = ws.files.iter().map(|(f, ..)| f).collect();
+        let mut hasher = DefaultHasher::new();
+        for source in &sources {
+            source.path.hash(&mut hasher);
+            source.text.hash(&mut hasher);
+        }
+        let key = hasher.finish();
+        if let Some(found) = LAST.with(|last| {
+            last.borrow()
+                .as_ref()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, f)| f.clone())
+        }) {
+            return Index { sources, found };
+        }
         let mut fns = Vec::new();
         let mut calls = Vec::new();
         for (file, source) in sources.iter().enumerate() {
@@ -74,7 +127,9 @@ impl<'w> Index<'w> {
             };
             walk.visit_file(&syntax);
         }
-        Index { sources, fns, calls }
+        let found = Rc::new(Found { fns, calls });
+        LAST.with(|last| *last.borrow_mut() = Some((key, found.clone())));
+        Index { sources, found }
     }
 
     /// The index of a file by its printed path.

@@ -127,15 +127,6 @@ pub(crate) fn draft_with(
     }
     let mut used: Vec<String> = Vec::new();
     for site in &sites {
-        let def = &index.fns[site.def];
-        let file = index.sources[def.file];
-        if let Some(other) = site.uses.other.first() {
-            return Err(Declined::new(format!(
-                "`{}` is also used in `{}`, which the rewrite does not follow: a structure of arrays has no whole `{element}` to give it",
-                site.param,
-                snippet(file, other.1)
-            )));
-        }
         for (name, ..) in &site.uses.fields {
             if !fields.iter().any(|(f, _)| f == name) {
                 return Err(Declined::new(format!("`{element}` has no field `{name}`")));
@@ -157,7 +148,7 @@ pub(crate) fn draft_with(
         (Layout::Soa, _) => Vec::new(),
         (Layout::HotCold, Style::Slice { .. }) => return Ok(None),
         (Layout::HotCold, Style::Pointer { .. }) => {
-            if !every_kernel_taking(&index, &element, &sites) {
+            if !only_named_by(&index, &element, &sites) {
                 return Ok(None);
             }
             let cold: Vec<&(String, Type)> = fields.iter().filter(|(f, _)| !used.contains(f)).collect();
@@ -419,16 +410,50 @@ pub(crate) fn draft_with(
     }))
 }
 
-/// Whether every kernel of the workspace that takes an array of `element` is among `sites`:
-/// only then are the fields they leave unused unused by all.
-fn every_kernel_taking(index: &Index<'_>, element: &str, sites: &[Site]) -> bool {
-    index.fns.iter().enumerate().filter(|(_, f)| f.kernel).all(|(i, f)| {
-        let takes = f.sig.inputs.iter().any(|input| {
-            let FnArg::Typed(arg) = input else { return false };
-            let Pat::Ident(name) = &*arg.pat else { return false };
-            parameter(&f.sig, &name.ident.to_string()).is_ok_and(|(_, _, e)| e == element)
-        });
-        !takes || sites.iter().any(|s| s.def == i)
+/// Whether `element` is named only by the functions of `sites` and by its own definition: no
+/// other function takes or returns it and no struct holds it (a grid of device pointers whose
+/// methods reach other fields). Only then are the fields the sites leave unused unused by all.
+fn only_named_by(index: &Index<'_>, element: &str, sites: &[Site]) -> bool {
+    let names = |tokens: String| {
+        tokens
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == element)
+    };
+    let in_signatures = index.fns.iter().enumerate().any(|(i, f)| {
+        let sig = &f.sig;
+        !sites.iter().any(|s| s.def == i)
+            && index.sources[f.file].text.contains(element)
+            && names(quote!(#sig).to_string())
+    });
+    if in_signatures {
+        return false;
+    }
+    struct Holders<'e> {
+        element: &'e str,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Holders<'_> {
+        fn visit_item_struct(&mut self, s: &'a syn::ItemStruct) {
+            let fields = &s.fields;
+            let tokens = quote!(#fields).to_string();
+            if tokens
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == self.element)
+            {
+                self.found = true;
+            }
+        }
+    }
+    index.sources.iter().all(|source| {
+        if !source.text.contains(element) {
+            return true;
+        }
+        let Some(file) = crate::callers::parsed(source) else {
+            return false;
+        };
+        let mut holders = Holders { element, found: false };
+        holders.visit_file(&file);
+        !holders.found
     })
 }
 
@@ -465,6 +490,13 @@ fn component(index: &Index<'_>, start: usize, param: &str, style: Style, element
         };
         let element_path = written_element(file, arg).unwrap_or(element_path);
         let uses = uses(file, &def.block, &name, site_style);
+        // Before following calls: a name shadowed by a local is no longer the array.
+        if let Some(other) = uses.other.first() {
+            return Err(Declined::new(format!(
+                "`{name}` is also used in `{}`, which the rewrite does not follow: a structure of arrays has no whole `{element}` to give it",
+                snippet(file, other.1)
+            )));
+        }
         // Down: the functions it passes the array to.
         for (callee, method, position, _) in &uses.calls {
             let candidates: Vec<usize> = index
@@ -568,7 +600,7 @@ fn import_beside(file: &SourceFile, name: &str, new: &str) -> Option<Splice> {
             _ => None,
         }
     }
-    let syntax = syn::parse_file(&file.text).ok()?;
+    let syntax = crate::callers::parsed(file)?;
     syntax.items.iter().find_map(|item| {
         let syn::Item::Use(u) = item else { return None };
         let (span, grouped) = find(&u.tree, name, false)?;
@@ -584,9 +616,9 @@ fn import_beside(file: &SourceFile, name: &str, new: &str) -> Option<Splice> {
 
 /// A name declared in none of `files`: `base`, else `base2`, `base3`...
 fn free_name_in(index: &Index<'_>, files: &[usize], base: &str) -> String {
-    let parsed: Vec<syn::File> = files
+    let parsed: Vec<std::rc::Rc<syn::File>> = files
         .iter()
-        .filter_map(|f| syn::parse_file(&index.sources[*f].text).ok())
+        .filter_map(|f| crate::callers::parsed(index.sources[*f]))
         .collect();
     let free = |name: &str| parsed.iter().all(|f| !syntax::declares(f, name));
     if free(base) {
@@ -604,7 +636,7 @@ fn struct_site<'w>(ws: &'w Workspace<'_>, name: &str) -> Result<(&'w SourceFile,
         if !source.text.contains(name) {
             continue;
         }
-        let Ok(file) = syn::parse_file(&source.text) else {
+        let Some(file) = crate::callers::parsed(source) else {
             continue;
         };
         if let Some(item) = syntax::struct_item(&file, name) {
@@ -668,7 +700,7 @@ pub(crate) fn struct_fields(ws: &Workspace<'_>, name: &str) -> Result<Vec<(Strin
         if !source.text.contains(name) {
             continue;
         }
-        let Ok(file) = syn::parse_file(&source.text) else {
+        let Some(file) = crate::callers::parsed(source) else {
             continue;
         };
         if let Some(item) = syntax::struct_item(&file, name) {
