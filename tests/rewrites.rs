@@ -174,6 +174,8 @@ fn an_aligned_whole_copy_is_offered_beside_the_structure_of_arrays_for_test_inne
                 "        let data_elem = data[i as usize];\n",
                 "data_elem.x",
                 "data_elem.y",
+                // The first store goes; its comment stays.
+                "",
                 "*result.add(i as usize) = InnerStruct { x: x + 10.0, y: y + 20.0 };",
             ]
         );

@@ -372,12 +372,31 @@ fn rewrite(
                 .map(|(_, _, field, value)| format!("{field}: {}", &text[value.clone()]))
                 .collect();
             requests = requests.max(group.len());
-            let range = statements[0].0.start..statements.last().expect("one store at least").0.end;
+            // The last store writes the whole element; the others go, their comments stay.
+            let (last, earlier) = statements.split_last().expect("one store at least");
+            for (statement, ..) in earlier {
+                let line_start = text[..statement.start].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = text[statement.end..]
+                    .find('\n')
+                    .map_or(text.len(), |i| statement.end + i + 1);
+                let alone = text[line_start..statement.start].trim().is_empty()
+                    && text[statement.end..line_end].trim().is_empty();
+                let range = if alone {
+                    line_start..line_end
+                } else {
+                    let spaces = text[statement.end..].len() - text[statement.end..].trim_start_matches(' ').len();
+                    statement.start..statement.end + spaces
+                };
+                splices.push(Splice {
+                    range,
+                    text: String::new(),
+                });
+            }
             if group.iter().any(|(_, at, _)| at.contains(&access.span.start)) && access.op == Op::Store {
                 target = Some(splices.len());
             }
             splices.push(Splice {
-                range,
+                range: last.0.clone(),
                 text: format!("{} = {written} {{ {} }};", place_of(form), values.join(", ")),
             });
         }

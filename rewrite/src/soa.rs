@@ -371,6 +371,15 @@ pub(crate) fn draft_with(
             ));
         }
     }
+    // Grouped by file (in the order the files first appear), each in text order: one diff
+    // per file.
+    let mut order: Vec<String> = Vec::new();
+    for (file, _) in &splices {
+        if !order.contains(file) {
+            order.push(file.clone());
+        }
+    }
+    splices.sort_by_key(|(file, s)| (order.iter().position(|f| f == file), s.range.start, s.range.end));
     let target = splices
         .iter()
         .position(|(file, s)| {
