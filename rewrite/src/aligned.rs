@@ -170,6 +170,9 @@ fn shape(file: &SourceFile, body: &syn::Block) -> Shape {
 
 type Arrays = [(String, Style, soa::Uses, String)];
 
+/// The field accesses of one element: field, range, form.
+type Group<'u> = Vec<(String, Range<usize>, &'u Form)>;
+
 #[allow(clippy::too_many_arguments)]
 fn rewrite(
     ws: &Workspace<'_>,
@@ -208,8 +211,8 @@ fn rewrite(
             )));
         }
         // Loads and stores by element: the index as written.
-        let mut loads: Vec<(String, Vec<(String, Range<usize>, &Form)>)> = Vec::new();
-        let mut stores: Vec<(String, Vec<(String, Range<usize>, &Form)>)> = Vec::new();
+        let mut loads: Vec<(String, Group<'_>)> = Vec::new();
+        let mut stores: Vec<(String, Group<'_>)> = Vec::new();
         for (field, at, form) in &uses.fields {
             if shape.in_place.contains(at) {
                 return Err(Declined::new(format!(
