@@ -304,3 +304,58 @@ fn an_element_whose_fields_are_all_read_is_copied_whole_once_aligned() {
         assert!(d.fixes.iter().all(|f| !f.title.starts_with("give `Pair`")), "{d:#?}");
     }
 }
+
+const SLICES_THROUGH_A_FUNCTION: &str = "use cuda_std::prelude::*;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Sample {
+    pub value: f32,
+    pub weight: f32,
+    pub label: u32,
+    pub pad: u32,
+}
+
+fn weighted(samples: &[Sample], i: usize) -> f32 {
+    samples[i].value * samples[i].weight
+}
+
+#[kernel]
+pub unsafe fn weigh(samples: &[Sample], out: *mut f32) {
+    let i = thread::index_1d() as usize;
+    if i < samples.len() {
+        *out.add(i) = weighted(samples, i);
+    }
+}
+";
+
+#[test]
+fn slices_passed_to_a_function_become_one_slice_per_field_there_too() {
+    let found = rewritten(SLICES_THROUGH_A_FUNCTION);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    for d in &found {
+        let fix = &d.fixes[0];
+        assert_eq!(
+            fix.title,
+            "pass `samples` as one slice per field of `Sample`, and in `weighted`"
+        );
+        let gain = fix.gain.as_ref().expect("re-analyzed");
+        assert_eq!((gain.sectors_before, gain.sectors_after), (16.0, 4.0));
+        let edits: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
+        assert_eq!(
+            edits,
+            vec![
+                "samples_value: &[f32], samples_weight: &[f32]",
+                "samples_value[i]",
+                "samples_weight[i]",
+                "samples_value: &[f32], samples_weight: &[f32]",
+                "samples_value",
+                "samples_value, samples_weight",
+            ]
+        );
+        assert_eq!(
+            fix.follow_up,
+            vec!["the host must pass one slice per field (`samples_value`, `samples_weight`) in place of the slice of `Sample`"]
+        );
+    }
+}
