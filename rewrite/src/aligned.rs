@@ -66,6 +66,9 @@ pub fn draft(
     if !fields.iter().all(|(f, _)| used(f)) {
         return None;
     }
+    if let Err(declined) = copyable(ws, path, element) {
+        return Some(Err(declined));
+    }
     Some(rewrite(
         ws,
         &file,
@@ -434,6 +437,42 @@ fn rewrite(
             "the host must allocate `{element}` buffers {size}-byte aligned"
         )],
     })
+}
+
+/// An element can be copied whole (`Copy`) and built whole (every field visible from the
+/// kernel's file: public, or the struct is the kernel file's own).
+fn copyable(ws: &Workspace<'_>, path: &str, element: &str) -> Result<(), Declined> {
+    for (source, ..) in &ws.files {
+        if !source.text.contains(element) {
+            continue;
+        }
+        let Some(file) = crate::callers::parsed(source) else {
+            continue;
+        };
+        let Some(item) = syntax::struct_item(&file, element) else {
+            continue;
+        };
+        let derives_copy = item.attrs.iter().any(|a| {
+            a.path().is_ident("derive") && identifiers(&quote::quote!(#a).to_string()).iter().any(|w| w == "Copy")
+        });
+        let implements_copy = ws
+            .files
+            .iter()
+            .any(|(f, ..)| f.text.contains(&format!("Copy for {element}")));
+        if !derives_copy && !implements_copy {
+            return Err(Declined::new(format!(
+                "`{element}` is not `Copy`: an element cannot be copied whole"
+            )));
+        }
+        let private = item.fields.iter().any(|f| matches!(f.vis, syn::Visibility::Inherited));
+        if private && source.path != path {
+            return Err(Declined::new(format!(
+                "`{element}` has private fields: the kernel cannot build a whole element"
+            )));
+        }
+        return Ok(());
+    }
+    Ok(())
 }
 
 /// The identifiers of an expression's text.

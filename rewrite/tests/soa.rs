@@ -359,3 +359,28 @@ fn slices_passed_to_a_function_become_one_slice_per_field_there_too() {
         );
     }
 }
+
+#[test]
+fn an_aligned_copy_is_declined_for_a_struct_that_is_not_copy() {
+    let source = PAIRS.replace("#[derive(Clone, Copy)]", "#[derive(Clone)]");
+    let file = SourceFile::new("kernels.rs", source);
+    let plan = LaunchPlan::default();
+    let report = analyze_source(&file, &plan).expect("analyzed");
+    let features = CrateFeatures::new();
+    let module = ModuleSource::standalone(file.clone()).module;
+    let ws = Workspace {
+        files: vec![(file, module, &plan)],
+        uses: &[],
+        features: &features,
+    };
+    let kernel = report.kernels.iter().find(|k| k.name == "sum").expect("sum");
+    let access = kernel
+        .accesses
+        .iter()
+        .find(|a| a.field_of.is_some())
+        .expect("a field access");
+    let declined = kernel_lint_rewrite::aligned::draft(&ws, "kernels.rs", kernel, access)
+        .expect("the shape is the aligned copy's")
+        .expect_err("declined");
+    assert_eq!(declined.0, "`Pair` is not `Copy`: an element cannot be copied whole");
+}
