@@ -127,7 +127,7 @@ pub unsafe fn k(p: *mut P, out: *mut P) {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n == "no rewrite is offered: `p` is also used in `keep(p);`, which the rewrite does not follow: a structure of arrays has no whole `P` to give it"),
+            .any(|n| n == "no rewrite is offered: `p` is passed to `keep`, whose definition was not found"),
         "{on_p}"
     );
     // The other array is rewritten on its own.
@@ -283,4 +283,55 @@ fn a_row_sum_by_one_warp_reaches_the_measured_figure_of_the_column_order() {
         Some(truth[&("goodLoopOrder".to_string(), 144)])
     );
     assert_eq!(fix["gain"]["sectors_after"].as_f64(), Some(4.0));
+}
+
+#[test]
+fn an_aligned_whole_copy_is_offered_beside_the_structure_of_arrays_for_test_inner_struct() {
+    let doc = check_json(&["--config", "fixtures/seeds.toml", "fixtures/seeds/aos_soa.rs"]);
+    let truth = measured();
+    let findings: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["kernel"] == "test_inner_struct" && d["code"] == "KL002")
+        .collect();
+    assert_eq!(findings.len(), 4);
+    for (d, cuda_line) in findings.iter().zip(47..) {
+        let fixes = d["fixes"].as_array().expect("fixes");
+        assert_eq!(fixes.len(), 2, "{d}");
+        let aligned = &fixes[1];
+        assert_eq!(
+            aligned["title"],
+            "give `InnerStruct` `#[repr(C, align(8))]` and copy each element whole (one request per element instead of 2)"
+        );
+        // One 8-byte request per lane touches the sectors one 4-byte field request did, all
+        // of them used: the element costs one measured request instead of two.
+        let measured = truth[&("testInnerStruct".to_string(), cuda_line)];
+        assert_eq!(aligned["gain"]["sectors_before"], measured);
+        assert_eq!(aligned["gain"]["sectors_after"], measured);
+        assert_eq!(aligned["gain"]["efficiency_before"], 0.5);
+        assert_eq!(aligned["gain"]["efficiency_after"], 1.0);
+        let replacements: Vec<&str> = aligned["edits"]
+            .as_array()
+            .expect("edits")
+            .iter()
+            .map(|e| e["replacement"].as_str().expect("text"))
+            .collect();
+        assert_eq!(
+            replacements,
+            vec![
+                "#[repr(C, align(8))]",
+                "        let data_elem = data[i as usize];\n",
+                "data_elem.x",
+                "data_elem.y",
+                // The first store goes; its comment stays.
+                "",
+                "*result.add(i as usize) = InnerStruct { x: x + 10.0, y: y + 20.0 };",
+            ]
+        );
+        assert_eq!(
+            aligned["follow_up"],
+            serde_json::json!(["the host must allocate `InnerStruct` buffers 8-byte aligned"])
+        );
+    }
 }

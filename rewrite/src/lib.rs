@@ -6,8 +6,11 @@
 //! access of the kernel. Only a rewrite that makes its access better and none worse becomes a
 //! [`Fix`](kernel_lint_lints::Fix); otherwise the finding says why no code is offered.
 
+pub mod aligned;
+pub mod callers;
 pub mod draft;
 pub mod edits;
+pub mod hot_cold;
 pub mod interchange;
 pub mod proof;
 pub mod soa;

@@ -151,7 +151,7 @@ fn align_fix(cx: &AccessContext<'_>, sources: &[SourceFile]) -> Vec<Fix> {
 
 /// The edit that gives struct `name` `#[repr(C, align(align))]`, when it is defined exactly
 /// once among `sources`.
-fn repr_edit(name: &str, align: u64, sources: &[SourceFile]) -> Option<Edit> {
+pub fn repr_edit(name: &str, align: u64, sources: &[SourceFile]) -> Option<Edit> {
     // A generic or qualified name is not looked up: the plain name must be the definition's.
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
