@@ -11,6 +11,7 @@ pub mod edits;
 pub mod proof;
 pub mod soa;
 pub mod syntax;
+pub mod widen;
 pub mod workspace;
 
 pub use proof::{attach_fixes, Attached};

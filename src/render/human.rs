@@ -139,7 +139,24 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
         Applicability::DisplayOnly => "suggestion",
     };
     let mut out = format!("  {kind}: {}\n", fix.title);
-    if let Some(gain) = &fix.gain {
+    if let Some(
+        gain @ kernel_lint_lints::Gain {
+            requests: Some((before, after)),
+            ..
+        },
+    ) = &fix.gain
+    {
+        let now = match after {
+            1 => format!("one request touches {} sectors", figure(gain.sectors_after)),
+            n => format!("{n} requests touch {} sectors each", figure(gain.sectors_after)),
+        };
+        out.push_str(&format!(
+            "    after the rewrite {now} where {before} requests touched {} each ({} -> {})\n",
+            figure(gain.sectors_before),
+            percent(gain.efficiency_before),
+            percent(gain.efficiency_after)
+        ));
+    } else if let Some(gain) = &fix.gain {
         out.push_str(&format!(
             "    after the rewrite this access touches {} sectors per request instead of {} ({} -> {})\n",
             figure(gain.sectors_after),
