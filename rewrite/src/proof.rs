@@ -265,7 +265,7 @@ fn folded_requests(
             b.op == op && (0..splices.len()).any(|i| edits::new_range(i, splices).contains(&b.span.start))
         })
         .count();
-    (after < before).then(|| (before as u32, after as u32))
+    (after < before).then_some((before as u32, after as u32))
 }
 
 /// Every access of the kernel outside the rewritten code keeps its figure or improves; the

@@ -170,12 +170,13 @@ impl<'f> Found<'f> {
             .iter()
             .position(|u| u.range.start <= access.span.start && access.span.start < u.range.end)
             .ok_or_else(|| {
-                Declined::new(format!(
-                    "`{}` is not written as `{array}[i]` or `*{array}.add(i)`: the rewrite reads those forms only",
-                    file.text
-                        .get(access.span.start..access.span.end)
-                        .unwrap_or(&access.array)
-                ))
+                let written = file.text.get(access.span.start..access.span.end).unwrap_or(&access.array);
+                let mentions = syn::parse_str::<Expr>(written).is_ok_and(|e| names_in(&e).contains(&array));
+                Declined::new(if mentions {
+                    format!("`{written}` is not written as `{array}[i]` or `*{array}.add(i)`: the rewrite reads those forms only")
+                } else {
+                    format!("`{written}` reads `{array}` through another pointer: the rewrite follows accesses written on `{array}` itself only")
+                })
             })?;
         let mine = &uses[target];
         match mine.kind {
@@ -1268,7 +1269,7 @@ fn walk(file: &SourceFile, function: &syn::ItemFn, array: &str, style: Style) ->
             }
         }
         /// Records an element access (and walks its index); false when `expr` is not one.
-        fn record<'a>(&mut self, expr: &'a Expr, kind: Kind) -> bool {
+        fn record(&mut self, expr: &Expr, kind: Kind) -> bool {
             let Some((index, method)) = self.element(expr) else {
                 return false;
             };
