@@ -26,6 +26,7 @@ use syn::{BinOp, Expr, FnArg, Pat, Type};
 const WIDE: &str = "widen";
 const PLANAR: &str = "widen-planar";
 const PADDED: &str = "widen-padded";
+const WIDE_STORE: &str = "widen-store";
 const NONE: &str = "widen-declined";
 
 /// The rewrites of a strided finding's run: one wide load for runs of 2 or 4; for runs of 3,
@@ -48,7 +49,17 @@ pub fn drafts(
         Ok(found) => found,
         Err(declined) => return vec![(NONE, Err(declined))],
     };
-    if found.length == 3 {
+    if found.uses[found.target].kind == Kind::Store {
+        let stores = if found.length == 3 {
+            Err(Declined::new(format!(
+                "the access writes a run of 3 elements of `{}`: the rewrite widens runs of 2 or 4 stores only",
+                found.array
+            )))
+        } else {
+            found.wide_stores()
+        };
+        vec![(WIDE_STORE, stores)]
+    } else if found.length == 3 {
         vec![(PLANAR, found.planar()), (PADDED, found.padded())]
     } else {
         vec![(WIDE, found.wide())]
@@ -175,17 +186,13 @@ impl<'f> Found<'f> {
                 Declined::new(if mentions {
                     format!("`{written}` is not written as `{array}[i]` or `*{array}.add(i)`: the rewrite reads those forms only")
                 } else {
-                    format!("`{written}` reads `{array}` through another pointer: the rewrite follows accesses written on `{array}` itself only")
+                    format!("`{written}` accesses `{array}` through another pointer: the rewrite follows accesses written on `{array}` itself only")
                 })
             })?;
         let mine = &uses[target];
         match mine.kind {
             Kind::Load => {}
-            Kind::Store => {
-                return Err(Declined::new(format!(
-                    "the access writes `{array}`: the rewrite widens runs of loads only"
-                )))
-            }
+            Kind::Store => {}
             Kind::Other => {
                 return Err(Declined::new(format!(
                     "`{}` is both read and written or kept as a reference: the rewrite widens plain loads only",
@@ -197,28 +204,31 @@ impl<'f> Found<'f> {
         let offsets: BTreeSet<i64> = run.iter().map(|&i| uses[i].offset).collect();
         let length = offsets.len();
         let base_text = snippet_of(file, &mine.base);
+        let what = if mine.kind == Kind::Store { "stores" } else { "loads" };
         if length == 1 {
             let elsewhere = uses
                 .iter()
-                .any(|u| u.base_key == mine.base_key && u.block != mine.block && u.kind == Kind::Load);
+                .any(|u| u.base_key == mine.base_key && u.block != mine.block && u.kind == mine.kind);
             return Err(Declined::new(if elsewhere {
-                format!("the loads of `{array}` from `{base_text}` are in different blocks: one load in place of them would change the guards they are under")
+                format!("the {what} of `{array}` from `{base_text}` are in different blocks: one access in place of them would change the guards they are under")
             } else {
                 format!(
-                    "each lane reads one element of `{array}` (`{}`): there is no run of consecutive elements to load as one",
-                    snippet(file, &mine.range)
+                    "each lane {} one element of `{array}` (`{}`): there is no run of consecutive elements to {} as one",
+                    if mine.kind == Kind::Store { "writes" } else { "reads" },
+                    snippet(file, &mine.range),
+                    if mine.kind == Kind::Store { "store" } else { "load" },
                 )
             }));
         }
         if offsets.first() != Some(&0) || *offsets.last().expect("not empty") != length as i64 - 1 {
             return Err(Declined::new(format!(
-                "the loads of `{array}` from `{base_text}` are at offsets {}: a run starts at offset 0 and has no gap",
+                "the {what} of `{array}` from `{base_text}` are at offsets {}: a run starts at offset 0 and has no gap",
                 offsets.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
             )));
         }
         if !(2..=4).contains(&length) {
             return Err(Declined::new(format!(
-                "a lane reads a run of {length} elements of `{array}`: only runs of 2, 3 or 4 are loaded as one"
+                "a lane accesses a run of {length} elements of `{array}`: only runs of 2, 3 or 4 are widened"
             )));
         }
         let bytes = length as u64 * size;
@@ -391,7 +401,7 @@ impl<'f> Found<'f> {
         let var = self.variable(length);
         let mut splices = Vec::new();
         if let Some(item) = &new_type {
-            let at = syntax::item_start(&self.file.text, self.file, self.function);
+            let at = types_start(self.file, self.syntax, self.function);
             splices.push(Splice {
                 range: at..at,
                 text: format!("{item}\n\n"),
@@ -428,6 +438,187 @@ impl<'f> Found<'f> {
             ),
         };
         let target = self.load_splices(&runs, &var, &ty, &mut splices);
+        Ok(Draft {
+            title,
+            applicability: Applicability::Unsafe,
+            splices: splices.into_iter().map(|s| (self.file.path.clone(), s)).collect(),
+            target,
+            follow_up: vec![follow_up],
+        })
+    }
+
+    /// Runs of 2 or 4 stores, written as consecutive statements `a[i + c] = v;`: one store of
+    /// the wide type built from the values, in place of the statements.
+    fn wide_stores(&self) -> Result<Draft, Declined> {
+        let length = self.length;
+        let bytes = length as u64 * self.size;
+        let array = &self.array;
+        let pointer = matches!(self.style, Style::Pointer { .. });
+        let mine = &self.uses[self.target];
+        let run: Vec<&Use> = run_of(&self.uses, self.target)
+            .into_iter()
+            .map(|i| &self.uses[i])
+            .collect();
+        if pointer {
+            self.no_other_use("its layout changes").or(Ok::<(), Declined>(()))?;
+        } else {
+            self.no_other_use("its layout changes")?;
+            if let Some(u) = self.uses.iter().find(|u| u.kind != Kind::Store) {
+                return Err(Declined::new(format!(
+                    "`{}` also reads `{array}` or keeps a reference to it: the rewrite re-types an array that is only written",
+                    snippet(self.file, &u.range)
+                )));
+            }
+            if self.uses.len() != run.len() {
+                return Err(Declined::new(format!(
+                    "`{array}` is written outside the run: re-typing it would change those stores"
+                )));
+            }
+        }
+        let quotient = self.quotient(&mine.base, length)?;
+        // The statements of the run, in order, each `a[i + c] = value;`.
+        let statements = statements_in(&self.function.block, self.file, &{
+            let block = &self.walk.statements[mine.block];
+            let from = run.iter().map(|u| u.statement).min().expect("not empty");
+            let to = run.iter().map(|u| u.statement).max().expect("not empty");
+            if to - from + 1 != run.len() {
+                return Err(Declined::new(format!(
+                    "the stores of the run to `{array}` are not consecutive statements: the rewrite joins only those"
+                )));
+            }
+            block[from].start..block[to].end
+        });
+        let mut values: Vec<Option<&Expr>> = vec![None; length];
+        for stmt in &statements {
+            let syn::Stmt::Expr(Expr::Assign(assign), Some(_)) = stmt else {
+                return Err(Declined::new(format!(
+                    "`{}` is not a statement `{array}[i] = value;`: the rewrite joins only those",
+                    first_line(self.file, stmt)
+                )));
+            };
+            let range = {
+                let s = self.file.span_of_node(&assign.left);
+                s.start..s.end
+            };
+            let Some(u) = run.iter().find(|u| u.range == range) else {
+                return Err(Declined::new(format!(
+                    "`{}` is not a store of the run: the rewrite joins only the run's stores",
+                    first_line(self.file, stmt)
+                )));
+            };
+            let names = names_in(&assign.right);
+            if names.contains(array) {
+                return Err(Declined::new(format!(
+                    "`{}` reads `{array}` while the run writes it: one store after the values would change what it reads",
+                    first_line(self.file, stmt)
+                )));
+            }
+            if pointer {
+                if let Some(reason) = reads_memory(&assign.right) {
+                    return Err(Declined::new(format!(
+                        "`{}` {reason} while the run writes through a raw pointer, which may overlap: one store after the values could change what it reads",
+                        first_line(self.file, stmt)
+                    )));
+                }
+            }
+            values[u.offset as usize] = Some(&assign.right);
+        }
+        let text = &self.file.text;
+        let first = statements
+            .first()
+            .map(|s| self.file.span_of_node(*s))
+            .expect("not empty");
+        let last = statements
+            .last()
+            .map(|s| self.file.span_of_node(*s))
+            .expect("not empty");
+        let replaced = &text[first.start..last.end];
+        if replaced.contains("//") || replaced.contains("/*") {
+            return Err(Declined::new(
+                "comments between the stores of the run would be lost: the rewrite leaves it to be joined by hand",
+            ));
+        }
+        let fields = self.fields(length);
+        let (ty, new_type) = self.vector_type(length, &fields, bytes);
+        let line_start = text[..first.start].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &text[line_start..first.start];
+        let indent = if indent.chars().all(char::is_whitespace) {
+            indent
+        } else {
+            ""
+        };
+        let members: Vec<String> = ty
+            .fields
+            .iter()
+            .zip(&values)
+            .map(|(f, v)| {
+                format!(
+                    "{indent}    {f}: {},",
+                    snippet_of(self.file, v.expect("every offset stored"))
+                )
+            })
+            .collect();
+        let target_text = match (&mine.method, self.style) {
+            (Some(method), Style::Pointer { .. }) => format!("*({array} as *mut {}).{method}({quotient})", ty.name),
+            _ => format!("{array}[{quotient}]"),
+        };
+        let mut splices = Vec::new();
+        if let Some(item) = &new_type {
+            let at = types_start(self.file, self.syntax, self.function);
+            splices.push(Splice {
+                range: at..at,
+                text: format!("{item}\n\n"),
+            });
+        }
+        let element = &self.element;
+        let (title, follow_up) = match self.style {
+            Style::Slice { .. } => {
+                splices.push(Splice {
+                    range: self.param.clone(),
+                    text: format!("{array}: &mut [{}]", ty.name),
+                });
+                (
+                    format!(
+                        "pass `{array}` as `&mut [{}]` and store each run of {length} `{element}` as one {bytes}-byte element",
+                        ty.name
+                    ),
+                    format!(
+                        "the host must pass `{array}`'s buffer as a `&mut [{}]` of 1/{length} its length: the buffer must be {bytes}-byte aligned and hold a multiple of {length} `{element}`",
+                        ty.name
+                    ),
+                )
+            }
+            Style::Pointer { .. } => (
+                format!(
+                    "store each run of {length} `{element}` of `{array}` as one {bytes}-byte `{}`",
+                    ty.name
+                ),
+                format!(
+                    "the buffer `{array}` points to must be {bytes}-byte aligned (a device allocation is; an offset into one must be a multiple of {length} elements)"
+                ),
+            ),
+        };
+        let one_line = format!(
+            "{target_text} = {} {{ {} }};",
+            ty.name,
+            ty.fields
+                .iter()
+                .zip(&values)
+                .map(|(f, v)| format!("{f}: {}", snippet_of(self.file, v.expect("every offset stored"))))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // Laid out as rustfmt would: on one line when it fits.
+        let text = if indent.len() + one_line.len() <= 100 && !one_line.contains('\n') {
+            one_line
+        } else {
+            format!("{target_text} = {} {{\n{}\n{indent}}};", ty.name, members.join("\n"))
+        };
+        let target = splices.len();
+        splices.push(Splice {
+            range: first.start..last.end,
+            text,
+        });
         Ok(Draft {
             title,
             applicability: Applicability::Unsafe,
@@ -538,7 +729,7 @@ impl<'f> Found<'f> {
         };
         let mut splices = Vec::new();
         if let Some(item) = &new_type {
-            let at = syntax::item_start(&self.file.text, self.file, self.function);
+            let at = types_start(self.file, self.syntax, self.function);
             splices.push(Splice {
                 range: at..at,
                 text: format!("{item}\n\n"),
@@ -665,7 +856,7 @@ impl<'f> Found<'f> {
         let align = proc_macro2::Literal::u64_unsuffixed(bytes);
         let doc = if lanes == self.length {
             format!(
-                " {} `{}` a lane reads together, loaded as one aligned {bytes}-byte element.",
+                " {} `{}` a lane accesses together, as one aligned {bytes}-byte element.",
                 count_word(lanes),
                 self.element
             )
@@ -691,6 +882,30 @@ impl<'f> Found<'f> {
             Some(syntax::format_item(item)),
         )
     }
+}
+
+/// Where a new vector type goes: above the file's first item after its `use` lines, so that
+/// the rewrites of two kernels that need the same type insert it once (equal edits merge).
+fn types_start(file: &SourceFile, syntax: &syn::File, function: &syn::ItemFn) -> usize {
+    let first = syntax
+        .items
+        .iter()
+        .find(|item| !matches!(item, syn::Item::Use(_) | syn::Item::ExternCrate(_)));
+    let Some(item) = first else {
+        return syntax::item_start(&file.text, file, function);
+    };
+    let text = &file.text;
+    let mut start = file.span_of_node(item).start;
+    start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    while let Some(prev_end) = start.checked_sub(1) {
+        let prev_start = text[..prev_end].rfind('\n').map_or(0, |i| i + 1);
+        if text[prev_start..prev_end].trim_start().starts_with("//") {
+            start = prev_start;
+        } else {
+            break;
+        }
+    }
+    start
 }
 
 /// A vector type: its name and fields in order.
@@ -813,7 +1028,7 @@ fn run_of(uses: &[Use], target: usize) -> Vec<usize> {
     let mine = &uses[target];
     uses.iter()
         .enumerate()
-        .filter(|(_, u)| u.kind == Kind::Load && u.block == mine.block && u.base_key == mine.base_key)
+        .filter(|(_, u)| u.kind == mine.kind && u.block == mine.block && u.base_key == mine.base_key)
         .map(|(i, _)| i)
         .collect()
 }
@@ -1060,6 +1275,34 @@ fn operand_atomic(expr: &Expr) -> bool {
             | Expr::Index(_)
             | Expr::Macro(_)
     )
+}
+
+/// What in an expression reads memory or may (an index, a dereference, a call), if anything.
+fn reads_memory(expr: &Expr) -> Option<String> {
+    struct Reads(Option<String>);
+    impl<'a> Visit<'a> for Reads {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if self.0.is_some() {
+                return;
+            }
+            self.0 = match e {
+                Expr::Index(_)
+                | Expr::Unary(syn::ExprUnary {
+                    op: syn::UnOp::Deref(_),
+                    ..
+                }) => Some("reads memory".into()),
+                Expr::Call(_) | Expr::Macro(_) => Some("calls a function".into()),
+                Expr::MethodCall(m) if !PURE_METHODS.contains(&m.method.to_string().as_str()) => {
+                    Some("calls a function".into())
+                }
+                _ => None,
+            };
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut reads = Reads(None);
+    reads.visit_expr(expr);
+    reads.0
 }
 
 /// The identifiers an expression reads.

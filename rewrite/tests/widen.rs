@@ -134,7 +134,7 @@ pub unsafe fn sum4(src: *const f32, out: *mut f32, n: u32) {
     assert_eq!(
         replacements(fix),
         vec![
-            "/// Four `f32` a lane reads together, loaded as one aligned 16-byte element.\n#[repr(C, align(16))]\n#[derive(Clone, Copy)]\npub struct Abcd {\n    pub a: f32,\n    pub b: f32,\n    pub c: f32,\n    pub d: f32,\n}\n\n",
+            "/// Four `f32` a lane accesses together, as one aligned 16-byte element.\n#[repr(C, align(16))]\n#[derive(Clone, Copy)]\npub struct Abcd {\n    pub a: f32,\n    pub b: f32,\n    pub c: f32,\n    pub d: f32,\n}\n\n",
             "let abcd = *(src as *const Abcd).add(idx / 4);\n        ",
             "abcd.a",
             "abcd.b",
@@ -174,7 +174,7 @@ pub unsafe fn magnitude(src: &[f32], out: *mut f32) {
     assert_eq!(
         replacements(fix),
         vec![
-            "/// Two `f32` a lane reads together, loaded as one aligned 8-byte element.\n#[repr(C, align(8))]\n#[derive(Clone, Copy)]\npub struct ReIm {\n    pub re: f32,\n    pub im: f32,\n}\n\n",
+            "/// Two `f32` a lane accesses together, as one aligned 8-byte element.\n#[repr(C, align(8))]\n#[derive(Clone, Copy)]\npub struct ReIm {\n    pub re: f32,\n    pub im: f32,\n}\n\n",
             "src: &[ReIm]",
             "let re_im = src[i];\n    ",
             "re_im.re",
@@ -220,14 +220,55 @@ pub unsafe fn scale(input: &[f32], out: &mut [f32]) {
         ]
     );
     assert_eq!(figures(fix), (16.0, 16.0, Some((4, 1))));
-    // The stores are left as they are, and say so.
+    // The run of stores is one store of the same type, its values in place.
     let on_out = found
         .iter()
         .find(|d| d.message.contains("`out[idx + 1]`"))
         .expect("a store finding");
+    let fix = &on_out.fixes[0];
     assert_eq!(
-        declined(on_out),
-        vec!["the access writes `out`: the rewrite widens runs of loads only"]
+        fix.title,
+        "pass `out` as `&mut [Float4]` and store each run of 4 `f32` as one 16-byte element"
+    );
+    assert_eq!(
+        replacements(fix),
+        vec![
+            "out: &mut [Float4]",
+            "out[idx / 4] = Float4 {\n        x: input[idx + 0] * 2.0,\n        y: input[idx + 1] * 2.0,\n        z: input[idx + 2] * 2.0,\n        w: input[idx + 3] * 2.0,\n    };",
+        ]
+    );
+    assert_eq!(figures(fix), (16.0, 16.0, Some((4, 1))));
+}
+
+#[test]
+fn a_pointer_run_of_stores_is_one_store_of_the_values() {
+    let found = rewritten(
+        "use cuda_std::prelude::*;
+#[kernel]
+pub unsafe fn polar(mag: *const f32, out: *mut f32) {
+    let i = thread::index_1d() as usize;
+    let m = *mag.add(i);
+    let re = m * 0.5;
+    let im = m * 0.25;
+    *out.add(2 * i) = re;
+    *out.add(2 * i + 1) = im;
+}
+",
+    );
+    assert_eq!(found.len(), 2, "{found:#?}");
+    let fix = &found[0].fixes[0];
+    assert_eq!(fix.title, "store each run of 2 `f32` of `out` as one 8-byte `Float2`");
+    assert_eq!(
+        replacements(fix),
+        vec![
+            "/// Two `f32` a lane accesses together, as one aligned 8-byte element.\n#[repr(C, align(8))]\n#[derive(Clone, Copy)]\npub struct Float2 {\n    pub x: f32,\n    pub y: f32,\n}\n\n",
+            "*(out as *mut Float2).add(i) = Float2 { x: re, y: im };",
+        ]
+    );
+    assert_eq!(figures(fix), (8.0, 8.0, Some((2, 1))));
+    assert_eq!(
+        fix.follow_up,
+        vec!["the buffer `out` points to must be 8-byte aligned (a device allocation is; an offset into one must be a multiple of 2 elements)"]
     );
 }
 
@@ -295,7 +336,7 @@ fn a_run_the_rewrite_cannot_prove_is_declined_with_the_reason() {
     *out.add(i) = a + b;
 }"
         ),
-        "the loads of `src` from `2 * i` are in different blocks: one load in place of them would change the guards they are under"
+        "the loads of `src` from `2 * i` are in different blocks: one access in place of them would change the guards they are under"
     );
     assert_eq!(
         reason(
@@ -316,6 +357,16 @@ fn a_run_the_rewrite_cannot_prove_is_declined_with_the_reason() {
 }"
         ),
         "`*out.add(idx) = *input.add(idx) * 2.0` writes memory between the loads of the run: through raw pointers, which may overlap, one load before it could read a value it changes"
+    );
+    assert_eq!(
+        reason(
+            "pub unsafe fn k(input: *const f32, out: *mut f32) {
+    let i = thread::index_1d() as usize;
+    *out.add(2 * i) = *input.add(i);
+    *out.add(2 * i + 1) = 0.0;
+}"
+        ),
+        "`*out.add(2 * i) = *input.add(i);` reads memory while the run writes through a raw pointer, which may overlap: one store after the values could change what it reads"
     );
     assert_eq!(
         reason(
