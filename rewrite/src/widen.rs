@@ -177,6 +177,11 @@ impl<'f> Found<'f> {
             ))
         })?;
         let (uses, other, walk) = walk(file, function, &array, style);
+        if walk.bound.get(&array).is_some_and(|&n| n > 1) {
+            return Err(Declined::new(format!(
+                "`{array}` is bound again in the kernel (a pointer derived from the parameter takes its name): the rewrite follows accesses written on the parameter only"
+            )));
+        }
         let target = uses
             .iter()
             .position(|u| u.range.start <= access.span.start && access.span.start < u.range.end)

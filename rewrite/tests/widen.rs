@@ -370,6 +370,18 @@ fn a_run_the_rewrite_cannot_prove_is_declined_with_the_reason() {
     );
     assert_eq!(
         reason(
+            "pub unsafe fn k(dst: *mut f32) {
+    let x = thread::index_1d() as usize;
+    let dst = dst.add(3 * x);
+    *dst = 1.0;
+    *dst.add(1) = 2.0;
+    *dst.add(2) = 3.0;
+}"
+        ),
+        "`dst` is bound again in the kernel (a pointer derived from the parameter takes its name): the rewrite follows accesses written on the parameter only"
+    );
+    assert_eq!(
+        reason(
             "pub unsafe fn k(src: &[f32], out: *mut f32) {
     let i = thread::index_1d() as usize;
     if 2 * i + 1 < src.len() {
