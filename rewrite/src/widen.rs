@@ -173,7 +173,7 @@ impl<'f> Found<'f> {
         let (param, style, element) = parameter(file, function, &array)?;
         let size = primitive_size(&element).ok_or_else(|| {
             Declined::new(format!(
-                "`{array}` is an array of `{element}`: the rewrite widens runs of primitive numbers only"
+                "`{array}` is an array of `{element}`: the rewrite widens runs of primitive number types written as such (`f32`, `u8`, ...)"
             ))
         })?;
         let (uses, other, walk) = walk(file, function, &array, style);
@@ -189,7 +189,7 @@ impl<'f> Found<'f> {
                 let written = file.text.get(access.span.start..access.span.end).unwrap_or(&access.array);
                 let mentions = syn::parse_str::<Expr>(written).is_ok_and(|e| names_in(&e).contains(&array));
                 Declined::new(if mentions {
-                    format!("`{written}` is not written as `{array}[i]` or `*{array}.add(i)`: the rewrite reads those forms only")
+                    format!("`{written}` is not written as `{array}[i]` or `*{array}.add(i)`: the rewrite follows those forms only")
                 } else {
                     format!("`{written}` accesses `{array}` through another pointer: the rewrite follows accesses written on `{array}` itself only")
                 })
