@@ -335,3 +335,42 @@ fn an_aligned_whole_copy_is_offered_beside_the_structure_of_arrays_for_test_inne
         );
     }
 }
+
+#[test]
+fn interleaved_rgb_rewrites_reach_the_measured_figures_of_the_planar_and_padded_versions() {
+    let doc = check_json(&["--config", "fixtures/seeds.toml", "fixtures/seeds/rgb.rs"]);
+    let truth = measured();
+    let figure = |kernel: &str, line: u64| truth[&(kernel.to_string(), line)];
+    let findings: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["kernel"] == "process_rgb_interleaved" && d["code"] == "KL001")
+        .collect();
+    assert_eq!(findings.len(), 3);
+    // processRGBInterleaved (CUDA lines 169..171) against processRGBPlanar (180..182) and
+    // processRGBAVectorized (190, one 4-byte load for the three).
+    for (d, cuda_line) in findings.iter().zip(169..) {
+        let [planar, padded] = d["fixes"].as_array().expect("fixes").as_slice() else {
+            panic!("two rewrites: {d}");
+        };
+        let before = figure("processRGBInterleaved", cuda_line);
+        assert_eq!(planar["gain"]["sectors_before"], before);
+        assert_eq!(
+            planar["gain"]["sectors_after"],
+            figure("processRGBPlanar", cuda_line + 11)
+        );
+        assert_eq!(
+            planar["title"],
+            "pass `image` as one slice per channel (`image_r`, `image_g`, `image_b`)"
+        );
+        assert_eq!(padded["gain"]["sectors_before"], before);
+        assert_eq!(padded["gain"]["sectors_after"], figure("processRGBAVectorized", 190));
+        assert_eq!(padded["gain"]["requests"], serde_json::json!([3, 1]));
+        // The file's own `Uchar4` is the padded pixel.
+        assert_eq!(
+            padded["title"],
+            "pad each pixel of `image` to 4 `u8` (`Uchar4`) and load it as one 4-byte element"
+        );
+    }
+}

@@ -97,6 +97,10 @@ pub struct Gain {
     /// The same after the rewrite.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dram_bytes_after: Option<u64>,
+    /// When the rewrite folds several requests into fewer (a lane's run of loads into one wide
+    /// load): the requests of the rewritten code before, and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<(u32, u32)>,
 }
 
 /// A span with a message under it.

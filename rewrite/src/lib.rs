@@ -16,6 +16,7 @@ pub mod proof;
 pub mod soa;
 pub mod syntax;
 pub mod tile;
+pub mod widen;
 pub mod workspace;
 
 pub use proof::{attach_fixes, Attached};

@@ -4,7 +4,7 @@
 use crate::draft::{Declined, Draft};
 use crate::edits::{self, Splice};
 use crate::workspace::Workspace;
-use kernel_lint_analyzer::{AccessReport, FileReport, KernelReport, SourceFile};
+use kernel_lint_analyzer::{AccessReport, FileReport, KernelReport, Op, SourceFile};
 use kernel_lint_lints::{Diagnostic, Fix, Gain};
 use std::collections::HashMap;
 
@@ -34,13 +34,14 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
         let mut reasons = Vec::new();
         for (kind, draft) in drafts_for(ws, &report.path, kernel, access, diagnostic) {
             let key = (kernel.name.clone(), access.array.clone(), kind);
-            let proposal = proven
-                .entry(key)
-                .or_insert_with(|| {
-                    let nth = launch_index(report, kernel);
-                    draft.and_then(|d| prove(ws, &report.path, (kernel, nth), access, &d))
-                })
-                .clone();
+            // A draft declined says why for its own finding; a proof is shared.
+            let proposal = match draft {
+                Err(declined) => Err(declined),
+                Ok(d) => proven
+                    .entry(key)
+                    .or_insert_with(|| prove(ws, &report.path, (kernel, launch_index(report, kernel)), access, &d))
+                    .clone(),
+            };
             match proposal {
                 Ok(mut fix) => {
                     // The gain is the finding's own access, which the shared proof measured for
@@ -74,19 +75,18 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
     attached
 }
 
-/// The access a finding is about: the kernel of its name whose access (or its index) has its
-/// span.
+/// The access a finding is about: the kernel of its name whose access has its span, or else
+/// whose index has it (a strided finding points at the index).
 fn finding_access<'r>(report: &'r FileReport, d: &Diagnostic) -> Option<(&'r KernelReport, &'r AccessReport)> {
-    report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
-        k.accesses
-            .iter()
-            .find(|a| {
-                // Some lints point at the index rather than the whole access.
-                (a.span == d.primary.span || a.index_span == d.primary.span)
-                    && a.file.as_deref().unwrap_or(&report.path) == d.file
-            })
-            .map(|a| (k, a))
-    })
+    let find = |at: fn(&AccessReport) -> kernel_lint_analyzer::Span| {
+        report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
+            k.accesses
+                .iter()
+                .find(|a| at(a) == d.primary.span && a.file.as_deref().unwrap_or(&report.path) == d.file)
+                .map(|a| (k, a))
+        })
+    };
+    find(|a| a.span).or_else(|| find(|a| a.index_span))
 }
 
 /// The rewrites that answer a finding, by its lint, best first: empty when the lint has none.
@@ -111,7 +111,10 @@ fn drafts_for(
             drafts.extend(crate::tile::drafts(ws, path, kernel, access));
             drafts.extend(crate::interchange::drafts(ws, path, kernel, access));
         }
-        "KL001" => drafts.extend(crate::interchange::drafts(ws, path, kernel, access)),
+        "KL001" => {
+            drafts.extend(crate::widen::drafts(ws, path, kernel, access));
+            drafts.extend(crate::interchange::drafts(ws, path, kernel, access));
+        }
         _ => {}
     }
     drafts
@@ -187,13 +190,23 @@ pub fn prove(
         ))
     })?;
     let (old_region, new_region) = no_access_worse(kernel, new_kernel, &by_file, path)?;
-    // Fewer sectors per request; or as many, in fewer requests (one wide copy in place of
-    // one access per field).
-    if after.0 > before.0 || (after.0 == before.0 && new_region >= old_region) {
-        return Err(Declined::new(format!(
-            "after the rewrite the access still touches {} sectors per request",
-            after.0
-        )));
+    // Fewer sectors per request; or, for a run of accesses folded into one wide access (which
+    // may touch as many sectors per request, or more), fewer sectors in all its requests; or as
+    // many per request in a region that touches fewer in all (one whole copy per element).
+    let requests = folded_requests(kernel, new_kernel, &by_file, path, access.op);
+    let fewer_together = requests.is_some_and(|(old, new)| after.0 * f64::from(new) < before.0 * f64::from(old));
+    let fewer_in_region = after.0 == before.0 && new_region < old_region;
+    if after.0 >= before.0 && !fewer_together && !fewer_in_region {
+        return Err(Declined::new(match requests {
+            Some((old, new)) => format!(
+                "after the rewrite {new} request(s) of {} sectors replace {old} of {}: no fewer sectors in all",
+                after.0, before.0
+            ),
+            None => format!(
+                "after the rewrite the access still touches {} sectors per request",
+                after.0
+            ),
+        }));
     }
     let texts: HashMap<&str, SourceFile> = by_file
         .keys()
@@ -215,6 +228,7 @@ pub fn prove(
             efficiency_after: after.1,
             dram_bytes_before: None,
             dram_bytes_after: None,
+            requests,
         }),
         follow_up: draft.follow_up.clone(),
     })
@@ -242,6 +256,33 @@ fn rewritten_text(changed: &HashMap<String, String>, file: &str, access: &Access
         .and_then(|t| t.get(access.span.start..access.span.end))
         .unwrap_or("")
         .to_string()
+}
+
+/// The requests of the finding's kind (loads or stores) the rewritten code makes before and
+/// after, when the rewrite makes fewer of them.
+fn folded_requests(
+    old: &KernelReport,
+    new: &KernelReport,
+    by_file: &HashMap<String, Vec<Splice>>,
+    path: &str,
+    op: Op,
+) -> Option<(u32, u32)> {
+    let empty = Vec::new();
+    let splices_of = |a: &AccessReport| by_file.get(a.file.as_deref().unwrap_or(path)).unwrap_or(&empty);
+    let before = old
+        .accesses
+        .iter()
+        .filter(|a| a.op == op && edits::map_offset(a.span.start, splices_of(a)).is_err())
+        .count();
+    let after = new
+        .accesses
+        .iter()
+        .filter(|b| {
+            let splices = splices_of(b);
+            b.op == op && (0..splices.len()).any(|i| edits::new_range(i, splices).contains(&b.span.start))
+        })
+        .count();
+    (after < before).then_some((before as u32, after as u32))
 }
 
 /// Every access of the kernel outside the rewritten code keeps its figure or improves; the

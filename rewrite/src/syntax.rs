@@ -75,3 +75,25 @@ pub fn format_item(item: syn::Item) -> String {
     };
     prettyplease::unparse(&file).trim_end().to_string()
 }
+
+/// Where to insert an item before the kernel: above its attributes and the comment lines
+/// directly above them (a launch hint stays with its kernel).
+pub fn item_start(text: &str, file: &kernel_lint_analyzer::SourceFile, function: &syn::ItemFn) -> usize {
+    use syn::spanned::Spanned;
+    let first = function
+        .attrs
+        .first()
+        .map(|a| a.span())
+        .unwrap_or_else(|| function.sig.span());
+    let mut start = file.span_of(first).start;
+    start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    while let Some(prev_end) = start.checked_sub(1) {
+        let prev_start = text[..prev_end].rfind('\n').map_or(0, |i| i + 1);
+        if text[prev_start..prev_end].trim_start().starts_with("//") {
+            start = prev_start;
+        } else {
+            break;
+        }
+    }
+    start
+}

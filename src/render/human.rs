@@ -140,8 +140,25 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
         Applicability::DisplayOnly => "suggestion",
     };
     let mut out = format!("  {kind}: {}\n", fix.title);
-    if let Some(gain) = fix.gain.as_ref().filter(|g| g.sectors_after == g.sectors_before) {
-        // Proven by fewer requests: each touches the sectors it did, all of them used.
+    if let Some(
+        gain @ kernel_lint_lints::Gain {
+            requests: Some((before, after)),
+            ..
+        },
+    ) = &fix.gain
+    {
+        let now = match after {
+            1 => format!("one request touches {} sectors", figure(gain.sectors_after)),
+            n => format!("{n} requests touch {} sectors each", figure(gain.sectors_after)),
+        };
+        out.push_str(&format!(
+            "    after the rewrite {now} where {before} requests touched {} each ({} -> {})\n",
+            figure(gain.sectors_before),
+            percent(gain.efficiency_before),
+            percent(gain.efficiency_after)
+        ));
+    } else if let Some(gain) = fix.gain.as_ref().filter(|g| g.sectors_after == g.sectors_before) {
+        // Proven by fewer sectors in all: each request touches the sectors it did, all used.
         out.push_str(&format!(
             "    after the rewrite this access touches {} sectors per request, as before, in fewer requests ({} -> {})\n",
             figure(gain.sectors_after),
