@@ -111,9 +111,15 @@ fn drafts_for(
             drafts.extend(crate::tile::drafts(ws, path, kernel, access));
             drafts.extend(crate::interchange::drafts(ws, path, kernel, access));
         }
+        // A lane's run of elements is widened; a loop over a lane's row is the loop rewrites'.
+        // When the run cannot be widened inside such a loop, the loop's reason is the one said.
         "KL001" => {
-            drafts.extend(crate::widen::drafts(ws, path, kernel, access));
-            drafts.extend(crate::interchange::drafts(ws, path, kernel, access));
+            let wide = crate::widen::drafts(ws, path, kernel, access);
+            let looped = crate::interchange::drafts(ws, path, kernel, access);
+            if looped.is_empty() || wide.iter().any(|(_, d)| d.is_ok()) {
+                drafts.extend(wide);
+            }
+            drafts.extend(looped);
         }
         _ => {}
     }

@@ -47,6 +47,7 @@ pub fn drafts(
     let file = SourceFile::new(path, text);
     let found = match Found::new(&file, &syntax, kernel, access) {
         Ok(found) => found,
+        Err(Declined(reason)) if reason.is_empty() => return Vec::new(),
         Err(declined) => return vec![(NONE, Err(declined))],
     };
     if found.uses[found.target].kind == Kind::Store {
@@ -214,16 +215,14 @@ impl<'f> Found<'f> {
             let elsewhere = uses
                 .iter()
                 .any(|u| u.base_key == mine.base_key && u.block != mine.block && u.kind == mine.kind);
-            return Err(Declined::new(if elsewhere {
-                format!("the {what} of `{array}` from `{base_text}` are in different blocks: one access in place of them would change the guards they are under")
-            } else {
-                format!(
-                    "each lane {} one element of `{array}` (`{}`): there is no run of consecutive elements to {} as one",
-                    if mine.kind == Kind::Store { "writes" } else { "reads" },
-                    snippet(file, &mine.range),
-                    if mine.kind == Kind::Store { "store" } else { "load" },
-                )
-            }));
+            if !elsewhere {
+                // One element per lane is not this rewrite's shape: no draft, and no reason that
+                // would hide another rewrite's.
+                return Err(Declined(String::new()));
+            }
+            return Err(Declined::new(format!(
+                "the {what} of `{array}` from `{base_text}` are in different blocks: one access in place of them would change the guards they are under"
+            )));
         }
         if offsets.first() != Some(&0) || *offsets.last().expect("not empty") != length as i64 - 1 {
             return Err(Declined::new(format!(

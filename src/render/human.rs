@@ -148,7 +148,7 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
     ) = &fix.gain
     {
         let now = match after {
-            1 => format!("one request touches {} sectors", figure(gain.sectors_after)),
+            1 => format!("one request touches {}", sectors(gain.sectors_after)),
             n => format!("{n} requests touch {} sectors each", figure(gain.sectors_after)),
         };
         out.push_str(&format!(
@@ -167,8 +167,8 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
         ));
     } else if let Some(gain) = &fix.gain {
         out.push_str(&format!(
-            "    after the rewrite this access touches {} sectors per request instead of {} ({} -> {})\n",
-            figure(gain.sectors_after),
+            "    after the rewrite this access touches {} per request instead of {} ({} -> {})\n",
+            sectors(gain.sectors_after),
             figure(gain.sectors_before),
             percent(gain.efficiency_before),
             percent(gain.efficiency_after)
@@ -192,6 +192,15 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
         }
     }
     out
+}
+
+/// `1 sector`, `4 sectors`, `2.50 sectors`.
+fn sectors(value: f64) -> String {
+    if value == 1.0 {
+        "1 sector".to_string()
+    } else {
+        format!("{} sectors", figure(value))
+    }
 }
 
 fn figure(value: f64) -> String {
