@@ -1,11 +1,12 @@
 //! Dispatches a parsed command line to the analysis and the renderers.
 
 use crate::analysis;
+use crate::baseline::{self, Baseline};
 use crate::cli::{AnalyzeArgs, Cli, Command, Format, GlobalArgs, RuleArgs};
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output::{print, use_color};
-use crate::render::{human, json, rules, table};
+use crate::render::{json, rules, table};
 
 /// Runs a parsed command line.
 pub fn run(cli: &Cli) -> Result<Status, CliError> {
@@ -21,11 +22,18 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
 }
 
 fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
-    let outcome = analysis::analyze(global, &args.paths)?;
-    let text = match args.format.unwrap_or_default() {
-        Format::Human => human::check(&outcome, use_color(global.color)),
-        Format::Json => json::diagnostics(&outcome),
-    };
+    // A bad baseline stops the run before the analysis.
+    let known = args.baseline.baseline.as_deref().map(Baseline::read).transpose()?;
+    let mut outcome = analysis::analyze(global, &args.paths)?;
+    if let Some(path) = &args.baseline.write_baseline {
+        return baseline::write_reporting(&outcome, path);
+    }
+    let hidden = known.map(|known| known.hide_known(&mut outcome));
+    let format = args.format.unwrap_or_default();
+    let mut text = crate::render::findings(format, &outcome, use_color(global.color));
+    if let Some(hidden) = hidden {
+        baseline::mention_hidden(&mut text, format, hidden);
+    }
     print(&text)?;
     Ok(Status::of_run(outcome.has_errors(), outcome.has_failing_findings()))
 }
@@ -39,7 +47,8 @@ fn accesses(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError>
             }
             table::accesses(&outcome)
         }
-        Format::Json => json::accesses(&outcome),
+        // The command line refuses the formats of findings here.
+        Format::Json | Format::Sarif | Format::Github => json::accesses(&outcome),
     };
     print(&text)?;
     Ok(Status::of_run(outcome.has_errors(), false))

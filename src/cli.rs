@@ -103,7 +103,7 @@ pub struct CompareArgs {
     pub min_exact: f64,
     /// Output format [default: human].
     #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    pub format: Option<TableFormat>,
 }
 
 /// Arguments of `harness bench`.
@@ -161,6 +161,26 @@ pub struct AnalyzeArgs {
     /// Thresholds under which findings are not reported.
     #[command(flatten)]
     pub thresholds: crate::thresholds::ThresholdArgs,
+    /// Findings known before (`check` only).
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+}
+
+/// `--baseline` and `--write-baseline` of `check`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BaselineArgs {
+    /// Hide the findings whose fingerprints this baseline file lists (`check` only).
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Write the fingerprints of the current findings to FILE and exit 0 (`check` only).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+impl BaselineArgs {
+    fn given(&self) -> bool {
+        self.baseline.is_some() || self.write_baseline.is_some()
+    }
 }
 
 /// Arguments of `fix`: what to analyze, and which fixes to apply how.
@@ -229,6 +249,20 @@ pub enum Format {
     /// Text for people.
     #[default]
     Human,
+    /// Machine-readable JSON on stdout (`kernel-lint/diagnostics/v1`).
+    Json,
+    /// SARIF 2.1.0, for code scanning (`check` and `fix`).
+    Sarif,
+    /// GitHub Actions workflow commands, one annotation per finding (`check` and `fix`).
+    Github,
+}
+
+/// Output formats of reports that are not findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum TableFormat {
+    /// Text for people.
+    #[default]
+    Human,
     /// Machine-readable JSON on stdout.
     Json,
 }
@@ -276,7 +310,37 @@ impl Cli {
                 None => {}
             }
         }
+        forward_baseline(&mut cli, &mut command)?;
         Ok(cli)
+    }
+}
+
+/// Passes `--baseline` and `--write-baseline` given before `check` on to it; refuses them, and
+/// the report formats, where they mean nothing.
+fn forward_baseline(cli: &mut Cli, command: &mut clap::Command) -> Result<(), clap::Error> {
+    const CHECK_ONLY: &str = "`--baseline` and `--write-baseline` apply to `check` only";
+    let top = cli.check.baseline.clone();
+    let refusal = match &mut cli.command {
+        Some(Command::Check(args)) if top.given() && args.baseline.given() => {
+            Some("give `--baseline` or `--write-baseline` once, before or after `check`")
+        }
+        Some(Command::Check(args)) => {
+            if top.given() {
+                args.baseline = top;
+            }
+            None
+        }
+        Some(Command::Accesses(args)) if top.given() || args.baseline.given() => Some(CHECK_ONLY),
+        Some(Command::Accesses(args)) if matches!(args.format, Some(Format::Sarif | Format::Github)) => {
+            Some("`accesses` writes `--format human` or `json`; `sarif` and `github` are formats of findings (`check`, `fix`)")
+        }
+        Some(Command::Fix(args)) if top.given() || args.analyze.baseline.given() => Some(CHECK_ONLY),
+        Some(_) if top.given() => Some(CHECK_ONLY),
+        _ => None,
+    };
+    match refusal {
+        Some(message) => Err(command.error(clap::error::ErrorKind::ArgumentConflict, message)),
+        None => Ok(()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::analysis::{analyze, Outcome};
 use crate::build::Nvcc;
-use crate::cli::{BenchArgs, CompareArgs, EmitArgs, Format, GlobalArgs, HarnessCommand, ReduceArgs, ValidateArgs};
+use crate::cli::{BenchArgs, CompareArgs, EmitArgs, GlobalArgs, HarnessCommand, ReduceArgs, TableFormat, ValidateArgs};
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::fix::engine::{self, Options, Texts};
@@ -181,8 +181,8 @@ fn compare_files(args: &CompareArgs) -> Result<Status, CliError> {
     let measured = reduce::read_csv(&read(&args.measured)?).map_err(|e| CliError::malformed(&args.measured, e))?;
     let comparison = compare::compare(&manifest, &measured);
     let text = match args.format.unwrap_or_default() {
-        Format::Human => comparison.render(),
-        Format::Json => to_json(&comparison, &args.manifest)? + "\n",
+        TableFormat::Human => comparison.render(),
+        TableFormat::Json => to_json(&comparison, &args.manifest)? + "\n",
     };
     print(&text)?;
     Ok(threshold(&comparison, args.min_exact))

@@ -2,6 +2,7 @@
 
 mod analysis;
 mod app;
+mod baseline;
 mod build;
 mod cli;
 mod config;

@@ -9,11 +9,10 @@ pub mod vcs;
 pub mod write;
 
 use crate::analysis::{self, Outcome};
-use crate::cli::{FixArgs, Format, GlobalArgs};
+use crate::cli::{FixArgs, GlobalArgs};
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output::{print, use_color};
-use crate::render::{human, json};
 use engine::{Options, Plan, Texts};
 use kernel_lint_lints::Diagnostic;
 use std::path::{Path, PathBuf};
@@ -101,11 +100,8 @@ pub use kernel_lint_rewrite::edits::unified_diff;
 
 /// The findings that remain, as `check` prints them.
 fn render(global: &GlobalArgs, args: &FixArgs, outcome: &Outcome) -> Result<(), CliError> {
-    let text = match args.analyze.format.unwrap_or_default() {
-        Format::Human => human::check(outcome, use_color(global.color)),
-        Format::Json => json::diagnostics(outcome),
-    };
-    print(&text)
+    let format = args.analyze.format.unwrap_or_default();
+    print(&crate::render::findings(format, outcome, use_color(global.color)))
 }
 
 /// One line on stderr for each fix skipped or failed.

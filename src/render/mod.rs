@@ -1,6 +1,19 @@
-//! Renderers over the findings model: text for people, tables, JSON.
+//! Renderers over the findings model: text for people, tables, JSON, SARIF, GitHub annotations.
 
+pub mod github;
 pub mod human;
 pub mod json;
 pub mod rules;
+pub mod sarif;
 pub mod table;
+
+/// The findings of `check` (and those `fix` leaves) in the format asked for.
+pub fn findings(format: crate::cli::Format, outcome: &crate::analysis::Outcome, color: bool) -> String {
+    use crate::cli::Format;
+    match format {
+        Format::Human => human::check(outcome, color),
+        Format::Json => json::diagnostics(outcome),
+        Format::Sarif => sarif::log(outcome),
+        Format::Github => github::annotations(outcome),
+    }
+}
