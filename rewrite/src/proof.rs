@@ -34,13 +34,14 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
         let mut reasons = Vec::new();
         for (kind, draft) in drafts_for(ws, &report.path, kernel, access, diagnostic) {
             let key = (kernel.name.clone(), access.array.clone(), kind);
-            let proposal = proven
-                .entry(key)
-                .or_insert_with(|| {
-                    let nth = launch_index(report, kernel);
-                    draft.and_then(|d| prove(ws, &report.path, (kernel, nth), access, &d))
-                })
-                .clone();
+            // A draft declined is the finding's own reason; only proofs are shared.
+            let proposal = match draft {
+                Err(reason) => Err(reason),
+                Ok(d) => proven
+                    .entry(key)
+                    .or_insert_with(|| prove(ws, &report.path, (kernel, launch_index(report, kernel)), access, &d))
+                    .clone(),
+            };
             match proposal {
                 Ok(mut fix) => {
                     // The gain is the finding's own access, which the shared proof measured for
@@ -50,6 +51,7 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
                             if let (Some(s), Some(e)) = (p.sectors_per_request, p.efficiency) {
                                 gain.sectors_before = s;
                                 gain.efficiency_before = e;
+                                gain.dram_bytes_before = p.block_dram_bytes();
                             }
                         }
                     }
@@ -74,14 +76,18 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
     attached
 }
 
-/// The access a finding is about: the kernel of its name whose access has its span.
+/// The access a finding is about: the kernel of its name whose access has its span, or else
+/// its index's span (a lint that points at the index).
 fn finding_access<'r>(report: &'r FileReport, d: &Diagnostic) -> Option<(&'r KernelReport, &'r AccessReport)> {
-    report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
-        k.accesses
-            .iter()
-            .find(|a| a.span == d.primary.span && a.file.as_deref().unwrap_or(&report.path) == d.file)
-            .map(|a| (k, a))
-    })
+    let find = |at: fn(&AccessReport) -> kernel_lint_analyzer::Span| {
+        report.kernels.iter().filter(|k| k.name == d.kernel).find_map(|k| {
+            k.accesses
+                .iter()
+                .find(|a| at(a) == d.primary.span && a.file.as_deref().unwrap_or(&report.path) == d.file)
+                .map(|a| (k, a))
+        })
+    };
+    find(|a| a.span).or_else(|| find(|a| a.index_span))
 }
 
 /// The rewrites that answer a finding, by its lint, best first: empty when the lint has none.
@@ -97,6 +103,7 @@ fn drafts_for(
     match d.code {
         // A whole-element copy is answered by alignment (the lint's own fix), not by arrays.
         "KL002" if d.fixes.is_empty() => drafts.push(("soa", crate::soa::draft(ws, path, kernel, access))),
+        "KL003" => drafts.extend(crate::align::drafts(ws, path, kernel, access)),
         _ => {}
     }
     drafts
@@ -191,8 +198,8 @@ pub fn prove(
             sectors_after: after.0,
             efficiency_before: before.1,
             efficiency_after: after.1,
-            dram_bytes_before: None,
-            dram_bytes_after: None,
+            dram_bytes_before: dram_bytes(access),
+            dram_bytes_after: dram_bytes(rewritten),
         }),
         follow_up: draft.follow_up.clone(),
     })
@@ -212,6 +219,11 @@ fn launch_index(report: &FileReport, kernel: &KernelReport) -> usize {
 fn figures(access: &AccessReport) -> Option<(f64, f64)> {
     let p = access.prediction.as_ref()?;
     Some((p.sectors_per_request?, p.efficiency?))
+}
+
+/// What one block moves from DRAM for the access, estimated from its footprint.
+fn dram_bytes(access: &AccessReport) -> Option<u64> {
+    access.prediction.as_ref()?.block_dram_bytes()
 }
 
 fn rewritten_text(changed: &HashMap<String, String>, file: &str, access: &AccessReport) -> String {

@@ -140,8 +140,17 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
     };
     let mut out = format!("  {kind}: {}\n", fix.title);
     if let Some(gain) = &fix.gain {
+        // DRAM bytes only where both sides have a footprint (a known block).
+        let dram = match (gain.dram_bytes_before, gain.dram_bytes_after) {
+            (Some(before), Some(after)) => format!(
+                "; the block moves {} from DRAM instead of {} (estimated from its footprint)",
+                bytes(after),
+                bytes(before)
+            ),
+            _ => String::new(),
+        };
         out.push_str(&format!(
-            "    after the rewrite this access touches {} sectors per request instead of {} ({} -> {})\n",
+            "    after the rewrite this access touches {} sectors per request instead of {} ({} -> {}){dram}\n",
             figure(gain.sectors_after),
             figure(gain.sectors_before),
             percent(gain.efficiency_before),
@@ -173,6 +182,15 @@ fn figure(value: f64) -> String {
         format!("{value:.0}")
     } else {
         format!("{value:.2}")
+    }
+}
+
+/// A byte count, exactly: in KiB when it is a whole number of them (`6 KiB`), else in bytes.
+fn bytes(count: u64) -> String {
+    if count >= 1024 && count % 1024 == 0 {
+        format!("{} KiB", count / 1024)
+    } else {
+        format!("{count} bytes")
     }
 }
 

@@ -1,0 +1,568 @@
+//! Misaligned runs (KL003): when the block's warps share the sectors they straddle the offset
+//! is cheap to accept; rows whose length in bytes is not a multiple of 32 can be padded (a
+//! change of the host's layout, so only shown); an offset the kernel computes with cannot be
+//! aligned by rewriting the kernel, and the finding says so instead of offering code.
+
+use crate::draft::{Declined, Draft};
+use crate::edits::Splice;
+use crate::syntax;
+use crate::workspace::Workspace;
+use kernel_lint_analyzer::{AccessClass, AccessReport, KernelReport, Prediction, SourceFile};
+use kernel_lint_lints::Applicability;
+use std::collections::HashMap;
+use std::ops::Range;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{BinOp, Expr};
+
+/// Bytes per sector, the unit rows and offsets must be a multiple of.
+const SECTOR_BYTES: u64 = 32;
+
+/// The most extra DRAM traffic, as a fraction of what the block's bytes need, at which a
+/// misaligned run is called cheap to accept: one sector in eight.
+pub const CHEAP_OVERHEAD: f64 = 0.125;
+
+/// The answers to a misaligned access, best first: the padded rows (a draft, proven by
+/// re-analysis), or a note on why no code is offered.
+pub fn drafts(
+    ws: &Workspace<'_>,
+    path: &str,
+    kernel: &KernelReport,
+    access: &AccessReport,
+) -> Vec<(&'static str, Result<Draft, Declined>)> {
+    let Some(p) = access
+        .prediction
+        .as_ref()
+        .filter(|p| p.class == AccessClass::Misaligned)
+    else {
+        return Vec::new();
+    };
+    if let Some(note) = cheap_to_accept(p) {
+        return vec![("align", Err(Declined::new(note)))];
+    }
+    match Shape::read(ws, path, kernel, access) {
+        Ok(shape) => shape.answers(ws, path, kernel, access, p),
+        Err(reason) => vec![("align", Err(reason))],
+    }
+}
+
+/// The judgement that a misaligned run costs little DRAM traffic: the block's warps share the
+/// sectors each one straddles (the block's overhead is at most half of each request's), so
+/// the block moves at most [`CHEAP_OVERHEAD`] more than its bytes need.
+pub fn cheap_to_accept(p: &Prediction) -> Option<String> {
+    let (moved, ideal) = (p.block_dram_bytes()?, p.block_ideal_dram_bytes()?);
+    let (sectors, ideal_sectors) = (p.sectors_per_request?, p.ideal_sectors_per_request?);
+    if ideal == 0 || ideal_sectors <= 0.0 {
+        return None;
+    }
+    let block_overhead = moved.saturating_sub(ideal) as f64 / ideal as f64;
+    let request_overhead = (sectors - ideal_sectors) / ideal_sectors;
+    if block_overhead > CHEAP_OVERHEAD + 1e-9 || block_overhead > request_overhead / 2.0 + 1e-9 {
+        return None;
+    }
+    let extra = (block_overhead * 1000.0).round() / 10.0;
+    Some(format!(
+        "the block's warps share the straddled sectors: it moves {moved} bytes where {ideal} would do (+{}%); accepting the offset is cheap",
+        one_decimal(extra)
+    ))
+}
+
+fn one_decimal(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// One factor of a term of the index: an integer literal (with where it is written, and
+/// whether inside the index itself), or anything else by its text.
+#[derive(Debug, Clone)]
+enum Factor {
+    Literal {
+        value: i64,
+        at: Range<usize>,
+        in_index: bool,
+    },
+    Other(String),
+}
+
+/// One term of the index as a sum: a sign and its factors.
+#[derive(Debug, Clone)]
+struct Term {
+    negative: bool,
+    factors: Vec<Factor>,
+}
+
+impl Term {
+    fn literals(&self) -> impl Iterator<Item = (i64, &Range<usize>, bool)> {
+        self.factors.iter().filter_map(|f| match f {
+            Factor::Literal { value, at, in_index } => Some((*value, at, *in_index)),
+            Factor::Other(_) => None,
+        })
+    }
+
+    fn others(&self) -> Vec<&str> {
+        self.factors
+            .iter()
+            .filter_map(|f| match f {
+                Factor::Other(text) => Some(text.as_str()),
+                Factor::Literal { .. } => None,
+            })
+            .collect()
+    }
+}
+
+/// The index of a misaligned access, read as a sum of terms (local `let` bindings followed).
+struct Shape {
+    terms: Vec<Term>,
+    file: SourceFile,
+}
+
+/// Terms an expansion may grow to before it stops: beyond it the index is not a simple sum.
+const MAX_TERMS: usize = 32;
+
+impl Shape {
+    fn read(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessReport) -> Result<Shape, Declined> {
+        if let Some(call) = access.via.first() {
+            return Err(Declined::new(format!(
+                "the access is made in `{}`, a function the kernel calls: the rewrite changes accesses written in the kernel only",
+                call.callee
+            )));
+        }
+        let text = ws
+            .text(path)
+            .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
+        let file = SourceFile::new(path, text);
+        let tree = syn::parse_file(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+        let function = syntax::kernel_fn(&tree, &kernel.name)
+            .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
+        let index = find_expr(&file, &function.block, access.index_span.start, access.index_span.end)
+            .ok_or_else(|| Declined::new(format!("the index `{}` was not found in the kernel", access.index)))?;
+        let lets = single_lets(&function.block);
+        let mut expansion = Expansion {
+            file: &file,
+            lets: &lets,
+            depth: 0,
+        };
+        let terms = expansion.terms(index, true).ok_or_else(|| {
+            Declined::new(format!(
+                "the index `{}` is not a sum the rewrite can read",
+                access.index
+            ))
+        })?;
+        Ok(Shape {
+            terms,
+            file: file.clone(),
+        })
+    }
+
+    /// The pitch draft where the rows' length is the cause, then the note on an offset.
+    fn answers(
+        &self,
+        ws: &Workspace<'_>,
+        path: &str,
+        kernel: &KernelReport,
+        access: &AccessReport,
+        p: &Prediction,
+    ) -> Vec<(&'static str, Result<Draft, Declined>)> {
+        let elem = access.elem_bytes.max(1);
+        let mut out = Vec::new();
+        if let Some(row) = self.row_length(elem) {
+            out.push(("pad-rows", self.pad_rows(ws, path, kernel, access, row)));
+        }
+        if let Some(reason) = self.offset_note(access, p, elem) {
+            out.push(("align", Err(Declined::new(reason))));
+        }
+        if out.is_empty() {
+            out.push((
+                "align",
+                Err(Declined::new(format!(
+                    "the rewrite recognizes rows of a constant length and offsets added to the index, not what misaligns `{}`",
+                    access.index
+                ))),
+            ));
+        }
+        out
+    }
+
+    /// A term `row * P` with a literal row length `P` whose bytes are not a multiple of 32,
+    /// beside a term of no literal (the column).
+    fn row_length(&self, elem: u64) -> Option<(i64, Range<usize>, bool)> {
+        let column = self
+            .terms
+            .iter()
+            .any(|t| !t.negative && t.literals().next().is_none() && !t.others().is_empty());
+        if !column {
+            return None;
+        }
+        self.terms.iter().find_map(|t| {
+            let literals: Vec<_> = t.literals().collect();
+            match literals.as_slice() {
+                [(value, at, in_index)] if *value >= 2 && !t.others().is_empty() && !t.negative => {
+                    let bytes = (*value as u64).checked_mul(elem)?;
+                    (bytes % SECTOR_BYTES != 0).then(|| (*value, (*at).clone(), *in_index))
+                }
+                _ => None,
+            }
+        })
+    }
+
+    /// Why an offset added to the index is not rewritten: a constant term, or the alignment
+    /// condition the analysis found.
+    fn offset_note(&self, access: &AccessReport, p: &Prediction, elem: u64) -> Option<String> {
+        let constant: i64 = self
+            .terms
+            .iter()
+            .filter(|t| t.others().is_empty())
+            .map(|t| {
+                let v = t.literals().map(|l| l.0).product::<i64>();
+                if t.negative {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .sum();
+        let array = &access.array;
+        if constant != 0 && (constant.unsigned_abs() * elem) % SECTOR_BYTES != 0 {
+            return Some(format!(
+                "the offset {constant} is part of what the kernel computes: no rewrite of the kernel aligns the run without reading other elements (the host can, by placing `{array}` so that `{array}[{constant}]` starts a 32-byte sector)"
+            ));
+        }
+        let condition = p
+            .cases
+            .iter()
+            .map(|c| c.condition.as_str())
+            .find(|c| c.contains(" % "))?;
+        let names: Vec<&str> = condition.split(" && ").filter_map(|c| c.split(" % ").next()).collect();
+        Some(format!(
+            "the offset {} is part of what the kernel computes: no rewrite of the kernel aligns the run without reading other elements (the host can keep {condition}, or place `{array}` so that the element at the offset starts a 32-byte sector)",
+            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ")
+        ))
+    }
+
+    /// Every index of the array with the row length `row` padded to a multiple of 32 bytes:
+    /// the host must lay its rows out the same way, so it is shown, not applied.
+    fn pad_rows(
+        &self,
+        ws: &Workspace<'_>,
+        path: &str,
+        kernel: &KernelReport,
+        access: &AccessReport,
+        (row, at, in_index): (i64, Range<usize>, bool),
+    ) -> Result<Draft, Declined> {
+        let array = &access.array;
+        let literal = self.file.text.get(at.clone()).unwrap_or("").to_string();
+        if !in_index {
+            return Err(Declined::new(format!(
+                "the row length {literal} is written outside the index `{}` (in a `let`): the rewrite pads row lengths written in the index",
+                access.index
+            )));
+        }
+        let elem = access.elem_bytes.max(1);
+        let step = (SECTOR_BYTES / gcd(elem, SECTOR_BYTES)) as i64;
+        let padded = (row + step - 1) / step * step;
+        let suffix = literal.trim_start_matches(|c: char| c.is_ascii_digit() || c == '_');
+        let new_literal = format!("{padded}{suffix}");
+        let text = ws
+            .text(path)
+            .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
+        let tree = syn::parse_file(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+        let function = syntax::kernel_fn(&tree, &kernel.name)
+            .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
+        let same: Vec<&AccessReport> = kernel.accesses.iter().filter(|a| &a.array == array).collect();
+        if let Some(helper) = same.iter().find(|a| a.file.is_some() || !a.via.is_empty()) {
+            return Err(Declined::new(format!(
+                "`{array}` is also accessed in `{}`, a function the kernel calls: its rows would be padded there too",
+                helper.via.first().map_or(array.as_str(), |c| c.callee.as_str())
+            )));
+        }
+        let products = row_products(&self.file, &function.block, row);
+        let mut splices = Vec::new();
+        let mut target = None;
+        for a in &same {
+            let inside: Vec<&Range<usize>> = products
+                .iter()
+                .filter(|r| a.index_span.start <= r.start && r.end <= a.index_span.end)
+                .collect();
+            if inside.is_empty() {
+                return Err(Declined::new(format!(
+                    "`{array}` is also indexed as `{}`, which does not walk rows of {row} elements: padded rows would move its elements",
+                    self.file.snippet(a.span)
+                )));
+            }
+            let mut new = String::new();
+            let mut from = a.span.start;
+            for r in inside {
+                new.push_str(&self.file.text[from..r.start]);
+                new.push_str(&new_literal);
+                from = r.end;
+            }
+            new.push_str(&self.file.text[from..a.span.end]);
+            if a.span == access.span {
+                target = Some(splices.len());
+            }
+            splices.push(Splice {
+                range: a.span.start..a.span.end,
+                text: new,
+            });
+        }
+        let spans: Vec<Range<usize>> = same.iter().map(|a| a.span.start..a.span.end).collect();
+        if let Some(other) = mentions(&self.file, &function.block, array)
+            .into_iter()
+            .find(|m| !spans.iter().any(|s| s.start <= m.start && m.end <= s.end))
+        {
+            return Err(Declined::new(format!(
+                "`{array}` is also used in `{}`, which the rewrite does not follow: padded rows change what it sees",
+                line_of(&self.file, other.start)
+            )));
+        }
+        let target = target.ok_or_else(|| Declined::new("the access is not among the ones the rewrite changes"))?;
+        let (row_bytes, padded_bytes) = (row as u64 * elem, padded as u64 * elem);
+        Ok(Draft {
+            title: format!(
+                "pad the rows of `{array}` to {padded} elements ({padded_bytes} bytes, a multiple of 32) instead of {row} ({row_bytes} bytes)"
+            ),
+            applicability: Applicability::DisplayOnly,
+            splices: splices.into_iter().map(|s| (path.to_string(), s)).collect(),
+            target,
+            follow_up: vec![format!(
+                "the host must allocate `{array}` with a pitch of {padded} elements per row, leave the last {} of each row unused, and copy the rows in at that pitch",
+                padded - row
+            )],
+        })
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Following an index through local bindings into a sum of products.
+struct Expansion<'a> {
+    file: &'a SourceFile,
+    lets: &'a HashMap<String, &'a Expr>,
+    depth: usize,
+}
+
+impl Expansion<'_> {
+    fn terms(&mut self, expr: &Expr, in_index: bool) -> Option<Vec<Term>> {
+        let terms = match expr {
+            Expr::Paren(p) => self.terms(&p.expr, in_index)?,
+            Expr::Group(g) => self.terms(&g.expr, in_index)?,
+            Expr::Cast(c) => self.terms(&c.expr, in_index)?,
+            Expr::Binary(b) => match b.op {
+                BinOp::Add(_) => {
+                    let mut left = self.terms(&b.left, in_index)?;
+                    left.extend(self.terms(&b.right, in_index)?);
+                    left
+                }
+                BinOp::Sub(_) => {
+                    let mut left = self.terms(&b.left, in_index)?;
+                    left.extend(self.terms(&b.right, in_index)?.into_iter().map(|mut t| {
+                        t.negative = !t.negative;
+                        t
+                    }));
+                    left
+                }
+                BinOp::Mul(_) => {
+                    let (left, right) = (self.terms(&b.left, in_index)?, self.terms(&b.right, in_index)?);
+                    let mut out = Vec::new();
+                    for l in &left {
+                        for r in &right {
+                            let mut factors = l.factors.clone();
+                            factors.extend(r.factors.iter().cloned());
+                            out.push(Term {
+                                negative: l.negative != r.negative,
+                                factors,
+                            });
+                        }
+                    }
+                    out
+                }
+                _ => vec![self.other(expr)],
+            },
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) => {
+                let value = int.base10_parse::<i64>().ok()?;
+                let span = self.file.span_of_node(int);
+                vec![Term {
+                    negative: false,
+                    factors: vec![Factor::Literal {
+                        value,
+                        at: span.start..span.end,
+                        in_index,
+                    }],
+                }]
+            }
+            Expr::Path(p) if p.path.get_ident().is_some() => {
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match self.lets.get(&name) {
+                    Some(bound) if self.depth < 8 => {
+                        self.depth += 1;
+                        let terms = self.terms(bound, false);
+                        self.depth -= 1;
+                        terms?
+                    }
+                    _ => vec![self.other(expr)],
+                }
+            }
+            _ => vec![self.other(expr)],
+        };
+        (terms.len() <= MAX_TERMS).then_some(terms)
+    }
+
+    fn other(&self, expr: &Expr) -> Term {
+        Term {
+            negative: false,
+            factors: vec![Factor::Other(
+                self.file.snippet(self.file.span_of_node(expr)).to_string(),
+            )],
+        }
+    }
+}
+
+/// Names bound once in the body by `let name = expr;` (not `mut`): what an index built from
+/// them stands for.
+fn single_lets(body: &syn::Block) -> HashMap<String, &Expr> {
+    struct Lets<'a> {
+        /// How often each name is bound, and the value of its first binding.
+        bound: HashMap<String, (usize, Option<&'a Expr>)>,
+    }
+    impl<'a> Visit<'a> for Lets<'a> {
+        fn visit_local(&mut self, local: &'a syn::Local) {
+            let pat = match &local.pat {
+                syn::Pat::Type(t) => &*t.pat,
+                other => other,
+            };
+            if let syn::Pat::Ident(ident) = pat {
+                let value = match (&local.init, ident.mutability) {
+                    (Some(init), None) if init.diverge.is_none() => Some(&*init.expr),
+                    _ => None,
+                };
+                let entry = self.bound.entry(ident.ident.to_string()).or_insert((0, value));
+                entry.0 += 1;
+            }
+            syn::visit::visit_local(self, local);
+        }
+    }
+    let mut lets = Lets { bound: HashMap::new() };
+    lets.visit_block(body);
+    // A name bound twice (shadowed) is not followed.
+    lets.bound
+        .into_iter()
+        .filter_map(|(name, (count, value))| Some((name, value.filter(|_| count == 1)?)))
+        .collect()
+}
+
+/// The expression of the body whose tokens span exactly `start..end`.
+fn find_expr<'a>(file: &SourceFile, body: &'a syn::Block, start: usize, end: usize) -> Option<&'a Expr> {
+    struct Find<'a, 'f> {
+        file: &'f SourceFile,
+        range: (usize, usize),
+        found: Option<&'a Expr>,
+    }
+    impl<'a> Visit<'a> for Find<'a, '_> {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if self.found.is_some() {
+                return;
+            }
+            let span = self.file.span_of_node(e);
+            if (span.start, span.end) == self.range {
+                // The outermost node of that extent: a cast or parentheses keep their inner sum.
+                self.found = Some(e);
+                return;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut find = Find {
+        file,
+        range: (start, end),
+        found: None,
+    };
+    find.visit_block(body);
+    find.found
+}
+
+/// The byte ranges of the integer literals equal to `row` that multiply something that is not
+/// a literal, anywhere in the body.
+fn row_products(file: &SourceFile, body: &syn::Block, row: i64) -> Vec<Range<usize>> {
+    struct Walk<'f> {
+        file: &'f SourceFile,
+        row: i64,
+        found: Vec<Range<usize>>,
+    }
+    impl Walk<'_> {
+        fn literal(&self, e: &Expr) -> Option<Range<usize>> {
+            match e {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(int),
+                    ..
+                }) if int.base10_parse::<i64>().ok() == Some(self.row) => {
+                    let s = self.file.span_of_node(int);
+                    Some(s.start..s.end)
+                }
+                Expr::Paren(p) => self.literal(&p.expr),
+                Expr::Cast(c) => self.literal(&c.expr),
+                _ => None,
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Walk<'_> {
+        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+            if let BinOp::Mul(_) = b.op {
+                match (self.literal(&b.left), self.literal(&b.right)) {
+                    (Some(at), None) | (None, Some(at)) => self.found.push(at),
+                    _ => {}
+                }
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+    }
+    let mut walk = Walk {
+        file,
+        row,
+        found: Vec::new(),
+    };
+    walk.visit_block(body);
+    walk.found.sort_by_key(|r| r.start);
+    walk.found
+}
+
+/// Where the body names `array` as a value.
+fn mentions(file: &SourceFile, body: &syn::Block, array: &str) -> Vec<Range<usize>> {
+    struct Walk<'f, 'n> {
+        file: &'f SourceFile,
+        array: &'n str,
+        found: Vec<Range<usize>>,
+    }
+    impl<'a> Visit<'a> for Walk<'_, '_> {
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.is_ident(self.array) {
+                let s = self.file.span_of(p.span());
+                self.found.push(s.start..s.end);
+            }
+        }
+    }
+    let mut walk = Walk {
+        file,
+        array,
+        found: Vec::new(),
+    };
+    walk.visit_block(body);
+    walk.found
+}
+
+/// The trimmed source line holding a byte offset.
+fn line_of(file: &SourceFile, offset: usize) -> String {
+    let (line, _) = file.line_column(offset);
+    file.line_text(line).unwrap_or("").trim().to_string()
+}
