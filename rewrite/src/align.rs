@@ -84,7 +84,10 @@ enum Factor {
         at: Range<usize>,
         in_index: bool,
     },
-    Other(String),
+    Other {
+        text: String,
+        in_index: bool,
+    },
 }
 
 /// One term of the index as a sum: a sign and its factors.
@@ -98,7 +101,7 @@ impl Term {
     fn literals(&self) -> impl Iterator<Item = (i64, &Range<usize>, bool)> {
         self.factors.iter().filter_map(|f| match f {
             Factor::Literal { value, at, in_index } => Some((*value, at, *in_index)),
-            Factor::Other(_) => None,
+            Factor::Other { .. } => None,
         })
     }
 
@@ -106,7 +109,7 @@ impl Term {
         self.factors
             .iter()
             .filter_map(|f| match f {
-                Factor::Other(text) => Some(text.as_str()),
+                Factor::Other { text, .. } => Some(text.as_str()),
                 Factor::Literal { .. } => None,
             })
             .collect()
@@ -168,7 +171,7 @@ impl Shape {
     ) -> Vec<(&'static str, Result<Draft, Declined>)> {
         let elem = access.elem_bytes.max(1);
         let mut out = Vec::new();
-        if let Some(row) = self.row_length(elem) {
+        if let Some(row) = self.row_length(elem, kernel) {
             out.push(("pad-rows", self.pad_rows(ws, path, kernel, access, row)));
         }
         if let Some(reason) = self.offset_note(access, p, elem) {
@@ -186,23 +189,44 @@ impl Shape {
         out
     }
 
-    /// A term `row * P` with a literal row length `P` whose bytes are not a multiple of 32,
-    /// beside a term of no literal (the column).
-    fn row_length(&self, elem: u64) -> Option<(i64, Range<usize>, bool)> {
-        let column = self
-            .terms
-            .iter()
-            .any(|t| !t.negative && t.literals().next().is_none() && !t.others().is_empty());
-        if !column {
-            return None;
-        }
-        self.terms.iter().find_map(|t| {
+    /// A term `row * P` whose row length `P` in bytes is not a multiple of 32, beside a term of
+    /// no literal (the column): `P` a literal, or a parameter whose value the launch gives.
+    fn row_length(&self, elem: u64, kernel: &KernelReport) -> Option<Row> {
+        let unaligned = |value: i64| {
+            value >= 2
+                && (value as u64)
+                    .checked_mul(elem)
+                    .is_some_and(|bytes| bytes % SECTOR_BYTES != 0)
+        };
+        let column = |row: &Term| {
+            self.terms.iter().any(|t| {
+                !std::ptr::eq(t, row) && !t.negative && t.literals().next().is_none() && !t.others().is_empty()
+            })
+        };
+        self.terms.iter().filter(|t| !t.negative && column(t)).find_map(|t| {
             let literals: Vec<_> = t.literals().collect();
             match literals.as_slice() {
-                [(value, at, in_index)] if *value >= 2 && !t.others().is_empty() && !t.negative => {
-                    let bytes = (*value as u64).checked_mul(elem)?;
-                    (bytes % SECTOR_BYTES != 0).then(|| (*value, (*at).clone(), *in_index))
-                }
+                [(value, at, in_index)] if !t.others().is_empty() && unaligned(*value) => Some(Row {
+                    pitch: Pitch::Literal {
+                        value: *value,
+                        at: (*at).clone(),
+                    },
+                    in_index: *in_index,
+                }),
+                [] if t.factors.len() == 2 => t.factors.iter().find_map(|f| {
+                    let Factor::Other { text, in_index } = f else {
+                        return None;
+                    };
+                    let value = *kernel.launch.params.get(text)?;
+                    let declared = kernel.params.iter().any(|p| &p.name == text);
+                    (declared && unaligned(value)).then(|| Row {
+                        pitch: Pitch::Param {
+                            name: text.clone(),
+                            value,
+                        },
+                        in_index: *in_index,
+                    })
+                }),
                 _ => None,
             }
         })
@@ -242,29 +266,31 @@ impl Shape {
         ))
     }
 
-    /// Every index of the array with the row length `row` padded to a multiple of 32 bytes:
-    /// the host must lay its rows out the same way, so it is shown, not applied.
+    /// Every index of the array with the row length padded to a multiple of 32 bytes: a
+    /// literal becomes the padded literal, a parameter gives way to a pitch parameter of the
+    /// array's own. The host must lay its rows out the same way, so it is shown, not applied.
     fn pad_rows(
         &self,
         ws: &Workspace<'_>,
         path: &str,
         kernel: &KernelReport,
         access: &AccessReport,
-        (row, at, in_index): (i64, Range<usize>, bool),
+        row: Row,
     ) -> Result<Draft, Declined> {
         let array = &access.array;
-        let literal = self.file.text.get(at.clone()).unwrap_or("").to_string();
-        if !in_index {
+        let (written, value) = match &row.pitch {
+            Pitch::Literal { value, at } => (self.file.text.get(at.clone()).unwrap_or("").to_string(), *value),
+            Pitch::Param { name, value } => (format!("`{name}`"), *value),
+        };
+        if !row.in_index {
             return Err(Declined::new(format!(
-                "the row length {literal} is written outside the index `{}` (in a `let`): the rewrite pads row lengths written in the index",
+                "the row length {written} is written outside the index `{}` (in a `let`): the rewrite pads row lengths written in the index",
                 access.index
             )));
         }
         let elem = access.elem_bytes.max(1);
         let step = (SECTOR_BYTES / gcd(elem, SECTOR_BYTES)) as i64;
-        let padded = (row + step - 1) / step * step;
-        let suffix = literal.trim_start_matches(|c: char| c.is_ascii_digit() || c == '_');
-        let new_literal = format!("{padded}{suffix}");
+        let padded = (value + step - 1) / step * step;
         let text = ws
             .text(path)
             .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
@@ -278,8 +304,37 @@ impl Shape {
                 helper.via.first().map_or(array.as_str(), |c| c.callee.as_str())
             )));
         }
-        let products = row_products(&self.file, &function.block, row);
         let mut splices = Vec::new();
+        let (operand, replacement) = match &row.pitch {
+            Pitch::Literal { .. } => {
+                let suffix = written.trim_start_matches(|c: char| c.is_ascii_digit() || c == '_');
+                (Operand::Literal(value), format!("{padded}{suffix}"))
+            }
+            Pitch::Param { name, .. } => {
+                let pitch = free_name(&tree, &format!("{array}_pitch"));
+                let arg = function
+                    .sig
+                    .inputs
+                    .iter()
+                    .find_map(|input| match input {
+                        syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == name) => Some(t),
+                        _ => None,
+                    })
+                    .ok_or_else(|| Declined::new(format!("`{name}` is not a parameter of the kernel")))?;
+                let at = self.file.span_of_node(arg);
+                let ty = self.file.snippet(self.file.span_of_node(&*arg.ty)).to_string();
+                splices.push(Splice {
+                    range: at.end..at.end,
+                    text: format!(", {pitch}: {ty}"),
+                });
+                (Operand::Name(name.clone()), pitch)
+            }
+        };
+        let products = row_products(&self.file, &function.block, &operand);
+        let rows_of = match &row.pitch {
+            Pitch::Literal { .. } => format!("rows of {value} elements"),
+            Pitch::Param { name, .. } => format!("rows of `{name}` elements"),
+        };
         let mut target = None;
         for a in &same {
             let inside: Vec<&Range<usize>> = products
@@ -288,7 +343,7 @@ impl Shape {
                 .collect();
             if inside.is_empty() {
                 return Err(Declined::new(format!(
-                    "`{array}` is also indexed as `{}`, which does not walk rows of {row} elements: padded rows would move its elements",
+                    "`{array}` is also indexed as `{}`, which does not walk {rows_of}: padded rows would move its elements",
                     self.file.snippet(a.span)
                 )));
             }
@@ -296,7 +351,7 @@ impl Shape {
             let mut from = a.span.start;
             for r in inside {
                 new.push_str(&self.file.text[from..r.start]);
-                new.push_str(&new_literal);
+                new.push_str(&replacement);
                 from = r.end;
             }
             new.push_str(&self.file.text[from..a.span.end]);
@@ -319,20 +374,65 @@ impl Shape {
             )));
         }
         let target = target.ok_or_else(|| Declined::new("the access is not among the ones the rewrite changes"))?;
-        let (row_bytes, padded_bytes) = (row as u64 * elem, padded as u64 * elem);
-        Ok(Draft {
-            title: format!(
-                "pad the rows of `{array}` to {padded} elements ({padded_bytes} bytes, a multiple of 32) instead of {row} ({row_bytes} bytes)"
+        let (row_bytes, padded_bytes) = (value as u64 * elem, padded as u64 * elem);
+        let (title, follow_up) = match &row.pitch {
+            Pitch::Literal { .. } => (
+                format!(
+                    "pad the rows of `{array}` to {padded} elements ({padded_bytes} bytes, a multiple of 32) instead of {value} ({row_bytes} bytes)"
+                ),
+                format!(
+                    "the host must allocate `{array}` with a pitch of {padded} elements per row, leave the last {} of each row unused, and copy the rows in at that pitch",
+                    padded - value
+                ),
             ),
+            Pitch::Param { name, .. } => (
+                format!(
+                    "index the rows of `{array}` by a pitch of their own, `{replacement}`, padded to a multiple of {step} elements (32 bytes)"
+                ),
+                format!(
+                    "the host must allocate `{array}` with a pitch that is a multiple of {step} elements ({padded} for `{name}` = {value}: {padded_bytes} bytes a row instead of {row_bytes}), copy the rows in at that pitch, and pass it as `{replacement}`"
+                ),
+            ),
+        };
+        Ok(Draft {
+            title,
             applicability: Applicability::DisplayOnly,
             splices: splices.into_iter().map(|s| (path.to_string(), s)).collect(),
             target,
-            follow_up: vec![format!(
-                "the host must allocate `{array}` with a pitch of {padded} elements per row, leave the last {} of each row unused, and copy the rows in at that pitch",
-                padded - row
-            )],
+            follow_up: vec![follow_up],
         })
     }
+}
+
+/// The row length of a row-major index: where it is written decides how it is padded.
+struct Row {
+    pitch: Pitch,
+    /// Whether it is written in the index itself, not in a `let` the index names.
+    in_index: bool,
+}
+
+enum Pitch {
+    /// A literal, at its bytes in the file.
+    Literal { value: i64, at: Range<usize> },
+    /// A kernel parameter, with the value the launch gives it.
+    Param { name: String, value: i64 },
+}
+
+/// The operand of a product that is the row length.
+enum Operand {
+    Literal(i64),
+    Name(String),
+}
+
+/// A name not declared in the file: `base`, else `base2`, `base3`...
+fn free_name(file: &syn::File, base: &str) -> String {
+    if !syntax::declares(file, base) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|n| format!("{base}{n}"))
+        .find(|name| !syntax::declares(file, name))
+        .expect("some suffix is free")
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -385,7 +485,7 @@ impl Expansion<'_> {
                     }
                     out
                 }
-                _ => vec![self.other(expr)],
+                _ => vec![self.other(expr, in_index)],
             },
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(int),
@@ -411,20 +511,21 @@ impl Expansion<'_> {
                         self.depth -= 1;
                         terms?
                     }
-                    _ => vec![self.other(expr)],
+                    _ => vec![self.other(expr, in_index)],
                 }
             }
-            _ => vec![self.other(expr)],
+            _ => vec![self.other(expr, in_index)],
         };
         (terms.len() <= MAX_TERMS).then_some(terms)
     }
 
-    fn other(&self, expr: &Expr) -> Term {
+    fn other(&self, expr: &Expr, in_index: bool) -> Term {
         Term {
             negative: false,
-            factors: vec![Factor::Other(
-                self.file.snippet(self.file.span_of_node(expr)).to_string(),
-            )],
+            factors: vec![Factor::Other {
+                text: self.file.snippet(self.file.span_of_node(expr)).to_string(),
+                in_index,
+            }],
         }
     }
 }
@@ -492,34 +593,39 @@ fn find_expr<'a>(file: &SourceFile, body: &'a syn::Block, start: usize, end: usi
     find.found
 }
 
-/// The byte ranges of the integer literals equal to `row` that multiply something that is not
-/// a literal, anywhere in the body.
-fn row_products(file: &SourceFile, body: &syn::Block, row: i64) -> Vec<Range<usize>> {
-    struct Walk<'f> {
+/// The byte ranges of the row length (`operand`) where it multiplies something else,
+/// anywhere in the body.
+fn row_products(file: &SourceFile, body: &syn::Block, operand: &Operand) -> Vec<Range<usize>> {
+    struct Walk<'f, 'o> {
         file: &'f SourceFile,
-        row: i64,
+        operand: &'o Operand,
         found: Vec<Range<usize>>,
     }
-    impl Walk<'_> {
-        fn literal(&self, e: &Expr) -> Option<Range<usize>> {
-            match e {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(int),
-                    ..
-                }) if int.base10_parse::<i64>().ok() == Some(self.row) => {
-                    let s = self.file.span_of_node(int);
-                    Some(s.start..s.end)
-                }
-                Expr::Paren(p) => self.literal(&p.expr),
-                Expr::Cast(c) => self.literal(&c.expr),
-                _ => None,
-            }
+    impl Walk<'_, '_> {
+        fn matches(&self, e: &Expr) -> Option<Range<usize>> {
+            let hit = match (e, self.operand) {
+                (
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(int),
+                        ..
+                    }),
+                    Operand::Literal(row),
+                ) => int.base10_parse::<i64>().ok() == Some(*row),
+                (Expr::Path(p), Operand::Name(name)) => p.path.is_ident(name),
+                (Expr::Paren(p), _) => return self.matches(&p.expr),
+                (Expr::Cast(c), _) => return self.matches(&c.expr),
+                _ => false,
+            };
+            hit.then(|| {
+                let s = self.file.span_of_node(e);
+                s.start..s.end
+            })
         }
     }
-    impl<'a> Visit<'a> for Walk<'_> {
+    impl<'a> Visit<'a> for Walk<'_, '_> {
         fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
             if let BinOp::Mul(_) = b.op {
-                match (self.literal(&b.left), self.literal(&b.right)) {
+                match (self.matches(&b.left), self.matches(&b.right)) {
                     (Some(at), None) | (None, Some(at)) => self.found.push(at),
                     _ => {}
                 }
@@ -529,7 +635,7 @@ fn row_products(file: &SourceFile, body: &syn::Block, row: i64) -> Vec<Range<usi
     }
     let mut walk = Walk {
         file,
-        row,
+        operand,
         found: Vec::new(),
     };
     walk.visit_block(body);

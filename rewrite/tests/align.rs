@@ -3,13 +3,16 @@
 //! code is offered for an offset the kernel computes with.
 
 use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, ModuleSource, SourceFile};
+use kernel_lint_analyzer::{analyze_source, LaunchPlan, LaunchSpec, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file, Applicability, Diagnostic, LintLevels};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 
 fn checked(source: &str) -> Vec<Diagnostic> {
+    checked_under(source, LaunchPlan::default())
+}
+
+fn checked_under(source: &str, plan: LaunchPlan) -> Vec<Diagnostic> {
     let file = SourceFile::new("kernels.rs", source);
-    let plan = LaunchPlan::default();
     let report = analyze_source(&file, &plan).expect("analyzed");
     assert!(!report.kernels.is_empty(), "no kernel found");
     let mut diagnostics = check_file(&report, &LintLevels::default());
@@ -163,5 +166,47 @@ fn a_row_length_computed_outside_the_index_is_not_padded() {
     assert_eq!(
         declined(&found[0]),
         vec!["the row length 100 is written outside the index `at` (in a `let`): the rewrite pads row lengths written in the index"]
+    );
+}
+
+#[test]
+fn rows_as_long_as_a_parameter_get_a_pitch_of_their_own() {
+    // `w` also bounds the columns, so the padded pitch is a parameter of its own.
+    let source = "#[kernel]
+pub unsafe fn scale(img: &[f32], out: *mut f32, w: usize) {
+    let x = (thread::block_idx_x() * 32 + thread::thread_idx_x()) as usize;
+    let y = (thread::block_idx_y() * 8 + thread::thread_idx_y()) as usize;
+    if x < w {
+        *out.add(y * 128 + x) = img[y * w + x];
+    }
+}
+";
+    let plan = LaunchPlan {
+        specs: vec![LaunchSpec {
+            kernel: "scale".into(),
+            block: Some([32, 8, 1]),
+            params: [("w".to_string(), 100)].into_iter().collect(),
+            ..Default::default()
+        }],
+    };
+    let found = checked_under(source, plan);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let fix = &found[0].fixes[0];
+    assert_eq!(
+        fix.title,
+        "index the rows of `img` by a pitch of their own, `img_pitch`, padded to a multiple of 8 elements (32 bytes)"
+    );
+    assert_eq!(fix.applicability, Applicability::DisplayOnly);
+    let edits: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
+    assert_eq!(edits, vec![", img_pitch: usize", "img[y * img_pitch + x]"]);
+    let gain = fix.gain.as_ref().expect("re-analyzed");
+    assert_eq!((gain.sectors_before, gain.sectors_after), (4.5, 4.0));
+    assert_eq!(
+        (gain.dram_bytes_before, gain.dram_bytes_after),
+        (Some(1152), Some(1024))
+    );
+    assert_eq!(
+        fix.follow_up,
+        vec!["the host must allocate `img` with a pitch that is a multiple of 8 elements (104 for `w` = 100: 416 bytes a row instead of 400), copy the rows in at that pitch, and pass it as `img_pitch`"]
     );
 }
