@@ -7,7 +7,7 @@ use crate::draft::{Declined, Draft};
 use crate::edits::Splice;
 use crate::syntax;
 use crate::workspace::Workspace;
-use kernel_lint_analyzer::{AccessClass, AccessReport, KernelReport, Prediction, SourceFile};
+use kernel_lint_analyzer::{AccessClass, AccessReport, KernelReport, Op, Prediction, SourceFile};
 use kernel_lint_lints::Applicability;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -206,20 +206,27 @@ impl Shape {
         self.terms.iter().filter(|t| !t.negative && column(t)).find_map(|t| {
             let literals: Vec<_> = t.literals().collect();
             match literals.as_slice() {
-                [(value, at, in_index)] if !t.others().is_empty() && unaligned(*value) => Some(Row {
-                    pitch: Pitch::Literal {
-                        value: *value,
-                        at: (*at).clone(),
-                    },
-                    in_index: *in_index,
-                }),
+                // `row * P` alone: in `bx * bdx * 4` the row length is `bdx * 4`, not 4; and
+                // in `2 * bdx` the other factor is an extent, not a row index.
+                [(value, at, in_index)]
+                    if t.factors.len() == 2 && unaligned(*value) && t.others().iter().all(|f| !extent(f, kernel)) =>
+                {
+                    Some(Row {
+                        pitch: Pitch::Literal {
+                            value: *value,
+                            at: (*at).clone(),
+                        },
+                        in_index: *in_index,
+                    })
+                }
                 [] if t.factors.len() == 2 => t.factors.iter().find_map(|f| {
                     let Factor::Other { text, in_index } = f else {
                         return None;
                     };
                     let value = *kernel.launch.params.get(text)?;
                     let declared = kernel.params.iter().any(|p| &p.name == text);
-                    (declared && unaligned(value)).then(|| Row {
+                    let row_index = t.others().into_iter().find(|o| o != text)?;
+                    (declared && unaligned(value) && !extent(row_index, kernel)).then(|| Row {
                         pitch: Pitch::Param {
                             name: text.clone(),
                             value,
@@ -249,9 +256,13 @@ impl Shape {
             })
             .sum();
         let array = &access.array;
+        let verb = match access.op {
+            Op::Load => "reading",
+            Op::Store => "writing",
+        };
         if constant != 0 && (constant.unsigned_abs() * elem) % SECTOR_BYTES != 0 {
             return Some(format!(
-                "the offset {constant} is part of what the kernel computes: no rewrite of the kernel aligns the run without reading other elements (the host can, by placing `{array}` so that `{array}[{constant}]` starts a 32-byte sector)"
+                "the offset {constant} is part of what the kernel computes: no rewrite of the kernel aligns the run without {verb} other elements (the host can, by placing `{array}` so that `{array}[{constant}]` starts a 32-byte sector)"
             ));
         }
         let condition = p
@@ -261,7 +272,7 @@ impl Shape {
             .find(|c| c.contains(" % "))?;
         let names: Vec<&str> = condition.split(" && ").filter_map(|c| c.split(" % ").next()).collect();
         Some(format!(
-            "the offset {} is part of what the kernel computes: no rewrite of the kernel aligns the run without reading other elements (the host can keep {condition}, or place `{array}` so that the element at the offset starts a 32-byte sector)",
+            "the offset {} is part of what the kernel computes: no rewrite of the kernel aligns the run without {verb} other elements (the host can keep {condition}, or place `{array}` so that the element at the offset starts a 32-byte sector)",
             names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ")
         ))
     }
@@ -433,6 +444,13 @@ fn free_name(file: &syn::File, base: &str) -> String {
         .map(|n| format!("{base}{n}"))
         .find(|name| !syntax::declares(file, name))
         .expect("some suffix is free")
+}
+
+/// Whether a factor is the same for every thread of a launch (a parameter, a block or grid
+/// extent): such a factor scales an offset, it does not index rows.
+fn extent(factor: &str, kernel: &KernelReport) -> bool {
+    let lower = factor.to_ascii_lowercase();
+    kernel.params.iter().any(|p| p.name == factor) || ["dim", "ntid", "nctaid"].iter().any(|word| lower.contains(word))
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
