@@ -196,7 +196,7 @@ impl Shape {
             value >= 2
                 && (value as u64)
                     .checked_mul(elem)
-                    .is_some_and(|bytes| bytes % SECTOR_BYTES != 0)
+                    .is_some_and(|bytes| !bytes.is_multiple_of(SECTOR_BYTES))
         };
         let column = |row: &Term| {
             self.terms.iter().any(|t| {
@@ -260,16 +260,20 @@ impl Shape {
             Op::Load => "reading",
             Op::Store => "writing",
         };
-        if constant != 0 && (constant.unsigned_abs() * elem) % SECTOR_BYTES != 0 {
+        if constant != 0 && !(constant.unsigned_abs() * elem).is_multiple_of(SECTOR_BYTES) {
             return Some(format!(
                 "the offset {constant} is part of what the kernel computes: no rewrite of the kernel aligns the run without {verb} other elements (the host can, by placing `{array}` so that `{array}[{constant}]` starts a 32-byte sector)"
             ));
         }
-        let condition = p
-            .cases
-            .iter()
-            .map(|c| c.condition.as_str())
-            .find(|c| c.contains(" % "))?;
+        // The condition the headline assumes false: a row-length case (`w % 32 == 0`) is an
+        // assumption the headline already makes, not what misaligns the run.
+        let condition = p.assumptions.iter().find_map(|a| {
+            let negated = a
+                .strip_prefix("assumes ")?
+                .strip_suffix(" (the start is not sector-aligned)")?;
+            Some(negated.replace(" != 0", " == 0").replace(" || ", " && "))
+        })?;
+        let condition = condition.as_str();
         let names: Vec<&str> = condition.split(" && ").filter_map(|c| c.split(" % ").next()).collect();
         Some(format!(
             "the offset {} is part of what the kernel computes: no rewrite of the kernel aligns the run without {verb} other elements (the host can keep {condition}, or place `{array}` so that the element at the offset starts a 32-byte sector)",

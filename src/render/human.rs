@@ -187,7 +187,7 @@ fn figure(value: f64) -> String {
 
 /// A byte count, exactly: in KiB when it is a whole number of them (`6 KiB`), else in bytes.
 fn bytes(count: u64) -> String {
-    if count >= 1024 && count % 1024 == 0 {
+    if count >= 1024 && count.is_multiple_of(1024) {
         format!("{} KiB", count / 1024)
     } else {
         format!("{count} bytes")
