@@ -177,6 +177,19 @@ impl Shape {
         if let Some(reason) = self.offset_note(access, p, elem) {
             out.push(("align", Err(Declined::new(reason))));
         }
+        let [width, height, _] = kernel.launch.block;
+        let row_bytes = u64::from(width) * elem;
+        if out.is_empty() && height > 1 && width > 0 && row_bytes < SECTOR_BYTES && 32 % width == 0 {
+            // A warp of a block narrower than a sector's worth of elements holds several rows.
+            out.push((
+                "align",
+                Err(Declined::new(format!(
+                    "each warp holds {} rows of the block, {row_bytes} bytes each, and each row starts a sector of its own: no rewrite of the index aligns them (a block {} threads wide would fill a sector per row)",
+                    32 / width,
+                    SECTOR_BYTES / elem.min(SECTOR_BYTES)
+                ))),
+            ));
+        }
         if out.is_empty() {
             out.push((
                 "align",

@@ -210,3 +210,27 @@ pub unsafe fn scale(img: &[f32], out: *mut f32, w: usize) {
         vec!["the host must allocate `img` with a pitch that is a multiple of 8 elements (104 for `w` = 100: 416 bytes a row instead of 400), copy the rows in at that pitch, and pass it as `img_pitch`"]
     );
 }
+
+#[test]
+fn rows_narrower_than_a_sector_are_named_as_the_cause() {
+    let found = checked(
+        "// kernel-lint: block(16, 8)
+#[kernel]
+pub unsafe fn narrow(src: &[u8], out: *mut u8, pitch: usize) {
+    let x = thread::thread_idx_x() as usize;
+    let y = thread::thread_idx_y() as usize;
+    *out.add(y * 32 + x) = src[y * pitch + x];
+}
+",
+    );
+    assert_eq!(found.len(), 2, "{found:#?}");
+    for d in &found {
+        assert!(d.fixes.is_empty());
+        assert_eq!(
+            declined(d),
+            vec!["each warp holds 2 rows of the block, 16 bytes each, and each row starts a sector of its own: no rewrite of the index aligns them (a block 32 threads wide would fill a sector per row)"],
+            "{}",
+            d.message
+        );
+    }
+}
