@@ -6,6 +6,7 @@
 //! access of the kernel. Only a rewrite that makes its access better and none worse becomes a
 //! [`Fix`](kernel_lint_lints::Fix); otherwise the finding says why no code is offered.
 
+pub mod align;
 pub mod aligned;
 pub mod callers;
 pub mod draft;

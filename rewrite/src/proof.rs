@@ -51,6 +51,7 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
                             if let (Some(s), Some(e)) = (p.sectors_per_request, p.efficiency) {
                                 gain.sectors_before = s;
                                 gain.efficiency_before = e;
+                                gain.dram_bytes_before = p.block_dram_bytes();
                             }
                         }
                     }
@@ -121,6 +122,7 @@ fn drafts_for(
             }
             drafts.extend(looped);
         }
+        "KL003" => drafts.extend(crate::align::drafts(ws, path, kernel, access)),
         _ => {}
     }
     drafts
@@ -232,8 +234,8 @@ pub fn prove(
             sectors_after: after.0,
             efficiency_before: before.1,
             efficiency_after: after.1,
-            dram_bytes_before: None,
-            dram_bytes_after: None,
+            dram_bytes_before: dram_bytes(access),
+            dram_bytes_after: dram_bytes(rewritten),
             requests,
         }),
         follow_up: draft.follow_up.clone(),
@@ -254,6 +256,11 @@ fn launch_index(report: &FileReport, kernel: &KernelReport) -> usize {
 fn figures(access: &AccessReport) -> Option<(f64, f64)> {
     let p = access.prediction.as_ref()?;
     Some((p.sectors_per_request?, p.efficiency?))
+}
+
+/// What one block moves from DRAM for the access, estimated from its footprint.
+fn dram_bytes(access: &AccessReport) -> Option<u64> {
+    access.prediction.as_ref()?.block_dram_bytes()
 }
 
 fn rewritten_text(changed: &HashMap<String, String>, file: &str, access: &AccessReport) -> String {

@@ -140,6 +140,15 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
         Applicability::DisplayOnly => "suggestion",
     };
     let mut out = format!("  {kind}: {}\n", fix.title);
+    // DRAM bytes only where both sides have a footprint (a known block).
+    let dram = match fix.gain.as_ref().map(|g| (g.dram_bytes_before, g.dram_bytes_after)) {
+        Some((Some(before), Some(after))) => format!(
+            "; the block moves {} from DRAM instead of {} (estimated from its footprint)",
+            bytes(after),
+            bytes(before)
+        ),
+        _ => String::new(),
+    };
     if let Some(
         gain @ kernel_lint_lints::Gain {
             requests: Some((before, after)),
@@ -152,7 +161,7 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
             n => format!("{n} requests touch {} sectors each", figure(gain.sectors_after)),
         };
         out.push_str(&format!(
-            "    after the rewrite {now} where {before} requests touched {} each ({} -> {})\n",
+            "    after the rewrite {now} where {before} requests touched {} each ({} -> {}){dram}\n",
             figure(gain.sectors_before),
             percent(gain.efficiency_before),
             percent(gain.efficiency_after)
@@ -160,14 +169,14 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
     } else if let Some(gain) = fix.gain.as_ref().filter(|g| g.sectors_after == g.sectors_before) {
         // Proven by fewer sectors in all: each request touches the sectors it did, all used.
         out.push_str(&format!(
-            "    after the rewrite this access touches {} sectors per request, as before, in fewer requests ({} -> {})\n",
+            "    after the rewrite this access touches {} sectors per request, as before, in fewer requests ({} -> {}){dram}\n",
             figure(gain.sectors_after),
             percent(gain.efficiency_before),
             percent(gain.efficiency_after)
         ));
     } else if let Some(gain) = &fix.gain {
         out.push_str(&format!(
-            "    after the rewrite this access touches {} per request instead of {} ({} -> {})\n",
+            "    after the rewrite this access touches {} per request instead of {} ({} -> {}){dram}\n",
             sectors(gain.sectors_after),
             figure(gain.sectors_before),
             percent(gain.efficiency_before),
@@ -208,6 +217,15 @@ fn figure(value: f64) -> String {
         format!("{value:.0}")
     } else {
         format!("{value:.2}")
+    }
+}
+
+/// A byte count, exactly: in KiB when it is a whole number of them (`6 KiB`), else in bytes.
+fn bytes(count: u64) -> String {
+    if count >= 1024 && count.is_multiple_of(1024) {
+        format!("{} KiB", count / 1024)
+    } else {
+        format!("{count} bytes")
     }
 }
 

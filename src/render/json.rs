@@ -84,6 +84,14 @@ struct AccessJson<'a> {
     sectors_per_request: Option<f64>,
     ideal_sectors_per_request: Option<f64>,
     efficiency: Option<f64>,
+    /// Distinct sectors one block touches for the access, the ideal for its bytes, and the
+    /// DRAM bytes that estimates; absent when the block is assumed or the figure unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_footprint_sectors: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_footprint_ideal_sectors: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_dram_bytes: Option<u64>,
     cases: &'a [Case],
     assumptions: &'a [String],
     /// The figure is an upper bound: lanes are masked by data.
@@ -299,6 +307,9 @@ fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<
         sectors_per_request: prediction.and_then(|p| p.sectors_per_request),
         ideal_sectors_per_request: prediction.and_then(|p| p.ideal_sectors_per_request),
         efficiency: prediction.and_then(|p| p.efficiency),
+        block_footprint_sectors: prediction.and_then(|p| p.block_footprint_sectors),
+        block_footprint_ideal_sectors: prediction.and_then(|p| p.block_footprint_ideal_sectors),
+        block_dram_bytes: prediction.and_then(|p| p.block_dram_bytes()),
         cases: prediction.map_or(&[], |p| p.cases.as_slice()),
         assumptions: prediction.map_or(&[], |p| p.assumptions.as_slice()),
         upper_bound: prediction.is_some_and(|p| p.upper_bound),

@@ -2,6 +2,7 @@
 //! touch, and the verdict for an access.
 
 pub mod classify;
+pub mod footprint;
 pub mod lanes;
 pub mod outcome;
 pub mod points;

@@ -25,7 +25,7 @@ pub(super) struct Setup<'a> {
     /// of block and loop indices that the points fix, and the constant.
     evaluated: Poly,
     guards: &'a [Predicate],
-    width: u64,
+    pub(super) width: u64,
     /// Start residues mod 32 that the remaining varying uniform terms (block index without a
     /// grid, a loop with no end in sight) cycle through, each equally often.
     pub(super) residues: Vec<i64>,
@@ -155,7 +155,7 @@ impl<'a> Setup<'a> {
         let mut warps = Vec::with_capacity(self.warps.len() * self.points.len());
         let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
-        for point in &self.points {
+        for (at, point) in self.points.iter().enumerate() {
             for warp in self.warps {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
                 let mut first_two = [None, None];
@@ -178,7 +178,11 @@ impl<'a> Setup<'a> {
                     *strides.entry(b - a).or_default() += point.weight;
                 }
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
-                warps.push((addresses, point.weight));
+                warps.push(WarpLanes {
+                    point: at,
+                    addresses,
+                    weight: point.weight,
+                });
             }
         }
         let stride = strides
@@ -227,13 +231,13 @@ impl<'a> Setup<'a> {
     pub(super) fn outcome(&self, lanes: &LaneAddresses, shift: i64) -> Option<Outcome> {
         let (mut total, mut ideal, mut count) = (0.0, 0.0, 0.0);
         let mut ranges: Vec<(i64, u64)> = Vec::with_capacity(32);
-        for (addresses, weight) in &lanes.warps {
+        for warp in &lanes.warps {
             for &residue in &self.residues {
                 ranges.clear();
-                ranges.extend(addresses.iter().map(|&a| (a + residue + shift, self.width)));
-                total += weight * sectors(&ranges) as f64;
-                ideal += weight * ideal_sectors(&ranges) as f64;
-                count += weight;
+                ranges.extend(warp.addresses.iter().map(|&a| (a + residue + shift, self.width)));
+                total += warp.weight * sectors(&ranges) as f64;
+                ideal += warp.weight * ideal_sectors(&ranges) as f64;
+                count += warp.weight;
             }
         }
         (count > 0.0).then(|| Outcome {
@@ -245,9 +249,20 @@ impl<'a> Setup<'a> {
     }
 }
 
+/// The addresses of the active lanes of one warp at one point.
+pub(super) struct WarpLanes {
+    /// The point (block and loop iterations) it was evaluated at, by index: the warps of one
+    /// block at one iteration share it.
+    pub(super) point: usize,
+    pub(super) addresses: Vec<i64>,
+    /// What the point stands for in the launch.
+    pub(super) weight: f64,
+}
+
 /// The lane addresses of one access under one assignment of the unknowns.
 pub(super) struct LaneAddresses {
-    warps: Vec<(Vec<i64>, f64)>,
+    /// The warps that make a request, grouped by point in order.
+    pub(super) warps: Vec<WarpLanes>,
     pub(super) stride: Option<i64>,
     pub(super) broadcast: bool,
 }

@@ -2,13 +2,14 @@
 //! block, then the headline figure, the cases and the verdict.
 
 use super::classify::{classify, is_transposed, row_length};
+use super::footprint::{block_footprint, Footprint};
 use super::lanes::warps;
 use super::outcome::{known_value, Outcome, Setup};
 use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
 use super::verdict::{round2, round4, AccessClass, Case, Prediction};
 use crate::algebra::{Atom, OVERFLOWS};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
-use crate::model::launch::ResolvedLaunch;
+use crate::model::launch::{BlockSource, ResolvedLaunch};
 use std::collections::BTreeMap;
 
 /// The outcome for one assignment of the unknowns: aligned, and at the worst misalignment that
@@ -17,6 +18,13 @@ struct ComboResult {
     combo: BTreeMap<Atom, i64>,
     aligned: Outcome,
     misaligned: Option<(Outcome, String)>,
+}
+
+/// The block footprint of the first assignment of the unknowns (the one the headline figure
+/// is taken from), aligned and at the headline's misalignment.
+struct HeadlineFootprint {
+    aligned: Option<Footprint>,
+    misaligned: Option<Footprint>,
 }
 
 /// Predicts what one warp does with an access under a launch.
@@ -59,6 +67,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let unknowns = unknowns_of(&address, transposed);
     let warps = warps(launch.block);
     let mut results: Vec<ComboResult> = Vec::new();
+    let mut headline_footprint = None;
     for combo in combinations(&unknowns) {
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let lanes = setup.lane_addresses();
@@ -66,13 +75,23 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             assumptions.push("no lane runs this access under the assumed launch and parameters".into());
             return unknowable(AccessClass::Unknown, assumptions);
         };
-        let misaligned = setup
+        let worst_shift = setup
             .shifts
             .iter()
-            .filter_map(|&s| lanes.as_ref().and_then(|l| setup.outcome(l, s)))
-            .max_by(|a, b| a.sectors.total_cmp(&b.sectors))
-            .filter(|m| m.sectors > aligned.sectors + 1e-9)
-            .map(|m| (m, setup.alignment_condition()));
+            .filter_map(|&s| lanes.as_ref().and_then(|l| setup.outcome(l, s)).map(|m| (s, m)))
+            .max_by(|a, b| a.1.sectors.total_cmp(&b.1.sectors))
+            .filter(|(_, m)| m.sectors > aligned.sectors + 1e-9);
+        // The footprint scales with the block: under an assumed block it would be a guess.
+        if results.is_empty() && launch.block_source != BlockSource::Default {
+            if let Some(l) = lanes.as_ref() {
+                let at = |shift| block_footprint(l, &setup.residues, shift, setup.width);
+                headline_footprint = Some(HeadlineFootprint {
+                    aligned: at(0),
+                    misaligned: worst_shift.and_then(|(s, _)| at(s)),
+                });
+            }
+        }
+        let misaligned = worst_shift.map(|(_, m)| (m, setup.alignment_condition()));
         results.push(ComboResult {
             combo,
             aligned,
@@ -89,6 +108,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> =
         results.iter().map(|r| (r.combo.clone(), worst(r).sectors)).collect();
     let by_value = describe_cases(&unknowns, &outcomes);
+    let mut footprint = None;
     let headline = if all_same || !has_stride {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
@@ -111,8 +131,10 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 "assumes {} (the start is not sector-aligned)",
                 negate(condition)
             ));
+            footprint = headline_footprint.and_then(|f| f.misaligned);
             Some(*m)
         } else {
+            footprint = headline_footprint.and_then(|f| f.aligned);
             Some(*aligned)
         }
     } else {
@@ -162,6 +184,8 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         assumptions,
         row_length,
         upper_bound: false,
+        block_footprint_sectors: footprint.map(|f| round2(f.sectors)),
+        block_footprint_ideal_sectors: footprint.map(|f| round2(f.ideal)),
     }
     .masked(access)
 }
@@ -239,6 +263,8 @@ fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {
         assumptions,
         row_length: None,
         upper_bound: false,
+        block_footprint_sectors: None,
+        block_footprint_ideal_sectors: None,
     }
 }
 

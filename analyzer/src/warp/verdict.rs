@@ -78,6 +78,29 @@ pub struct Prediction {
     /// condition it cannot read) masks some of them off: each request touches at most that.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub upper_bound: bool,
+    /// Distinct 32-byte sectors all warps of one block touch together for one execution of the
+    /// access (averaged over the blocks and iterations counted): what the block moves from
+    /// DRAM when L1 and L2 serve the sectors its warps share. `None` when the block is assumed
+    /// or the figure depends on a value that is not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_footprint_sectors: Option<f64>,
+    /// The sectors the block's distinct bytes would need, contiguous and aligned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_footprint_ideal_sectors: Option<f64>,
+}
+
+impl Prediction {
+    /// Estimated DRAM bytes one block moves for one execution of the access: its footprint
+    /// times 32.
+    pub fn block_dram_bytes(&self) -> Option<u64> {
+        self.block_footprint_sectors.map(super::footprint::footprint_bytes)
+    }
+
+    /// The same for the footprint's ideal.
+    pub fn block_ideal_dram_bytes(&self) -> Option<u64> {
+        self.block_footprint_ideal_sectors
+            .map(super::footprint::footprint_bytes)
+    }
 }
 
 pub(super) fn round2(v: f64) -> f64 {
