@@ -142,6 +142,11 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
     let mut out = format!("  {kind}: {}\n", fix.title);
     // DRAM bytes only where both sides have a footprint (a known block).
     let dram = match fix.gain.as_ref().map(|g| (g.dram_bytes_before, g.dram_bytes_after)) {
+        // Caches that merge the old accesses' sectors leave DRAM traffic as it was: say so.
+        Some((Some(before), Some(after))) if before == after => format!(
+            "; the block moves the same {} from DRAM (estimated from its footprint)",
+            bytes(after)
+        ),
         Some((Some(before), Some(after))) => format!(
             "; the block moves {} from DRAM instead of {} (estimated from its footprint)",
             bytes(after),
