@@ -34,6 +34,24 @@ pub unsafe fn row_sums(m: &[f32], sums: *mut f32, rows: u32, cols: u32) {
         }
     }
 }
+
+#[kernel]
+pub unsafe fn row_sums_unrolled(m: &[f32], sums: *mut f32, rows: u32, cols: u32) {
+    let tid = thread::thread_idx_x() + thread::block_idx_x() * thread::block_dim_x();
+    let (row, lane) = (tid / 32, tid % 32);
+    if row < rows {
+        let mut s = 0.0f32;
+        for col in (lane..cols).step_by(32) {
+            s += m[(row * cols + col) as usize];
+        }
+        for offset in [16, 8, 4, 2, 1] {
+            s += cuda_std::warp::warp_shuffle_xor(u32::MAX, s, offset, 32).0;
+        }
+        if lane == 0 {
+            *sums.add(row as usize) = s;
+        }
+    }
+}
 "#;
 
 #[test]
@@ -58,5 +76,20 @@ fn shuffles_are_the_cuda_intrinsics_with_their_active_flag() {
     assert!(emitted
         .program
         .contains("return {__shfl_xor_sync(mask, v, (int)m, (int)w), true};"));
+    check_with_gxx(&emitted.program);
+}
+
+#[test]
+fn an_array_written_in_place_is_iterated_in_order() {
+    let emitted = driver::emit(&[SourceFile::new("k.rs", ROW_SUMS)], &LaunchPlan::default());
+    assert!(
+        emitted.manifest.not_lowered.is_empty(),
+        "{:?}",
+        emitted.manifest.not_lowered
+    );
+    let body = kernel(&emitted.program, "row_sums_unrolled");
+    assert!(body.contains("const decltype(16) kl_values_"), "{body}");
+    assert!(body.contains("[] = {16, 8, 4, 2, 1};"), "{body}");
+    assert!(body.contains("ull; ++kl_i_"), "{body}");
     check_with_gxx(&emitted.program);
 }

@@ -73,6 +73,43 @@ impl Context<'_> {
         }))
     }
 
+    /// `for x in [16, 8, 4, 2, 1]`: a loop over the elements of an array written in place, kept
+    /// in a local C array of the first element's type; `None` for other iterables.
+    pub(super) fn literal_array_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<Option<String>> {
+        let Expr::Array(array) = &*f.expr else {
+            return Ok(None);
+        };
+        let Some(first) = array.elems.first() else {
+            return self.fail(array, "a loop over an empty array");
+        };
+        let elements = array
+            .elems
+            .iter()
+            .map(|e| self.expr(e, scope))
+            .collect::<Lowered<Vec<String>>>()?;
+        scope.shared_counter += 1;
+        let k = format!("kl_i_{}", scope.shared_counter);
+        let values = format!("kl_values_{}", scope.shared_counter);
+        let first = self.expr(first, scope)?;
+        scope.names.push(HashMap::new());
+        let body = match &*f.pat {
+            Pat::Ident(i) => {
+                let name = scope.bind(&i.ident.to_string());
+                self.block(&f.body, scope)
+                    .map(|body| format!("{{\nauto {name} = {values}[{k}];\n{body}}}\n"))
+            }
+            Pat::Wild(_) => self.block(&f.body, scope),
+            other => self.fail(other, "a loop pattern that is not a name"),
+        };
+        scope.names.pop();
+        Ok(Some(format!(
+            "{{\nconst decltype({first}) {values}[] = {{{}}};\n{ROLLED}for (unsigned long long {k} = 0; {k} < {}ull; ++{k}) {}}}\n",
+            elements.join(", "),
+            elements.len(),
+            body?
+        )))
+    }
+
     /// `for pat in <walk>`; `None` when the loop is not over a named array or slice.
     pub(super) fn collection_loop(&self, f: &syn::ExprForLoop, scope: &mut Scope) -> Lowered<Option<String>> {
         let Some(walk) = self.walk(&f.expr, scope)? else {

@@ -632,6 +632,9 @@ impl Context<'_> {
         if let Some(looped) = self.collection_loop(f, scope)? {
             return Ok(looped);
         }
+        if let Some(looped) = self.literal_array_loop(f, scope)? {
+            return Ok(looped);
+        }
         if let Some(looped) = self.returned_array_loop(f, scope)? {
             return Ok(looped);
         }
