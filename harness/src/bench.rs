@@ -258,8 +258,8 @@ pub const METRICS: &[&str] = &[
 /// The Markdown table of measured against predicted speedups.
 pub fn table(manifest: &BenchManifest, timings: &[Timing], metrics: &[BTreeMap<String, f64>]) -> String {
     let mut out = String::new();
-    out.push_str("| pair | before | after | time before (ms) | time after (ms) | measured speedup | predicted speedup (L2 sectors) | measured L2 sector ratio | DRAM bytes ratio | published |\n");
-    out.push_str("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    out.push_str("| pair | before | after | time before (ms) | time after (ms) | measured speedup | predicted speedup (L2 sectors) | measured L2 sector ratio | predicted DRAM bytes ratio | measured DRAM bytes ratio | published |\n");
+    out.push_str("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     let sectors = |m: &BTreeMap<String, f64>| {
         m.get(METRICS[0]).copied().unwrap_or(0.0) + m.get(METRICS[1]).copied().unwrap_or(0.0)
     };
@@ -280,6 +280,11 @@ pub fn table(manifest: &BenchManifest, timings: &[Timing], metrics: &[BTreeMap<S
             .predicted_sectors
             .zip(pair.after.predicted_sectors)
             .map(|(b, a)| b / a);
+        let predicted_dram = pair
+            .before
+            .predicted_dram_bytes
+            .zip(pair.after.predicted_dram_bytes)
+            .map(|(b, a)| b / a);
         let (mb, ma) = (metrics.get(2 * i), metrics.get(2 * i + 1));
         let sector_ratio = mb.zip(ma).map(|(b, a)| sectors(b) / sectors(a).max(1.0));
         let dram_ratio = mb.zip(ma).map(|(b, a)| dram(b) / dram(a).max(1.0));
@@ -287,7 +292,7 @@ pub fn table(manifest: &BenchManifest, timings: &[Timing], metrics: &[BTreeMap<S
         let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         let _ = writeln!(
             out,
-            "| {} | `{}` | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | `{}` | `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
             pair.name,
             pair.before.kernel,
             pair.after.kernel,
@@ -296,6 +301,7 @@ pub fn table(manifest: &BenchManifest, timings: &[Timing], metrics: &[BTreeMap<S
             x(measured),
             x(predicted),
             x(sector_ratio),
+            x(predicted_dram),
             x(dram_ratio),
             x(pair.published)
         );

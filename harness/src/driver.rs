@@ -890,6 +890,7 @@ fn plan_launch(
             sectors_per_request: prediction.as_ref().and_then(|p| p.sectors_per_request),
             ideal_sectors_per_request: prediction.as_ref().and_then(|p| p.ideal_sectors_per_request),
             executions_per_warp: executions_per_warp(access, &launch),
+            block_footprint_sectors: prediction.as_ref().and_then(|p| p.block_footprint_sectors),
             upper_bound: prediction.as_ref().is_some_and(|p| p.upper_bound),
         })
         .collect();
@@ -898,6 +899,12 @@ fn plan_launch(
         .iter()
         .filter(|a: &&PredictedAccess| a.space == "global")
         .map(|a| Some(a.sectors_per_request? * a.executions_per_warp? * warps))
+        .sum::<Option<f64>>();
+    let blocks = f64::from(grid.iter().product::<u32>());
+    let predicted_dram_bytes = accesses
+        .iter()
+        .filter(|a: &&PredictedAccess| a.space == "global")
+        .map(|a| Some(a.block_footprint_sectors? * 32.0 * a.executions_per_warp? * blocks))
         .sum::<Option<f64>>();
     let record = LaunchRecord {
         index,
@@ -920,6 +927,7 @@ fn plan_launch(
             .collect(),
         accesses,
         predicted_sectors,
+        predicted_dram_bytes,
         notes,
     };
     PlannedLaunch {

@@ -46,6 +46,11 @@ pub struct LaunchRecord {
     /// Predicted L2 sectors of the whole launch: sectors per request × executions per warp ×
     /// warps, summed over global accesses; `None` when some figure is unknown.
     pub predicted_sectors: Option<f64>,
+    /// Predicted DRAM bytes of the whole launch: each global access's block footprint (the
+    /// distinct sectors a block's warps touch together) × 32 bytes × executions × blocks,
+    /// summed; sectors two accesses share count for each. `None` when some figure is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_dram_bytes: Option<f64>,
     /// How the launch was changed from the one asked for (scaled down to fit the device).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -89,6 +94,9 @@ pub struct PredictedAccess {
     pub ideal_sectors_per_request: Option<f64>,
     /// How many times one warp executes it per launch (loop trips), when bounded.
     pub executions_per_warp: Option<f64>,
+    /// Distinct sectors the block's warps touch together per execution, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_footprint_sectors: Option<f64>,
     /// The figure is an upper bound: data masks some of the lanes it counts.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub upper_bound: bool,
