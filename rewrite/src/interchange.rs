@@ -864,7 +864,7 @@ fn body_facts(file: &SourceFile, body: &syn::Block) -> BodyFacts {
             syn::visit::visit_expr_assign(self, a);
         }
         fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            if is_compound_assign(&b.op) {
+            if syntax::is_compound_assign(&b.op) {
                 let whole = Expr::Binary(b.clone());
                 self.assigned(&b.left, &whole);
             }
@@ -958,22 +958,6 @@ fn body_facts(file: &SourceFile, body: &syn::Block) -> BodyFacts {
     };
     walk.visit_block(body);
     walk.facts
-}
-
-fn is_compound_assign(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }
 
 /// `p.add(i)` (also `offset`, `wrapping_add`): the pointer's name and the index.
@@ -1224,7 +1208,7 @@ fn assigned_anywhere(block: &syn::Block, name: &str) -> bool {
             syn::visit::visit_expr_assign(self, a);
         }
         fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            self.1 |= is_compound_assign(&b.op) && is_ident(strip(&b.left), self.0);
+            self.1 |= syntax::is_compound_assign(&b.op) && is_ident(strip(&b.left), self.0);
             syn::visit::visit_expr_binary(self, b);
         }
     }

@@ -20,14 +20,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, FnArg, Pat, Type};
 
-/// How the kernel takes the array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Style {
-    /// `*mut T` or `*const T`.
-    Pointer { mutable: bool },
-    /// `&[T]` or `&mut [T]`.
-    Slice { mutable: bool },
-}
+pub(crate) use crate::syntax::Style;
 
 /// One function whose array parameter the rewrite changes: the kernel, or a function the
 /// array is passed to.
@@ -660,46 +653,12 @@ pub(crate) fn parameter<'f>(
     sig: &'f syn::Signature,
     array: &str,
 ) -> Result<(&'f syn::PatType, Style, String), Declined> {
-    for input in &sig.inputs {
-        let FnArg::Typed(arg) = input else { continue };
-        let Pat::Ident(ident) = &*arg.pat else { continue };
-        if ident.ident != array {
-            continue;
-        }
-        let (style, element) = match &*arg.ty {
-            Type::Ptr(p) => (
-                Style::Pointer {
-                    mutable: p.mutability.is_some(),
-                },
-                &*p.elem,
-            ),
-            Type::Reference(r) => match &*r.elem {
-                Type::Slice(s) => (
-                    Style::Slice {
-                        mutable: r.mutability.is_some(),
-                    },
-                    &*s.elem,
-                ),
-                _ => {
-                    return Err(Declined::new(format!(
-                        "`{array}` is a reference to one element, not an array"
-                    )))
-                }
-            },
-            _ => {
-                return Err(Declined::new(format!(
-                    "`{array}` is neither a raw pointer nor a slice: the rewrite keeps to those argument styles"
-                )))
-            }
-        };
-        let element = syntax::type_name(element)
-            .ok_or_else(|| Declined::new(format!("the element type of `{array}` is not a named struct")))?;
-        return Ok((arg, style, element));
-    }
-    Err(Declined::new(format!(
-        "`{array}` is not a parameter of `{}`",
-        sig.ident
-    )))
+    let found = syntax::array_parameter(sig, array)
+        .ok_or_else(|| Declined::new(format!("`{array}` is not a parameter of `{}`", sig.ident)))?;
+    let (arg, style, element) = found?;
+    let element = syntax::type_name(element)
+        .ok_or_else(|| Declined::new(format!("the element type of `{array}` is not a named struct")))?;
+    Ok((arg, style, element))
 }
 
 /// The named fields of the struct `name`, found in the files of the workspace.

@@ -1,6 +1,70 @@
 //! Finding the items a rewrite changes in a file's syntax tree.
 
+use crate::draft::Declined;
 use syn::visit::Visit;
+use syn::{BinOp, FnArg, Pat, PatType, Type};
+
+/// How a kernel takes an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// `*mut T` or `*const T`.
+    Pointer { mutable: bool },
+    /// `&[T]` or `&mut [T]`.
+    Slice { mutable: bool },
+}
+
+/// The parameter of `sig` named `array`, how it takes the array and its element type: `None`
+/// when no parameter has that name, a reason when it takes something other than an array.
+pub(crate) fn array_parameter<'f>(
+    sig: &'f syn::Signature,
+    array: &str,
+) -> Option<Result<(&'f PatType, Style, &'f Type), Declined>> {
+    let arg = sig.inputs.iter().find_map(|input| match input {
+        FnArg::Typed(arg) if matches!(&*arg.pat, Pat::Ident(i) if i.ident == array) => Some(arg),
+        _ => None,
+    })?;
+    Some(match &*arg.ty {
+        Type::Ptr(p) => Ok((
+            arg,
+            Style::Pointer {
+                mutable: p.mutability.is_some(),
+            },
+            &*p.elem,
+        )),
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => Ok((
+                arg,
+                Style::Slice {
+                    mutable: r.mutability.is_some(),
+                },
+                &*s.elem,
+            )),
+            _ => Err(Declined::new(format!(
+                "`{array}` is a reference to one element, not an array"
+            ))),
+        },
+        _ => Err(Declined::new(format!(
+            "`{array}` is neither a raw pointer nor a slice: the rewrite keeps to those argument styles"
+        ))),
+    })
+}
+
+/// `+=`, `<<=` and the other operators that assign to their left side.
+pub(crate) fn is_compound_assign(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
 
 /// The kernel function `name` of a file, wherever it is nested (an inline `mod`).
 pub fn kernel_fn<'a>(file: &'a syn::File, name: &str) -> Option<&'a syn::ItemFn> {

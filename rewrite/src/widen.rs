@@ -11,7 +11,7 @@
 
 use crate::draft::{Declined, Draft};
 use crate::edits::Splice;
-use crate::syntax;
+use crate::syntax::{self, Style};
 use crate::workspace::Workspace;
 use kernel_lint_analyzer::{AccessReport, KernelReport, SourceFile};
 use kernel_lint_lints::Applicability;
@@ -65,15 +65,6 @@ pub fn drafts(
     } else {
         vec![(WIDE, found.wide())]
     }
-}
-
-/// How the kernel takes the array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Style {
-    /// `*const T` or `*mut T`.
-    Pointer { mutable: bool },
-    /// `&[T]` or `&mut [T]`.
-    Slice { mutable: bool },
 }
 
 /// Whether an element access reads, writes, or is used otherwise (`+=`, a reference).
@@ -1063,43 +1054,12 @@ fn parameter(
     function: &syn::ItemFn,
     array: &str,
 ) -> Result<(Range<usize>, Style, String), Declined> {
-    for input in &function.sig.inputs {
-        let FnArg::Typed(arg) = input else { continue };
-        let Pat::Ident(ident) = &*arg.pat else { continue };
-        if ident.ident != array {
-            continue;
-        }
-        let (style, element) = match &*arg.ty {
-            Type::Ptr(p) => (
-                Style::Pointer {
-                    mutable: p.mutability.is_some(),
-                },
-                &*p.elem,
-            ),
-            Type::Reference(r) => match &*r.elem {
-                Type::Slice(s) => (
-                    Style::Slice {
-                        mutable: r.mutability.is_some(),
-                    },
-                    &*s.elem,
-                ),
-                _ => {
-                    return Err(Declined::new(format!(
-                        "`{array}` is a reference to one value, not an array"
-                    )))
-                }
-            },
-            _ => {
-                return Err(Declined::new(format!(
-                    "`{array}` is neither a raw pointer nor a slice: the rewrite keeps to those argument styles"
-                )))
-            }
-        };
-        let element = syntax::type_name(element).unwrap_or_else(|| quote_text(element));
-        let span = file.span_of_node(arg);
-        return Ok((span.start..span.end, style, element));
-    }
-    Err(Declined::new(format!("`{array}` is not a parameter of the kernel")))
+    let found = syntax::array_parameter(&function.sig, array)
+        .ok_or_else(|| Declined::new(format!("`{array}` is not a parameter of the kernel")))?;
+    let (arg, style, element) = found?;
+    let element = syntax::type_name(element).unwrap_or_else(|| quote_text(element));
+    let span = file.span_of_node(arg);
+    Ok((span.start..span.end, style, element))
 }
 
 /// An index split into its start and a constant offset: `idx + 2` is (`idx`, 2).
@@ -1422,19 +1382,7 @@ impl<'a> Visit<'a> for Between<'_> {
         syn::visit::visit_expr_assign(self, a);
     }
     fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-        if matches!(
-            b.op,
-            BinOp::AddAssign(_)
-                | BinOp::SubAssign(_)
-                | BinOp::MulAssign(_)
-                | BinOp::DivAssign(_)
-                | BinOp::RemAssign(_)
-                | BinOp::BitXorAssign(_)
-                | BinOp::BitAndAssign(_)
-                | BinOp::BitOrAssign(_)
-                | BinOp::ShlAssign(_)
-                | BinOp::ShrAssign(_)
-        ) {
+        if syntax::is_compound_assign(&b.op) {
             self.assigned(&b.left, b);
         }
         syn::visit::visit_expr_binary(self, b);
