@@ -2,38 +2,20 @@
 //! rows padded to a multiple of 32 bytes (shown, proven by re-analysis), and the reason no
 //! code is offered for an offset the kernel computes with.
 
-use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, LaunchSpec, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file, Applicability, Diagnostic, LintLevels};
-use kernel_lint_rewrite::{attach_fixes, Workspace};
+use kernel_lint_analyzer::{LaunchPlan, LaunchSpec};
+use kernel_lint_lints::{Applicability, Diagnostic};
+
+mod support;
+use support::declined;
 
 fn checked(source: &str) -> Vec<Diagnostic> {
     checked_under(source, LaunchPlan::default())
 }
 
 fn checked_under(source: &str, plan: LaunchPlan) -> Vec<Diagnostic> {
-    let file = SourceFile::new("kernels.rs", source);
-    let report = analyze_source(&file, &plan).expect("analyzed");
-    assert!(!report.kernels.is_empty(), "no kernel found");
-    let mut diagnostics = check_file(&report, &LintLevels::default());
-    let features = CrateFeatures::new();
-    let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace {
-        files: vec![(file, module, &plan)],
-        uses: &[],
-        features: &features,
-    };
-    attach_fixes(&ws, &report, &mut diagnostics);
+    let mut diagnostics = support::rewritten_under(source, &plan);
     diagnostics.retain(|d| d.code == "KL003");
     diagnostics
-}
-
-/// The notes that say why no code is offered.
-fn declined(d: &Diagnostic) -> Vec<&str> {
-    d.notes
-        .iter()
-        .filter_map(|n| n.strip_prefix("no rewrite is offered: "))
-        .collect()
 }
 
 #[test]

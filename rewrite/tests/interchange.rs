@@ -1,16 +1,15 @@
 //! Lane-strided loops, proven by re-analysis: the warp-per-row reduction, the plain loop
 //! interchange, and the reasons either is declined.
 
-use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, LaunchSpec, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file, Diagnostic, LintLevels};
-use kernel_lint_rewrite::{attach_fixes, Workspace};
+use kernel_lint_analyzer::{LaunchPlan, LaunchSpec};
+use kernel_lint_lints::Diagnostic;
 use std::collections::BTreeMap;
+
+mod support;
 
 /// The findings of `source`, each kernel launched with blocks of 256 threads and 4096 rows of
 /// 256 columns (the seed's launch), with the rewrites attached.
 fn rewritten(source: &str) -> Vec<Diagnostic> {
-    let file = SourceFile::new("kernels.rs", source);
     let syntax = syn::parse_file(source).expect("parses");
     let kernels = syntax.items.iter().filter_map(|i| match i {
         syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
@@ -28,18 +27,7 @@ fn rewritten(source: &str) -> Vec<Diagnostic> {
             })
             .collect(),
     };
-    let report = analyze_source(&file, &plan).expect("analyzed");
-    assert!(!report.kernels.is_empty(), "no kernel found");
-    let mut diagnostics = check_file(&report, &LintLevels::default());
-    let features = CrateFeatures::new();
-    let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace {
-        files: vec![(file, module, &plan)],
-        uses: &[],
-        features: &features,
-    };
-    attach_fixes(&ws, &report, &mut diagnostics);
-    diagnostics
+    support::rewritten_under(source, &plan)
 }
 
 /// The one finding of the kernel `body` (after `let row = ...;`), on `m`.

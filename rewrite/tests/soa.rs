@@ -5,22 +5,8 @@ use kernel_lint_analyzer::{analyze_configured, analyze_source, LaunchPlan, Modul
 use kernel_lint_lints::{check_file, Diagnostic, LintLevels};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 
-fn rewritten(source: &str) -> Vec<Diagnostic> {
-    let file = SourceFile::new("kernels.rs", source);
-    let plan = LaunchPlan::default();
-    let report = analyze_source(&file, &plan).expect("analyzed");
-    assert!(!report.kernels.is_empty(), "no kernel found");
-    let mut diagnostics = check_file(&report, &LintLevels::default());
-    let features = CrateFeatures::new();
-    let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace {
-        files: vec![(file, module, &plan)],
-        uses: &[],
-        features: &features,
-    };
-    attach_fixes(&ws, &report, &mut diagnostics);
-    diagnostics
-}
+mod support;
+use support::rewritten;
 
 const PARTICLES: &str = "use cuda_std::prelude::*;
 

@@ -1,39 +1,15 @@
 //! The tile and index-swap rewrites of transposed accesses, proven by re-analysis.
 
-use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file, Diagnostic, LintLevels};
-use kernel_lint_rewrite::{attach_fixes, Workspace};
+use kernel_lint_lints::Diagnostic;
 
-fn rewritten(source: &str) -> Vec<Diagnostic> {
-    let file = SourceFile::new("kernels.rs", source);
-    let plan = LaunchPlan::default();
-    let report = analyze_source(&file, &plan).expect("analyzed");
-    assert!(!report.kernels.is_empty(), "no kernel found");
-    let mut diagnostics = check_file(&report, &LintLevels::default());
-    let features = CrateFeatures::new();
-    let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace {
-        files: vec![(file, module, &plan)],
-        uses: &[],
-        features: &features,
-    };
-    attach_fixes(&ws, &report, &mut diagnostics);
-    diagnostics
-}
+mod support;
+use support::{declined, rewritten};
 
 /// The one transposed-access finding of a source.
 fn transposed(source: &str) -> Diagnostic {
     let found: Vec<Diagnostic> = rewritten(source).into_iter().filter(|d| d.code == "KL004").collect();
     assert_eq!(found.len(), 1, "{found:#?}");
     found.into_iter().next().expect("one")
-}
-
-fn declined(d: &Diagnostic) -> Vec<&str> {
-    d.notes
-        .iter()
-        .filter_map(|n| n.strip_prefix("no rewrite is offered: "))
-        .collect()
 }
 
 fn naive(block: &str, body: &str) -> String {

@@ -1,24 +1,12 @@
 //! A lane's run of consecutive elements loaded as one wide element, proven by re-analysis.
 
-use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file, Diagnostic, Fix, LintLevels};
-use kernel_lint_rewrite::{attach_fixes, Workspace};
+use kernel_lint_lints::{Diagnostic, Fix};
 
+mod support;
+
+/// The strided findings of `source`, with their rewrites.
 fn rewritten(source: &str) -> Vec<Diagnostic> {
-    let file = SourceFile::new("kernels.rs", source);
-    let plan = LaunchPlan::default();
-    let report = analyze_source(&file, &plan).expect("analyzed");
-    assert!(!report.kernels.is_empty(), "no kernel found");
-    let mut diagnostics = check_file(&report, &LintLevels::default());
-    let features = CrateFeatures::new();
-    let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace {
-        files: vec![(file, module, &plan)],
-        uses: &[],
-        features: &features,
-    };
-    attach_fixes(&ws, &report, &mut diagnostics);
+    let mut diagnostics = support::rewritten(source);
     diagnostics.retain(|d| d.code == "KL001");
     diagnostics
 }
