@@ -22,6 +22,9 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
 }
 
 fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
+    if args.message_format.is_some() {
+        return crate::editor::check(global, args);
+    }
     // A bad baseline stops the run before the analysis.
     let known = args.baseline.baseline.as_deref().map(Baseline::read).transpose()?;
     let mut outcome = analysis::analyze(global, &args.paths)?;

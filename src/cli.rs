@@ -164,6 +164,14 @@ pub struct AnalyzeArgs {
     /// Findings known before (`check` only).
     #[command(flatten)]
     pub baseline: BaselineArgs,
+    /// Write the findings as rustc's JSON diagnostics, one cargo message per line, as
+    /// rust-analyzer's `check.overrideCommand` reads them (`check` only).
+    #[arg(long, value_enum, value_name = "FMT", conflicts_with = "format")]
+    pub message_format: Option<MessageFormat>,
+    /// Run `cargo check --message-format json` first and pass its messages through, so that the
+    /// compiler's own errors reach the editor too (with `--message-format json`).
+    #[arg(long, requires = "message_format")]
+    pub cargo_check: bool,
 }
 
 /// `--baseline` and `--write-baseline` of `check`.
@@ -257,6 +265,14 @@ pub enum Format {
     Github,
 }
 
+/// `--message-format`: the findings in the shape cargo and rustc write them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MessageFormat {
+    /// One JSON object a line: cargo's `compiler-message` for files of a package, a bare rustc
+    /// diagnostic for the others.
+    Json,
+}
+
 /// Output formats of reports that are not findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum TableFormat {
@@ -311,6 +327,7 @@ impl Cli {
             }
         }
         forward_baseline(&mut cli, &mut command)?;
+        forward_message_format(&mut cli, &mut command)?;
         Ok(cli)
     }
 }
@@ -336,6 +353,32 @@ fn forward_baseline(cli: &mut Cli, command: &mut clap::Command) -> Result<(), cl
         }
         Some(Command::Fix(args)) if top.given() || args.analyze.baseline.given() => Some(CHECK_ONLY),
         Some(_) if top.given() => Some(CHECK_ONLY),
+        _ => None,
+    };
+    match refusal {
+        Some(message) => Err(command.error(clap::error::ErrorKind::ArgumentConflict, message)),
+        None => Ok(()),
+    }
+}
+
+/// Passes `--message-format` and `--cargo-check` given before `check` on to it; refuses them
+/// where findings are not written for an editor.
+fn forward_message_format(cli: &mut Cli, command: &mut clap::Command) -> Result<(), clap::Error> {
+    let (top_format, top_cargo) = (cli.check.message_format, cli.check.cargo_check);
+    let refusal = match &mut cli.command {
+        Some(Command::Check(args)) => {
+            args.message_format = args.message_format.or(top_format);
+            args.cargo_check |= top_cargo;
+            (args.message_format.is_some() && args.format.is_some())
+                .then_some("`--message-format` and `--format` exclude each other")
+        }
+        Some(Command::Accesses(args)) if top_format.is_some() || args.message_format.is_some() => {
+            Some("`--message-format` applies to `check` only")
+        }
+        Some(Command::Fix(args)) if top_format.is_some() || args.analyze.message_format.is_some() => {
+            Some("`--message-format` applies to `check` only")
+        }
+        Some(_) if top_format.is_some() => Some("`--message-format` applies to `check` only"),
         _ => None,
     };
     match refusal {

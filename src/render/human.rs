@@ -38,6 +38,21 @@ pub fn check(outcome: &Outcome, color: bool) -> String {
     out
 }
 
+/// One finding as `check` shows it, without colour, its fixes' diffs included: the text an
+/// editor shows for it.
+pub fn finding(diagnostic: &Diagnostic, source: &SourceFile, outcome: &Outcome) -> String {
+    let mut report = diagnostic_report(diagnostic, source);
+    let fixes: String = diagnostic
+        .fixes
+        .iter()
+        .map(|fix| fix_text(fix, None, outcome))
+        .collect();
+    report.fix = (!fixes.is_empty()).then_some(fixes);
+    let mut out = String::new();
+    Renderer::new(false).render(&mut out, &report);
+    out
+}
+
 /// `note: 3 kernels in CubeCL are not analyzed yet`, one line per dialect found.
 pub fn unanalyzed_notes(outcome: &Outcome) -> Vec<String> {
     let mut counts: BTreeMap<Dialect, usize> = BTreeMap::new();

@@ -1,9 +1,11 @@
-//! Renderers over the findings model: text for people, tables, JSON, SARIF, GitHub annotations.
+//! Renderers over the findings model: text for people, tables, JSON, SARIF, GitHub annotations,
+//! rustc's JSON diagnostics for editors.
 
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod rules;
+pub mod rustc;
 pub mod sarif;
 pub mod table;
 

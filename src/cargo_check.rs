@@ -1,0 +1,209 @@
+//! Cargo, run for an editor's stream: `cargo check`'s messages passed through ahead of the
+//! findings, and `cargo metadata`'s packages, which own the files the findings are in.
+
+use crate::error::CliError;
+use crate::output::print;
+use serde_json::Value;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The cargo that runs us (`cargo kernel-lint` sets `CARGO`), else the one on the PATH.
+fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+}
+
+/// How `cargo check` went; its `build-finished` line is held back to end the whole stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Checked {
+    /// Whether cargo check succeeded.
+    pub success: bool,
+}
+
+impl Checked {
+    /// The one `build-finished` line that ends the stream, with cargo's success.
+    pub fn finished_line(self) -> String {
+        format!(
+            "{}\n",
+            serde_json::json!({ "reason": "build-finished", "success": self.success })
+        )
+    }
+}
+
+/// Runs `cargo check --message-format json` (on `manifest_path` when given), printing its lines
+/// as they come except the closing `build-finished`; its progress goes to stderr as usual.
+pub fn check(manifest_path: Option<&Path>) -> Result<Checked, CliError> {
+    let mut command = Command::new(cargo());
+    command.args(["check", "--message-format", "json"]);
+    if let Some(path) = manifest_path {
+        command.arg("--manifest-path").arg(path);
+    }
+    let program = format!("`{} check`", cargo().to_string_lossy());
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|err| CliError::Tool {
+            program: program.clone(),
+            message: format!("cannot start: {err} (`--cargo-check` runs cargo; set `CARGO` or put it on the PATH)"),
+        })?;
+    if let Some(stdout) = child.stdout.take() {
+        let mut reader = BufReader::new(stdout);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let text = String::from_utf8_lossy(&line);
+            if !is_build_finished(&text) {
+                let mut text = text.into_owned();
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                print(&text)?;
+            }
+        }
+    }
+    let status = child.wait().map_err(|err| CliError::Tool {
+        program,
+        message: format!("did not finish: {err}"),
+    })?;
+    Ok(Checked {
+        success: status.success(),
+    })
+}
+
+fn is_build_finished(line: &str) -> bool {
+    serde_json::from_str::<Value>(line)
+        .is_ok_and(|value| value.get("reason").and_then(Value::as_str) == Some("build-finished"))
+}
+
+/// The packages of the workspaces the files are in, as `cargo metadata` describes them.
+#[derive(Debug, Default)]
+pub struct Packages {
+    packages: Vec<Package>,
+}
+
+#[derive(Debug)]
+struct Package {
+    id: String,
+    manifest_path: String,
+    /// The package's folder, canonical, to find the files it holds.
+    dir: PathBuf,
+    targets: Vec<Value>,
+}
+
+/// The package and target that own a file: what cargo names in its `compiler-message`.
+#[derive(Debug, Clone, Copy)]
+pub struct Owner<'a> {
+    /// `package_id`, as cargo metadata gives it.
+    pub package_id: &'a str,
+    /// The package's `Cargo.toml`.
+    pub manifest_path: &'a str,
+    /// The target object, as cargo metadata gives it.
+    pub target: &'a Value,
+}
+
+impl Packages {
+    /// Runs `cargo metadata --no-deps` (which runs no code of the project) once for the
+    /// workspace of each file's nearest `Cargo.toml`; a workspace cargo cannot read is left out
+    /// with a warning, and its files are then written without a package.
+    pub fn of_files<'a>(files: impl IntoIterator<Item = &'a Path>) -> Packages {
+        let mut packages = Packages::default();
+        let mut asked: Vec<PathBuf> = Vec::new();
+        for file in files {
+            let Ok(file) = file.canonicalize() else { continue };
+            let Some(manifest) = file
+                .ancestors()
+                .skip(1)
+                .map(|dir| dir.join("Cargo.toml"))
+                .find(|manifest| manifest.is_file())
+            else {
+                continue;
+            };
+            let known = packages
+                .packages
+                .iter()
+                .any(|p| manifest.parent() == Some(p.dir.as_path()));
+            if known || asked.contains(&manifest) {
+                continue;
+            }
+            match metadata(&manifest) {
+                Ok(found) => {
+                    for package in found {
+                        if !packages.packages.iter().any(|p| p.id == package.id) {
+                            packages.packages.push(package);
+                        }
+                    }
+                }
+                Err(message) => eprintln!("warning: {message}"),
+            }
+            asked.push(manifest);
+        }
+        packages
+    }
+
+    /// The package holding `file` (the innermost one) and its target whose crate is
+    /// `crate_name`; `None` for a file of no crate.
+    pub fn owner(&self, file: &Path, crate_name: &str) -> Option<Owner<'_>> {
+        let file = file.canonicalize().ok()?;
+        let package = self
+            .packages
+            .iter()
+            .filter(|p| file.starts_with(&p.dir))
+            .max_by_key(|p| p.dir.components().count())?;
+        let target = package.targets.iter().find(|target| {
+            target
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| name.replace('-', "_") == crate_name)
+        })?;
+        Some(Owner {
+            package_id: &package.id,
+            manifest_path: &package.manifest_path,
+            target,
+        })
+    }
+}
+
+/// The packages `cargo metadata --no-deps --format-version 1` lists for a manifest.
+fn metadata(manifest: &Path) -> Result<Vec<Package>, String> {
+    let output = Command::new(cargo())
+        .args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"])
+        .arg(manifest)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot start `cargo metadata` for `{}`: {err}", manifest.display()))?;
+    let failed = |why: String| {
+        format!(
+            "`cargo metadata` failed for `{}`: {why}; its files' findings are written without their package",
+            manifest.display()
+        )
+    };
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(failed(stderr.trim().lines().last().unwrap_or("no output").to_string()));
+    }
+    let value: Value = serde_json::from_slice(&output.stdout).map_err(|err| failed(err.to_string()))?;
+    let packages = value
+        .get("packages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    Ok(packages
+        .iter()
+        .filter_map(|package| {
+            let manifest_path = package.get("manifest_path")?.as_str()?.to_string();
+            let dir = Path::new(&manifest_path).parent()?;
+            Some(Package {
+                id: package.get("id")?.as_str()?.to_string(),
+                dir: dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()),
+                manifest_path,
+                targets: package.get("targets")?.as_array()?.clone(),
+            })
+        })
+        .collect())
+}
