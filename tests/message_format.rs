@@ -130,7 +130,7 @@ fn findings_of_a_package_are_compiler_messages_with_exact_spans() {
             (
                 code,
                 primary[0].file_name.as_str(),
-                m.message.level.clone(),
+                m.message.level,
                 spanned_text(dir.path(), primary[0]),
             )
         })
