@@ -261,3 +261,65 @@ fn span(source: &SourceFile, start: usize, end: usize, is_primary: bool, label: 
         expansion: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_lint_analyzer::Span;
+    use kernel_lint_lints::Edit;
+
+    fn outcome() -> Outcome {
+        Outcome {
+            context: vec![SourceFile::new("k.rs", "// ½\nlet v = a[2 * i];\n")],
+            ..Outcome::default()
+        }
+    }
+
+    fn fix(applicability: Applicability) -> Fix {
+        Fix {
+            title: "read `a` with unit stride".to_string(),
+            applicability,
+            edits: vec![Edit {
+                file: "k.rs".to_string(),
+                span: Span {
+                    start: 16,
+                    end: 21,
+                    line: 2,
+                    column: 11,
+                },
+                replacement: "i".to_string(),
+            }],
+            gain: None,
+            follow_up: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn safe_fixes_are_machine_applicable_and_unsafe_ones_maybe_incorrect() {
+        let outcome = outcome();
+        for (applicability, expected) in [
+            (Applicability::Safe, "MachineApplicable"),
+            (Applicability::Unsafe, "MaybeIncorrect"),
+        ] {
+            let help = suggestion(&fix(applicability), &outcome);
+            assert_eq!(
+                (help.level, help.message.as_str()),
+                ("help", "read `a` with unit stride")
+            );
+            assert_eq!(help.spans.len(), 1);
+            let span = &help.spans[0];
+            assert_eq!(span.suggestion_applicability, Some(expected));
+            assert_eq!(span.suggested_replacement.as_deref(), Some("i"));
+            assert_eq!(&outcome.context[0].text[span.byte_start..span.byte_end], "2 * i");
+            assert_eq!((span.line_start, span.column_start, span.column_end), (2, 11, 16));
+        }
+    }
+
+    #[test]
+    fn display_only_fixes_are_help_without_a_replacement() {
+        let help = suggestion(&fix(Applicability::DisplayOnly), &outcome());
+        assert_eq!(help.level, "help");
+        assert_eq!(help.message, "read `a` with unit stride");
+        assert!(help.spans.is_empty());
+    }
+}
