@@ -471,3 +471,41 @@ fn bad_requests_get_errors_and_exit_without_shutdown_is_code_1() {
     client.notify("exit", Value::Null);
     assert_eq!(client.exit_code(), 1);
 }
+
+#[test]
+fn a_changed_helper_is_analyzed_again_with_the_kernel_that_calls_it() {
+    let dir = workspace();
+    let kernel = "pub mod helpers;\nuse cuda_std::prelude::*;\nuse cuda_std::thread;\n\n\
+        #[kernel]\npub unsafe fn copy(a: &[f32], out: *mut f32, n: usize) {\n    \
+        let i = thread::index_1d() as usize;\n    if i < n {\n        \
+        *out.add(i) = crate::helpers::load(a, i);\n    }\n}\n";
+    let strided = "pub fn load(a: &[f32], i: usize) -> f32 {\n    a[2 * i]\n}\n";
+    std::fs::write(dir.path().join("src/lib.rs"), kernel).expect("written");
+    std::fs::write(dir.path().join("src/helpers.rs"), strided).expect("written");
+    let lib_uri = uri(&dir.path().join("src/lib.rs"));
+    let helpers_uri = uri(&dir.path().join("src/helpers.rs"));
+    let mut client = Client::start(dir.path());
+    initialize(&mut client, dir.path(), json!({}));
+    open(&mut client, &lib_uri, kernel);
+    // The finding is in the helper's file, where the access is written.
+    let diagnostics = client.diagnostics(&helpers_uri);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "KL001");
+    assert_eq!(diagnostics[0]["range"]["start"], position(strided, "a[2 * i]", true));
+
+    open(&mut client, &helpers_uri, strided);
+    assert_eq!(client.diagnostics(&helpers_uri).len(), 1);
+    assert_eq!(
+        analyzed(&client.logs),
+        "analyzed 2 files (src/helpers.rs, src/lib.rs); workspace of 2 files kept"
+    );
+    change(&mut client, &helpers_uri, 2, &strided.replace("2 * i", "i"));
+    assert_eq!(client.diagnostics(&helpers_uri), Vec::<Value>::new());
+    assert_eq!(
+        analyzed(&client.logs),
+        "analyzed 2 files (src/helpers.rs, src/lib.rs); workspace of 2 files kept"
+    );
+    client.request("shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.exit_code(), 0);
+}

@@ -58,6 +58,8 @@ pub fn quick_fixes(
 }
 
 /// A fix's edits by file; `None` when a file it edits cannot be named or read.
+// The protocol's map is keyed by `Uri`, whose cell caches a parse and takes no part in its hash.
+#[allow(clippy::mutable_key_type)]
 fn workspace_edit(state: &State, fix: &kernel_lint_lints::Fix, encoding: Encoding) -> Option<WorkspaceEdit> {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for edit in &fix.edits {

@@ -294,7 +294,7 @@ impl Server {
                 let Some(params) = self.params::<DidOpenTextDocumentParams>(notification.params) else {
                     return;
                 };
-                let Some(path) = self.path(&params.text_document.uri) else {
+                let Some(path) = self.source(&params.text_document.uri) else {
                     return;
                 };
                 self.state.documents.insert(path.clone(), params.text_document.text);
@@ -304,7 +304,7 @@ impl Server {
                 let Some(params) = self.params::<DidChangeTextDocumentParams>(notification.params) else {
                     return;
                 };
-                let Some(path) = self.path(&params.text_document.uri) else {
+                let Some(path) = self.source(&params.text_document.uri) else {
                     return;
                 };
                 let mut text = self.state.documents.remove(&path).unwrap_or_default();
@@ -325,18 +325,19 @@ impl Server {
                 let Some(params) = self.params::<DidSaveTextDocumentParams>(notification.params) else {
                     return;
                 };
-                let Some(path) = self.path(&params.text_document.uri) else {
+                let Some(path) = convert::path_of(&params.text_document.uri).map(|p| key(&p)) else {
                     return;
                 };
-                if let Some(text) = params.text {
-                    self.state.documents.insert(path.clone(), text);
-                }
                 let settings = path
                     .file_name()
                     .is_some_and(|n| n == "Cargo.toml" || n == "kernel-lint.toml");
                 if settings {
+                    // Settings are read from disk, where the save just put them.
                     self.load();
-                } else {
+                } else if self.state.documents.contains_key(&path) {
+                    if let Some(text) = params.text {
+                        self.state.documents.insert(path.clone(), text);
+                    }
                     self.analyze(&path);
                 }
             }
@@ -344,7 +345,7 @@ impl Server {
                 let Some(params) = self.params::<DidCloseTextDocumentParams>(notification.params) else {
                     return;
                 };
-                let Some(path) = self.path(&params.text_document.uri) else {
+                let Some(path) = self.source(&params.text_document.uri) else {
                     return;
                 };
                 // The file on disk is what the workspace has once its buffer is gone.
@@ -367,14 +368,10 @@ impl Server {
         }
     }
 
-    /// The file of a document; rust files only, and `file:` URIs only.
-    fn path(&self, uri: &Uri) -> Option<PathBuf> {
+    /// The file of a Rust document with a `file:` URI; other documents are not analyzed.
+    fn source(&self, uri: &Uri) -> Option<PathBuf> {
         let path = convert::path_of(uri)?;
-        let kind = path.extension().and_then(|e| e.to_str());
-        let settings = path
-            .file_name()
-            .is_some_and(|n| n == "Cargo.toml" || n == "kernel-lint.toml");
-        (kind == Some("rs") || settings).then(|| key(&path))
+        (path.extension().and_then(|e| e.to_str()) == Some("rs")).then(|| key(&path))
     }
 
     fn request(&mut self, request: Request) -> Response {
@@ -402,7 +399,7 @@ impl Server {
 
     fn hover(&self, params: HoverParams) -> Value {
         let at = params.text_document_position_params;
-        let Some(path) = self.path(&at.text_document.uri) else {
+        let Some(path) = self.source(&at.text_document.uri) else {
             return Value::Null;
         };
         let Some(text) = self.state.text(&path) else {
@@ -428,7 +425,7 @@ impl Server {
                 .iter()
                 .any(|k| k == &CodeActionKind::QUICKFIX || k == &CodeActionKind::EMPTY)
         });
-        let Some(path) = self.path(&params.text_document.uri).filter(|_| wanted) else {
+        let Some(path) = self.source(&params.text_document.uri).filter(|_| wanted) else {
             return Value::Array(Vec::new());
         };
         let Some(text) = self.state.text(&path) else {
