@@ -80,8 +80,16 @@ fn session(connection: &Connection) -> Result<bool, String> {
     connection
         .initialize_finish(id, result)
         .map_err(|e| format!("initialize failed: {e}"))?;
+    let root = root(&params).map(|r| key(&r));
+    if let Some(root) = &root {
+        // Paths are printed relative to the current folder: the workspace's, whatever folder
+        // the editor started the server in.
+        if let Err(err) = std::env::set_current_dir(root) {
+            eprintln!("warning: cannot enter the workspace folder {}: {err}", root.display());
+        }
+    }
     let mut server = Server {
-        state: State::new(root(&params).map(|r| key(&r))),
+        state: State::new(root),
         encoding,
         outbox: Vec::new(),
         published: BTreeMap::new(),
