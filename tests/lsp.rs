@@ -514,3 +514,45 @@ fn a_changed_helper_is_analyzed_again_with_the_kernel_that_calls_it() {
     client.notify("exit", Value::Null);
     assert_eq!(client.exit_code(), 0);
 }
+
+#[test]
+fn saving_the_configuration_reads_the_workspace_again() {
+    let dir = workspace();
+    let lib = dir.path().join("src/lib.rs");
+    let lib_uri = uri(&lib);
+    let text = std::fs::read_to_string(&lib).expect("read");
+    let mut client = Client::start(dir.path());
+    initialize(&mut client, dir.path(), json!({}));
+    open(&mut client, &lib_uri, &text);
+    client.diagnostics(&lib_uri);
+    let config = dir.path().join("kernel-lint.toml");
+    std::fs::write(&config, "[[kernel]]\nname = \"scale\"\nblock = [128, 1, 1]\n").expect("written");
+    client.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": uri(&config) } }),
+    );
+    let diagnostics = client.diagnostics(&lib_uri);
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(
+        client
+            .logs
+            .iter()
+            .filter(|l| l.starts_with("read the workspace"))
+            .count(),
+        2
+    );
+    let hover = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": lib_uri }, "position": position(&text, "i].x", true) }),
+    );
+    let markdown = hover["result"]["contents"]["value"].as_str().expect("markdown");
+    assert!(
+        markdown.ends_with(
+            "launch assumed: block (128, 1, 1), from the configuration (kernel-lint.toml or Cargo.toml metadata)\n"
+        ),
+        "{markdown}"
+    );
+    client.request("shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.exit_code(), 0);
+}
