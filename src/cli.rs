@@ -52,6 +52,18 @@ pub enum Command {
     Harness(HarnessCommand),
     /// Lower, build, measure and compare in one go (needs nvcc and ncu on the PATH).
     Validate(ValidateArgs),
+    /// Serve the Language Server Protocol on stdin and stdout, for editors.
+    #[command(
+        after_help = "Diagnostics are published on open, change and save, from the editor's buffer; \
+                            the fixes are offered as quick fixes and the prediction of a global access \
+                            shows on hover over its index. The workspace of the first workspace folder \
+                            is read at initialize and again when a Cargo.toml or kernel-lint.toml is \
+                            saved; a change parses and analyzes only the changed file. Logs go to \
+                            stderr and window/logMessage.\n\n\
+                            Exit status: 0 after shutdown then exit, 1 on exit without shutdown, 2 when \
+                            the connection failed."
+    )]
+    Lsp,
 }
 
 /// `harness` subcommands.
@@ -319,7 +331,7 @@ impl Cli {
                 Some(Command::Check(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Fix(args)) => args.analyze.format = args.analyze.format.or(Some(format)),
-                Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_)) => {
+                Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_) | Command::Lsp) => {
                     let message = "`--format` before the subcommand applies to `check` and `accesses` only";
                     return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));
                 }

@@ -14,6 +14,8 @@ pub enum CliError {
     ConfigProblems(Vec<Problem>),
     /// The cargo workspace could not be read.
     Workspace(String),
+    /// The language server's connection failed.
+    Lsp(String),
     /// A file the command needs could not be read.
     Read {
         /// The file.
@@ -83,7 +85,7 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Config(message) | CliError::Workspace(message) => f.write_str(message),
+            CliError::Config(message) | CliError::Workspace(message) | CliError::Lsp(message) => f.write_str(message),
             // `main` writes the first `error: `; each further problem gets its own.
             CliError::ConfigProblems(problems) => {
                 for (i, problem) in problems.iter().enumerate() {

@@ -14,6 +14,7 @@ mod error;
 mod exit;
 mod fix;
 mod harness;
+mod lsp;
 mod output;
 mod render;
 mod thresholds;

@@ -182,6 +182,13 @@ impl ItemIndex {
         }
     }
 
+    /// Forgets every module's items, keeping the crates' dependencies and features, so that
+    /// the files can be added again after one of them changed.
+    pub fn clear_items(&mut self) {
+        self.modules.clear();
+        self.resolved.get_mut().clear();
+    }
+
     /// Sets the features crate `krate` is compiled with; its items under a `#[cfg]` that does
     /// not hold with them are left out. Call it before adding the crate's files.
     pub fn set_features(&mut self, krate: &str, features: BTreeSet<String>) {
