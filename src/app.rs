@@ -17,6 +17,7 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
         Some(Command::Rule(args)) => rule(args),
         Some(Command::Harness(command)) => crate::harness::run(&cli.global, command),
         Some(Command::Validate(args)) => crate::harness::validate(&cli.global, args),
+        Some(Command::Review(args)) => crate::review::run(&cli.global, args),
         None => check(&cli.global, &cli.check),
     }
 }

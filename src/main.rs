@@ -14,6 +14,7 @@ mod fix;
 mod harness;
 mod output;
 mod render;
+mod review;
 mod thresholds;
 mod triage;
 

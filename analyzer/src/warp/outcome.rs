@@ -4,6 +4,7 @@
 use super::lanes::Warp;
 use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
+use super::verdict::WarpSample;
 use crate::algebra::{Atom, Poly, Predicate};
 use crate::interpret::Access;
 use crate::model::launch::ResolvedLaunch;
@@ -156,8 +157,9 @@ impl<'a> Setup<'a> {
         let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
         for (at, point) in self.points.iter().enumerate() {
-            for warp in self.warps {
+            for (index, warp) in self.warps.iter().enumerate() {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
+                let mut active: Vec<usize> = Vec::with_capacity(32);
                 let mut first_two = [None, None];
                 for (lane, thread) in warp.iter().enumerate() {
                     let Some(thread) = *thread else { continue };
@@ -170,6 +172,7 @@ impl<'a> Setup<'a> {
                         first_two[lane] = Some(address);
                     }
                     addresses.push(address);
+                    active.push(lane);
                 }
                 if addresses.is_empty() {
                     continue;
@@ -180,6 +183,8 @@ impl<'a> Setup<'a> {
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
                 warps.push(WarpLanes {
                     point: at,
+                    index,
+                    lanes: active,
                     addresses,
                     weight: point.weight,
                 });
@@ -249,11 +254,32 @@ impl<'a> Setup<'a> {
     }
 }
 
+/// The first request of `lanes` (the first warp that makes one, at the first point), shifted
+/// by `shift` bytes, for a picture of the warp.
+pub(super) fn sample(lanes: &LaneAddresses, shift: i64, width: u64) -> Option<WarpSample> {
+    let warp = lanes.warps.first()?;
+    let lowest = warp.addresses.iter().min()? + shift;
+    let base = lowest.div_euclid(SECTOR_BYTES) * SECTOR_BYTES;
+    let mut lane_addresses = vec![None; super::lanes::WARP_SIZE];
+    for (&lane, &address) in warp.lanes.iter().zip(&warp.addresses) {
+        lane_addresses[lane] = Some(address + shift - base);
+    }
+    Some(WarpSample {
+        warp: warp.index,
+        lane_addresses,
+        bytes_per_lane: width,
+    })
+}
+
 /// The addresses of the active lanes of one warp at one point.
 pub(super) struct WarpLanes {
     /// The point (block and loop iterations) it was evaluated at, by index: the warps of one
     /// block at one iteration share it.
     pub(super) point: usize,
+    /// Which warp of the block.
+    pub(super) index: usize,
+    /// The lanes that run the access, in order, one per address.
+    pub(super) lanes: Vec<usize>,
     pub(super) addresses: Vec<i64>,
     /// What the point stands for in the launch.
     pub(super) weight: f64,

@@ -4,9 +4,9 @@
 use super::classify::{classify, is_transposed, row_length};
 use super::footprint::{block_footprint, Footprint};
 use super::lanes::warps;
-use super::outcome::{known_value, Outcome, Setup};
+use super::outcome::{known_value, sample, Outcome, Setup};
 use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
-use super::verdict::{round2, round4, AccessClass, Case, Prediction};
+use super::verdict::{round2, round4, AccessClass, Case, Prediction, WarpSample};
 use crate::algebra::{Atom, OVERFLOWS};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::{BlockSource, ResolvedLaunch};
@@ -68,6 +68,8 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let warps = warps(launch.block);
     let mut results: Vec<ComboResult> = Vec::new();
     let mut headline_footprint = None;
+    // The first assignment's first request, aligned and at its worst misalignment.
+    let mut headline_sample: (Option<WarpSample>, Option<WarpSample>) = (None, None);
     for combo in combinations(&unknowns) {
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let lanes = setup.lane_addresses();
@@ -91,6 +93,14 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 });
             }
         }
+        if results.is_empty() {
+            if let Some(l) = lanes.as_ref() {
+                headline_sample = (
+                    sample(l, 0, setup.width),
+                    worst_shift.and_then(|(s, _)| sample(l, s, setup.width)),
+                );
+            }
+        }
         let misaligned = worst_shift.map(|(_, m)| (m, setup.alignment_condition()));
         results.push(ComboResult {
             combo,
@@ -109,6 +119,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         results.iter().map(|r| (r.combo.clone(), worst(r).sectors)).collect();
     let by_value = describe_cases(&unknowns, &outcomes);
     let mut footprint = None;
+    let mut warp_sample = None;
     let headline = if all_same || !has_stride {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
@@ -132,9 +143,11 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 negate(condition)
             ));
             footprint = headline_footprint.and_then(|f| f.misaligned);
+            warp_sample = headline_sample.1;
             Some(*m)
         } else {
             footprint = headline_footprint.and_then(|f| f.aligned);
+            warp_sample = headline_sample.0;
             Some(*aligned)
         }
     } else {
@@ -186,6 +199,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         upper_bound: false,
         block_footprint_sectors: footprint.map(|f| round2(f.sectors)),
         block_footprint_ideal_sectors: footprint.map(|f| round2(f.ideal)),
+        warp_sample,
     }
     .masked(access)
 }
@@ -265,6 +279,7 @@ fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {
         upper_bound: false,
         block_footprint_sectors: None,
         block_footprint_ideal_sectors: None,
+        warp_sample: None,
     }
 }
 
