@@ -42,9 +42,11 @@ pub fn run(global: &GlobalArgs, args: &ReviewArgs) -> Result<Status, CliError> {
     let folder =
         tempfile::tempdir().map_err(|err| CliError::Refused(format!("cannot make a temporary folder: {err}")))?;
     repo.extract(&base, folder.path())?;
-    let old = analyze_base(&repo, &base, global, &args.paths, folder.path())?;
+    let renames = repo.renames(&base);
+    let paths = base_paths(&repo, &renames, &args.paths);
+    let old = analyze_base(&repo, &base, global, &paths, folder.path())?;
     let (old_kernels, base_file) = match &old {
-        Some(outcome) => renamed(&repo, &base, diff::kernels(outcome)),
+        Some(outcome) => renamed(&repo, &renames, diff::kernels(outcome)),
         None => (Vec::new(), HashMap::new()),
     };
     let kernels = diff::review(&old_kernels, &base_file, &diff::kernels(&head));
@@ -61,6 +63,28 @@ pub fn run(global: &GlobalArgs, args: &ReviewArgs) -> Result<Status, CliError> {
     };
     print(&text)?;
     Ok(Status::of_run(head.has_errors(), counts.failing > 0))
+}
+
+/// The paths to analyze in the base: those given, and the base's names of the files renamed
+/// into them.
+fn base_paths(repo: &Repo, renames: &HashMap<String, String>, paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = paths.to_vec();
+    for path in paths.iter().filter(|p| p.is_relative()) {
+        let given = format!("{}{}", repo.prefix, path.display());
+        let given = given.trim_end_matches('/');
+        let mut old_names: Vec<&String> = renames
+            .iter()
+            .filter(|(_, new)| *new == given || new.starts_with(&format!("{given}/")))
+            .map(|(old, _)| old)
+            .collect();
+        old_names.sort();
+        for old in old_names {
+            if let Some(here) = old.strip_prefix(&repo.prefix) {
+                out.push(PathBuf::from(here));
+            }
+        }
+    }
+    out
 }
 
 /// Analyzes the copy of the base as the working tree was analyzed: from the same folder of the
@@ -132,8 +156,11 @@ fn analyze_base(
 
 /// The base's kernels under the names their files have now, and the base's name of each file
 /// that was renamed.
-fn renamed(repo: &Repo, base: &Base, mut kernels: Vec<diff::Kernel>) -> (Vec<diff::Kernel>, HashMap<String, String>) {
-    let renames = repo.renames(base);
+fn renamed(
+    repo: &Repo,
+    renames: &HashMap<String, String>,
+    mut kernels: Vec<diff::Kernel>,
+) -> (Vec<diff::Kernel>, HashMap<String, String>) {
     let mut old_names = HashMap::new();
     for kernel in &mut kernels {
         let in_repo = format!("{}{}", repo.prefix, kernel.file);

@@ -126,17 +126,19 @@ pub fn warp(sample: &WarpSample, id: &str) -> String {
         sector_y - 6.0
     );
     // Lines first, so that the boxes cover their ends.
+    svg.push_str(r##"<g stroke="#64748b" stroke-width="0.8">"##);
     for (lane, address) in sample.lane_addresses.iter().enumerate() {
         let Some(address) = address else { continue };
         let Some(to) = byte_x(*address) else { continue };
         let from = MARGIN + lane as f64 * LANE + LANE / 2.0 - 1.0;
         let _ = write!(
             svg,
-            r##"<line x1="{from:.1}" y1="{}" x2="{:.1}" y2="{sector_y}" stroke="#64748b" stroke-width="0.8"/>"##,
+            r##"<line x1="{from:.1}" y1="{}" x2="{:.1}" y2="{sector_y}"/>"##,
             lane_y + 20.0,
             to + 1.0
         );
     }
+    svg.push_str("</g>");
     for (lane, address) in sample.lane_addresses.iter().enumerate() {
         let x = MARGIN + lane as f64 * LANE;
         let (fill, dash) = match address {
@@ -145,7 +147,7 @@ pub fn warp(sample: &WarpSample, id: &str) -> String {
         };
         let _ = write!(
             svg,
-            r##"<rect x="{x}" y="{lane_y}" width="{}" height="20" fill="{fill}" stroke="#1e3a8a" stroke-width="0.8"{dash}/><text x="{}" y="{}" text-anchor="middle">{lane}</text>"##,
+            r##"<rect x="{x}" y="{lane_y}" width="{}" height="20" fill="{fill}" stroke="#1e3a8a"{dash}/><text x="{}" y="{}" text-anchor="middle">{lane}</text>"##,
             LANE - 2.0,
             x + (LANE - 2.0) / 2.0,
             lane_y + 13.0
@@ -155,26 +157,41 @@ pub fn warp(sample: &WarpSample, id: &str) -> String {
         w @ (1 | 2 | 4 | 8 | 16 | 32) => w as i64,
         _ => 4,
     };
+    let cell_width = sector_width * cell_bytes as f64 / SECTOR as f64;
+    let mut dividers = String::new();
     for (i, &s) in shown.iter().enumerate() {
+        // The whole sector is fetched: hatched, then the cells used filled over it.
+        let _ = write!(
+            svg,
+            r##"<rect x="{:.1}" y="{sector_y}" width="{sector_width:.1}" height="{sector_h}" fill="url(#{id}-unused)"/>"##,
+            xs[i]
+        );
         let cells = SECTOR / cell_bytes;
-        let cell_width = sector_width / cells as f64;
-        for c in 0..cells {
+        let is_used = |c: i64| {
             let first = s * SECTOR + c * cell_bytes;
-            let is_used = (first..first + cell_bytes).any(|b| used.contains(&b));
-            let fill = if is_used {
-                USED.to_string()
-            } else {
-                format!("url(#{id}-unused)")
-            };
+            (first..first + cell_bytes).any(|b| used.contains(&b))
+        };
+        let mut c = 0;
+        while c < cells {
+            if !is_used(c) {
+                c += 1;
+                continue;
+            }
+            let run = (c..cells).take_while(|&d| is_used(d)).count() as i64;
             let _ = write!(
                 svg,
-                r##"<rect x="{:.2}" y="{sector_y}" width="{cell_width:.2}" height="{sector_h}" fill="{fill}" stroke="#ffffff" stroke-width="0.5"/>"##,
-                xs[i] + c as f64 * cell_width
+                r##"<rect x="{:.1}" y="{sector_y}" width="{:.1}" height="{sector_h}" fill="{USED}"/>"##,
+                xs[i] + c as f64 * cell_width,
+                run as f64 * cell_width
             );
+            c += run;
+        }
+        for c in 1..cells {
+            let _ = write!(dividers, "M{:.1} {sector_y}v{sector_h}", xs[i] + c as f64 * cell_width);
         }
         let _ = write!(
             svg,
-            r##"<rect x="{:.2}" y="{sector_y}" width="{sector_width:.2}" height="{sector_h}" fill="none" stroke="#111827" stroke-width="1"/>"##,
+            r##"<rect x="{:.1}" y="{sector_y}" width="{sector_width:.1}" height="{sector_h}" fill="none" stroke="#111827"/>"##,
             xs[i]
         );
         if i > 0 && s != shown[i - 1] + 1 {
@@ -189,6 +206,9 @@ pub fn warp(sample: &WarpSample, id: &str) -> String {
                 sector_y + sector_h / 2.0 + 3.0
             );
         }
+    }
+    if !dividers.is_empty() {
+        let _ = write!(svg, r##"<path d="{dividers}" stroke="#ffffff" stroke-width="0.5"/>"##);
     }
     let figures = figures(sample);
     let mut caption = figures.caption();
