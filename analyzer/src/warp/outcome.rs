@@ -4,7 +4,6 @@
 use super::lanes::Warp;
 use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
-use super::verdict::WarpSample;
 use crate::algebra::{Atom, Poly, Predicate};
 use crate::interpret::Access;
 use crate::model::launch::ResolvedLaunch;
@@ -252,23 +251,6 @@ impl<'a> Setup<'a> {
             broadcast: lanes.broadcast,
         })
     }
-}
-
-/// The first request of `lanes` (the first warp that makes one, at the first point), shifted
-/// by `shift` bytes, for a picture of the warp.
-pub(super) fn sample(lanes: &LaneAddresses, shift: i64, width: u64) -> Option<WarpSample> {
-    let warp = lanes.warps.first()?;
-    let lowest = warp.addresses.iter().min()? + shift;
-    let base = lowest.div_euclid(SECTOR_BYTES) * SECTOR_BYTES;
-    let mut lane_addresses = vec![None; super::lanes::WARP_SIZE];
-    for (&lane, &address) in warp.lanes.iter().zip(&warp.addresses) {
-        lane_addresses[lane] = Some(address + shift - base);
-    }
-    Some(WarpSample {
-        warp: warp.index,
-        lane_addresses,
-        bytes_per_lane: width,
-    })
 }
 
 /// The addresses of the active lanes of one warp at one point.
