@@ -12,7 +12,7 @@ use std::path::PathBuf;
     version,
     after_help = "Exit status: 0 no findings at warn or deny level, 1 findings at warn or deny \
                   level, 2 usage error, unreadable or unparsable input, bad configuration or \
-                  internal error. `fix` has its own (see `fix --help`)."
+                  internal error. `fix` and `review` have their own (see their `--help`)."
 )]
 pub struct Cli {
     /// What to do; `check` when omitted.
