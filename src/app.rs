@@ -18,6 +18,7 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
         Some(Command::Harness(command)) => crate::harness::run(&cli.global, command),
         Some(Command::Validate(args)) => crate::harness::validate(&cli.global, args),
         Some(Command::Lsp) => crate::lsp::run(),
+        Some(Command::Review(args)) => crate::review::run(&cli.global, args),
         None => check(&cli.global, &cli.check),
     }
 }

@@ -190,9 +190,14 @@ pub fn fingerprint(code: &str, kernel: &str, text: &str, occurrence: usize) -> S
 /// The flagged text with whitespace dropped, except one space between two word characters:
 /// `a[ i *2]` and `a[i * 2]` are the same expression.
 fn normalized(source: &SourceFile, d: &Diagnostic) -> String {
+    normalize(source.snippet(d.primary.span))
+}
+
+/// Source text with whitespace dropped, except one space between two word characters.
+pub fn normalize(text: &str) -> String {
     let mut out = String::new();
     let mut gap = false;
-    for c in source.snippet(d.primary.span).chars() {
+    for c in text.chars() {
         if c.is_whitespace() {
             gap = true;
             continue;

@@ -12,7 +12,7 @@ use std::path::PathBuf;
     version,
     after_help = "Exit status: 0 no findings at warn or deny level, 1 findings at warn or deny \
                   level, 2 usage error, unreadable or unparsable input, bad configuration or \
-                  internal error. `fix` has its own (see `fix --help`)."
+                  internal error. `fix` and `review` have their own (see their `--help`)."
 )]
 pub struct Cli {
     /// What to do; `check` when omitted.
@@ -64,6 +64,37 @@ pub enum Command {
                             the connection failed."
     )]
     Lsp,
+    /// Compare the findings of the working tree with those of a git revision, for review.
+    #[command(after_help = crate::review::HELP)]
+    Review(ReviewArgs),
+}
+
+/// Arguments of `review`.
+#[derive(Debug, Clone, Args)]
+pub struct ReviewArgs {
+    /// Files or directories to analyze on both sides; the cargo workspace's sources when omitted.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// The revision to compare with, taken literally (a branch, tag or commit; pass the merge
+    /// base to see only what a branch changed).
+    #[arg(long, value_name = "REV")]
+    pub base: String,
+    /// Output format [default: markdown].
+    #[arg(long, value_enum)]
+    pub format: Option<ReviewFormat>,
+    /// Lint levels.
+    #[command(flatten)]
+    pub levels: LevelArgs,
+}
+
+/// Output formats of `review`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ReviewFormat {
+    /// Markdown for a pull-request comment.
+    #[default]
+    Markdown,
+    /// One self-contained HTML page with a picture of each flagged access's warp.
+    Html,
 }
 
 /// `harness` subcommands.
@@ -331,7 +362,7 @@ impl Cli {
                 Some(Command::Check(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Fix(args)) => args.analyze.format = args.analyze.format.or(Some(format)),
-                Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_) | Command::Lsp) => {
+                Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_) | Command::Lsp | Command::Review(_)) => {
                     let message = "`--format` before the subcommand applies to `check` and `accesses` only";
                     return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));
                 }

@@ -17,6 +17,7 @@ mod harness;
 mod lsp;
 mod output;
 mod render;
+mod review;
 mod thresholds;
 mod triage;
 

@@ -28,4 +28,4 @@ pub use pipeline::{
 };
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};
-pub use warp::verdict::{AccessClass, Case, Prediction};
+pub use warp::verdict::{AccessClass, Case, Prediction, WarpSample};

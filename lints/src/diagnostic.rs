@@ -101,6 +101,12 @@ pub struct Gain {
     /// load): the requests of the rewritten code before, and after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<(u32, u32)>,
+    /// One warp's request of the access now, for a picture; not in the JSON report.
+    #[serde(skip)]
+    pub warp_before: Option<kernel_lint_analyzer::WarpSample>,
+    /// The same request of the rewritten access.
+    #[serde(skip)]
+    pub warp_after: Option<kernel_lint_analyzer::WarpSample>,
 }
 
 /// A span with a message under it.

@@ -237,6 +237,8 @@ pub fn prove(
             dram_bytes_before: dram_bytes(access),
             dram_bytes_after: dram_bytes(rewritten),
             requests,
+            warp_before: warp_sample(access),
+            warp_after: warp_sample(rewritten),
         }),
         follow_up: draft.follow_up.clone(),
     })
@@ -251,6 +253,10 @@ fn launch_index(report: &FileReport, kernel: &KernelReport) -> usize {
         .filter(|k| k.name == kernel.name)
         .position(|k| std::ptr::eq(k, kernel))
         .unwrap_or(0)
+}
+
+fn warp_sample(access: &AccessReport) -> Option<kernel_lint_analyzer::WarpSample> {
+    access.prediction.as_ref()?.warp_sample.clone()
 }
 
 fn figures(access: &AccessReport) -> Option<(f64, f64)> {

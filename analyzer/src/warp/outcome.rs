@@ -156,8 +156,9 @@ impl<'a> Setup<'a> {
         let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
         for (at, point) in self.points.iter().enumerate() {
-            for warp in self.warps {
+            for (index, warp) in self.warps.iter().enumerate() {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
+                let mut active: Vec<usize> = Vec::with_capacity(32);
                 let mut first_two = [None, None];
                 for (lane, thread) in warp.iter().enumerate() {
                     let Some(thread) = *thread else { continue };
@@ -170,6 +171,7 @@ impl<'a> Setup<'a> {
                         first_two[lane] = Some(address);
                     }
                     addresses.push(address);
+                    active.push(lane);
                 }
                 if addresses.is_empty() {
                     continue;
@@ -180,6 +182,8 @@ impl<'a> Setup<'a> {
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
                 warps.push(WarpLanes {
                     point: at,
+                    index,
+                    lanes: active,
                     addresses,
                     weight: point.weight,
                 });
@@ -254,6 +258,10 @@ pub(super) struct WarpLanes {
     /// The point (block and loop iterations) it was evaluated at, by index: the warps of one
     /// block at one iteration share it.
     pub(super) point: usize,
+    /// Which warp of the block.
+    pub(super) index: usize,
+    /// The lanes that run the access, in order, one per address.
+    pub(super) lanes: Vec<usize>,
     pub(super) addresses: Vec<i64>,
     /// What the point stands for in the launch.
     pub(super) weight: f64,

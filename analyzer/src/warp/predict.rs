@@ -4,9 +4,11 @@
 use super::classify::{classify, is_transposed, row_length};
 use super::footprint::{block_footprint, Footprint};
 use super::lanes::warps;
-use super::outcome::{known_value, Outcome, Setup};
+use super::lanes::WARP_SIZE;
+use super::outcome::{known_value, LaneAddresses, Outcome, Setup};
+use super::sectors::SECTOR_BYTES;
 use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
-use super::verdict::{round2, round4, AccessClass, Case, Prediction};
+use super::verdict::{round2, round4, AccessClass, Case, Prediction, WarpSample};
 use crate::algebra::{Atom, OVERFLOWS};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::{BlockSource, ResolvedLaunch};
@@ -68,6 +70,8 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let warps = warps(launch.block);
     let mut results: Vec<ComboResult> = Vec::new();
     let mut headline_footprint = None;
+    // The first assignment's first request, aligned and at its worst misalignment.
+    let mut headline_sample: (Option<WarpSample>, Option<WarpSample>) = (None, None);
     for combo in combinations(&unknowns) {
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let lanes = setup.lane_addresses();
@@ -91,6 +95,14 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 });
             }
         }
+        if results.is_empty() {
+            if let Some(l) = lanes.as_ref() {
+                headline_sample = (
+                    sample(l, 0, setup.width),
+                    worst_shift.and_then(|(s, _)| sample(l, s, setup.width)),
+                );
+            }
+        }
         let misaligned = worst_shift.map(|(_, m)| (m, setup.alignment_condition()));
         results.push(ComboResult {
             combo,
@@ -109,6 +121,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         results.iter().map(|r| (r.combo.clone(), worst(r).sectors)).collect();
     let by_value = describe_cases(&unknowns, &outcomes);
     let mut footprint = None;
+    let mut warp_sample = None;
     let headline = if all_same || !has_stride {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
@@ -132,9 +145,11 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 negate(condition)
             ));
             footprint = headline_footprint.and_then(|f| f.misaligned);
+            warp_sample = headline_sample.1;
             Some(*m)
         } else {
             footprint = headline_footprint.and_then(|f| f.aligned);
+            warp_sample = headline_sample.0;
             Some(*aligned)
         }
     } else {
@@ -186,6 +201,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         upper_bound: false,
         block_footprint_sectors: footprint.map(|f| round2(f.sectors)),
         block_footprint_ideal_sectors: footprint.map(|f| round2(f.ideal)),
+        warp_sample,
     }
     .masked(access)
 }
@@ -265,9 +281,66 @@ fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {
         upper_bound: false,
         block_footprint_sectors: None,
         block_footprint_ideal_sectors: None,
+        warp_sample: None,
     }
 }
 
 fn negate(condition: &str) -> String {
     condition.replace("== 0", "!= 0").replace(" && ", " || ")
+}
+
+/// The first request of `lanes` (the first warp that makes one, at the first point), shifted
+/// by `shift` bytes, for a picture of the warp.
+fn sample(lanes: &LaneAddresses, shift: i64, width: u64) -> Option<WarpSample> {
+    let warp = lanes.warps.first()?;
+    let lowest = warp.addresses.iter().min()? + shift;
+    let base = lowest.div_euclid(SECTOR_BYTES) * SECTOR_BYTES;
+    let mut lane_addresses = vec![None; WARP_SIZE];
+    for (&lane, &address) in warp.lanes.iter().zip(&warp.addresses) {
+        lane_addresses[lane] = Some(address + shift - base);
+    }
+    Some(WarpSample {
+        warp: warp.index,
+        lane_addresses,
+        bytes_per_lane: width,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyze_source, LaunchPlan, SourceFile, WarpSample};
+
+    fn sample(src: &str) -> Option<WarpSample> {
+        let file = SourceFile::new("k.rs", src);
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("analyzed");
+        report.kernels[0].accesses[0]
+            .prediction
+            .clone()
+            .expect("global")
+            .warp_sample
+    }
+
+    #[test]
+    fn the_sample_is_the_first_warps_request_from_its_first_sector() {
+        let s = sample(
+            "// kernel-lint: block(128)
+             #[kernel] pub unsafe fn k(a: &[f32]) { let v = a[thread::index_1d() as usize * 2]; }",
+        )
+        .expect("a sample");
+        assert_eq!((s.warp, s.bytes_per_lane), (0, 4));
+        assert_eq!(s.lane_addresses, (0..32).map(|l| Some(l * 8)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_misaligned_headline_draws_the_misaligned_start_and_masked_lanes_are_none() {
+        let s = sample(
+            "// kernel-lint: block(128)
+             #[kernel] pub unsafe fn k(a: &[f32]) { let i = thread::index_1d() as usize; if i % 32 != 0 { let v = a[i + 1]; } }",
+        )
+        .expect("a sample");
+        assert_eq!(s.lane_addresses[0], None);
+        // Lane 1 reads element 2: 8 bytes past the first sector's start.
+        assert_eq!(s.lane_addresses[1], Some(8));
+        assert_eq!(s.lane_addresses[31], Some(128));
+    }
 }

@@ -87,6 +87,24 @@ pub struct Prediction {
     /// The sectors the block's distinct bytes would need, contiguous and aligned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_footprint_ideal_sectors: Option<f64>,
+    /// The addresses of one representative request, for pictures of the warp; kept out of the
+    /// JSON report, whose figures already say what it shows.
+    #[serde(skip)]
+    pub warp_sample: Option<WarpSample>,
+}
+
+/// The byte addresses the 32 lanes of one warp request: the first warp of the block that
+/// makes the request, at the first block and loop iteration counted, under the headline's
+/// alignment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WarpSample {
+    /// Which warp of the block (0 for the first).
+    pub warp: usize,
+    /// Each lane's first byte, relative to the start of the first sector touched (so the
+    /// sector boundaries fall on multiples of 32); `None` for a lane that does not run it.
+    pub lane_addresses: Vec<Option<i64>>,
+    /// Bytes each lane moves.
+    pub bytes_per_lane: u64,
 }
 
 impl Prediction {

@@ -1,0 +1,136 @@
+//! The review as Markdown, for a pull-request comment.
+
+use super::diff::{before_after, sectors_text, Row, State};
+use super::Report;
+use kernel_lint_lints::Fix;
+
+/// The whole comment.
+pub fn render(report: &Report) -> String {
+    let mut out = format!(
+        "## kernel-lint review against `{}` ({})\n\n{}\n",
+        code(&report.rev),
+        short(&report.commit),
+        report.summary
+    );
+    for kernel in &report.kernels {
+        out.push_str(&format!("\n### `{}` in `{}`", code(&kernel.name), code(&kernel.file)));
+        if let Some(old) = &kernel.renamed_from {
+            out.push_str(&format!(" (renamed from `{}`)", code(old)));
+        }
+        if let Some(old) = &kernel.file_renamed_from {
+            out.push_str(&format!(" (file renamed from `{}`)", code(old)));
+        }
+        out.push_str("\n\n| Access | Line | Lint | Change | Verdict | Sectors per request | Efficiency |\n");
+        out.push_str("|---|---|---|---|---|---|---|\n");
+        for row in &kernel.rows {
+            out.push_str(&format!(
+                "| `{}` | {} | {} {} | {} | {} | {} | {} |\n",
+                cell(&row.finding.text),
+                row.finding.line,
+                row.finding.code,
+                row.finding.name,
+                row.state.as_str(),
+                verdict(row),
+                sectors_text(row),
+                before_after(row)
+            ));
+        }
+        for (fix, old, rows) in rewrites(&kernel.rows) {
+            out.push_str(&format!(
+                "\n<details><summary>Suggested rewrite ({}): {}{}</summary>\n\n```diff\n",
+                lines_of(&rows),
+                super::html::escape(&fix.title),
+                super::html::escape(&gain(fix))
+            ));
+            out.push_str(&diff_lines(fix, old));
+            out.push_str("```\n\n</details>\n");
+        }
+    }
+    out
+}
+
+/// The rewrites suggested for the introduced and changed findings of a kernel, each once with
+/// the rows it addresses: the same rewrite fixes every access to one struct.
+pub fn rewrites(rows: &[Row]) -> Vec<(&Fix, &[String], Vec<&Row>)> {
+    let mut out: Vec<(&Fix, &[String], Vec<&Row>)> = Vec::new();
+    for row in rows
+        .iter()
+        .filter(|r| matches!(r.state, State::Introduced | State::Changed))
+    {
+        for (fix, old) in &row.finding.fixes {
+            match out
+                .iter_mut()
+                .find(|(f, _, _)| f.title == fix.title && f.edits == fix.edits)
+            {
+                Some((_, _, rows)) => rows.push(row),
+                None => out.push((fix, old, vec![row])),
+            }
+        }
+    }
+    out
+}
+
+/// A rewrite's edits as `-` and `+` lines, each file named when there are several.
+pub fn diff_lines(fix: &Fix, old: &[String]) -> String {
+    let mut out = String::new();
+    let several = fix.edits.iter().any(|e| e.file != fix.edits[0].file);
+    let mut file: Option<&str> = None;
+    for (edit, old) in fix.edits.iter().zip(old) {
+        if several && file != Some(edit.file.as_str()) {
+            out.push_str(&format!("@@ {} @@\n", edit.file));
+            file = Some(&edit.file);
+        }
+        for line in old.lines() {
+            out.push_str(&format!("- {}\n", line.trim_end()));
+        }
+        for line in edit.replacement.lines() {
+            out.push_str(&format!("+ {}\n", line.trim_end()));
+        }
+    }
+    out
+}
+
+/// "line 4" or "lines 4, 9".
+pub fn lines_of(rows: &[&Row]) -> String {
+    let lines: Vec<String> = rows.iter().map(|r| r.finding.line.to_string()).collect();
+    let noun = if lines.len() == 1 { "line" } else { "lines" };
+    format!("{noun} {}", lines.join(", "))
+}
+
+/// The verdict class of the row's side.
+pub fn verdict(row: &Row) -> &'static str {
+    let prediction = match row.state {
+        State::Fixed => row.before.as_ref(),
+        _ => row.after.as_ref(),
+    };
+    prediction.map_or("unknown", |p| p.class.as_str())
+}
+
+/// " (8 -> 2 sectors per request, 25 % -> 100 %)" for a fix proven by re-analysis.
+pub fn gain(fix: &kernel_lint_lints::Fix) -> String {
+    use super::diff::{figure, percent};
+    fix.gain.as_ref().map_or_else(String::new, |g| {
+        format!(
+            " ({} -> {} sectors per request, {} -> {})",
+            figure(g.sectors_before),
+            figure(g.sectors_after),
+            percent(g.efficiency_before),
+            percent(g.efficiency_after)
+        )
+    })
+}
+
+/// The first 12 digits of a commit.
+pub fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// Text inside an inline code span of a table cell: pipes would end the cell.
+fn cell(text: &str) -> String {
+    code(text).replace('|', "\\|")
+}
+
+/// Text inside an inline code span: a backtick would end it.
+fn code(text: &str) -> String {
+    text.replace('`', "'")
+}
