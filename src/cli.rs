@@ -362,7 +362,9 @@ impl Cli {
                 Some(Command::Check(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Fix(args)) => args.analyze.format = args.analyze.format.or(Some(format)),
-                Some(Command::Rule(_) | Command::Harness(_) | Command::Validate(_) | Command::Lsp | Command::Review(_)) => {
+                Some(
+                    Command::Rule(_) | Command::Harness(_) | Command::Validate(_) | Command::Lsp | Command::Review(_),
+                ) => {
                     let message = "`--format` before the subcommand applies to `check` and `accesses` only";
                     return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));
                 }
