@@ -12,6 +12,7 @@ mod error;
 mod exit;
 mod fix;
 mod harness;
+mod limits;
 mod output;
 mod render;
 mod thresholds;

@@ -156,6 +156,7 @@ impl<'a> Setup<'a> {
         let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
         for (at, point) in self.points.iter().enumerate() {
+            crate::budget::tick();
             for warp in self.warps {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
                 let mut first_two = [None, None];

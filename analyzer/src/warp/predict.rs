@@ -69,6 +69,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let mut results: Vec<ComboResult> = Vec::new();
     let mut headline_footprint = None;
     for combo in combinations(&unknowns) {
+        crate::budget::tick();
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let lanes = setup.lane_addresses();
         let Some(aligned) = lanes.as_ref().and_then(|l| setup.outcome(l, 0)) else {

@@ -827,8 +827,19 @@ impl Discovery {
             return index;
         }
         let shown = display(id, &self.base);
-        let (items, problem) = match std::fs::read(id) {
-            Err(err) => (
+        // A FIFO or device would block the read or never end; a huge file would stall it.
+        let refused = match std::fs::metadata(id) {
+            Ok(meta) if !meta.is_file() => Some("not a regular file".to_string()),
+            Ok(meta) => crate::budget::over_size_limit(meta.len()),
+            Err(_) => None,
+        };
+        let read = match refused {
+            Some(message) => Err(Err(message)),
+            None => std::fs::read(id).map_err(Ok),
+        };
+        let (items, problem) = match read {
+            Err(Err(message)) => (Vec::new(), Some(FileProblem { message, span: None })),
+            Err(Ok(err)) => (
                 Vec::new(),
                 Some(FileProblem {
                     message: format!("cannot read the file: {}", io_reason(&err)),

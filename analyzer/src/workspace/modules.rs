@@ -31,6 +31,16 @@ pub struct ModItem {
 
 /// The `mod` items of a file, or why it could not be parsed (then no items).
 pub fn extract(file: &SourceFile) -> (Vec<ModItem>, Option<FileProblem>) {
+    // Nesting syn would recurse through until the stack overflows is refused first.
+    if let Ok(tokens) = file.text.parse::<proc_macro2::TokenStream>() {
+        if let Err((reason, span)) = crate::parse::depth::check(file, tokens) {
+            let problem = FileProblem {
+                message: format!("{reason}; the file's `mod` items are not followed"),
+                span: Some(span),
+            };
+            return (Vec::new(), Some(problem));
+        }
+    }
     match syn::parse_file(&file.text) {
         Ok(syntax) => (collect(file, &syntax.items, &[]), None),
         Err(err) => {
