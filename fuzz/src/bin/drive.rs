@@ -5,6 +5,7 @@
 //!
 //! `drive [--seconds N] [--seed N] [--out DIR] [--timeout-ms N]`; prints executions per second,
 //! defects and distinct outcomes every 10 s; exits 1 when a defect was found.
+//! `drive --replay FILE` runs one saved input.
 
 use kernel_lint_fuzz::{run, Shape, MODULE_MARK};
 use std::collections::HashSet;
@@ -325,6 +326,17 @@ fn args() -> Args {
 }
 
 fn main() {
+    // `drive --replay FILE`: one saved input, its outcome and how long it took.
+    let argv: Vec<String> = std::env::args().collect();
+    if let [_, flag, file] = argv.as_slice() {
+        if flag == "--replay" {
+            let bytes = std::fs::read(file).expect("read the input");
+            let start = Instant::now();
+            let outcome = run(&bytes);
+            println!("{outcome:?} in {:.2} s", start.elapsed().as_secs_f64());
+            std::process::exit(i32::from(outcome.is_err()));
+        }
+    }
     let args = args();
     std::fs::create_dir_all(&args.out).expect("create the output folder");
     // Panics are counted, not printed: the message goes with the saved input.
@@ -398,7 +410,7 @@ fn main() {
             Err(defect) => {
                 defects += 1;
                 let kind = defect.lines().next().unwrap_or_default().to_string();
-                if kinds.insert(kind.clone()) {
+                if kinds.insert(kind.clone()) || kind.starts_with("no answer") {
                     let name = format!("defect-{:016x}", hash(&case));
                     let _ = std::fs::write(args.out.join(format!("{name}.rs")), &case);
                     let _ = std::fs::write(args.out.join(format!("{name}.txt")), &defect);
