@@ -206,8 +206,8 @@ fn cases() -> Vec<Case> {
             "kernel without body",
             &[("k.rs", b"#[kernel]\npub unsafe fn k(a: &[f32]);\n")],
             &["k.rs"],
-            0,
-            &["0 kernels in 1 file"],
+            2,
+            &["error: kernel `k` has no body; it is not analyzed", "[k.rs:2:15]"],
         ),
         case(
             "kernel with empty body",
@@ -220,8 +220,8 @@ fn cases() -> Vec<Case> {
             "kernel declared in an extern block",
             &[("k.rs", b"extern \"C\" {\n    #[kernel]\n    fn k(a: *const f32);\n}\n")],
             &["k.rs"],
-            0,
-            &["0 kernels in 1 file"],
+            2,
+            &["error: kernel `k` has no body; it is not analyzed", "[k.rs:3:8]"],
         ),
         case(
             "macros everywhere",

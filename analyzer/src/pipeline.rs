@@ -223,10 +223,18 @@ impl Program {
                 reports.push(report);
             }
         }
-        let errors = match self.parsed.get(file) {
+        let mut errors = match self.parsed.get(file) {
             Some(Ok(parsed)) => parsed.skipped.clone(),
             _ => Vec::new(),
         };
+        let syntax = self.syntax(file).map_err(Clone::clone)?;
+        for (name, span) in crate::model::kernel::find_bodiless(source, &syntax.items) {
+            errors.push(FileError::at(
+                &source.path,
+                format!("kernel `{name}` has no body; it is not analyzed"),
+                span,
+            ));
+        }
         Ok(FileReport {
             path: source.path.clone(),
             kernels: reports,
