@@ -350,8 +350,7 @@ fn collect<'a>(items: &'a [Item], path: &mut Vec<String>, out: &mut Vec<(Vec<Str
 /// Kernels declared without a body (`#[kernel] fn k(..);`, also in an `extern` block): the
 /// name and its place of each, so that they are reported rather than silently left out.
 pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
-    let mut out = Vec::new();
-    let mut note = |f: syn::ForeignItemFn| {
+    let note = |f: syn::ForeignItemFn| {
         let span = file.span_of(f.sig.ident.span());
         let as_fn = ItemFn {
             attrs: f.attrs,
@@ -359,21 +358,18 @@ pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
             sig: f.sig,
             block: Box::new(syn::parse_quote!({})),
         };
-        if is_kernel(&as_fn) {
-            out.push((as_fn.sig.ident.to_string(), span));
-        }
+        is_kernel(&as_fn).then(|| (as_fn.sig.ident.to_string(), span))
     };
+    let mut out = Vec::new();
     for item in items {
         match item {
             Item::Verbatim(tokens) => {
-                if let Ok(f) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                    note(f);
-                }
+                out.extend(syn::parse2::<syn::ForeignItemFn>(tokens.clone()).ok().and_then(note));
             }
             Item::ForeignMod(block) => {
                 for foreign in &block.items {
                     if let syn::ForeignItem::Fn(f) = foreign {
-                        note(f.clone());
+                        out.extend(note(f.clone()));
                     }
                 }
             }

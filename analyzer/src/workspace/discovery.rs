@@ -114,6 +114,11 @@ impl Discovery {
                     path: given.clone(),
                     message: io_reason(&err),
                 }),
+                // A FIFO or device given would block the read: named, never opened.
+                Ok(meta) if !meta.is_dir() && !meta.is_file() => errors.push(WorkspaceError::NotFound {
+                    path: given.clone(),
+                    message: "not a regular file".to_string(),
+                }),
                 Ok(meta) => {
                     let mut id = identity(&path, &self.base);
                     // A manifest given stands for its package folder.
