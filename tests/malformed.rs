@@ -141,7 +141,7 @@ fn cases() -> Vec<Case> {
             &[("mixed.rs", b"fn helper(x: usize) -> usize {\n    x +\n}\n#[kernel]\npub unsafe fn k(a: &[f32]) {\n    let i = thread::index_1d() as usize;\n    let v = a[i];\n}\n")],
             &["mixed.rs"],
             2,
-            &["error: syntax error: expected an expression", "[mixed.rs:3:1]", "1 kernel in 1 file"],
+            &["error: syntax error: unexpected end of input, expected an expression", "[mixed.rs:3:1]", "1 kernel in 1 file"],
         ),
         // Unterminated literals and comments.
         case(
@@ -374,17 +374,20 @@ fn cases() -> Vec<Case> {
         // The limits.
         case(
             "over the size limit",
-            &[("k.rs", k), ("good.rs", k)],
-            &["--max-file-size", "100", "k.rs"],
+            &[("k.rs", k), ("small.rs", b"#[kernel]\npub unsafe fn s() {}\n")],
+            &["--max-file-size", "99", "k.rs", "small.rs"],
             2,
-            &["error: k.rs: file is 101 bytes, over the 100 bytes limit (`--max-file-size` raises it)"],
+            &[
+                "error: k.rs: file is 100 bytes, over the 99 bytes limit (`--max-file-size` raises it)",
+                "1 kernel in 1 file",
+            ],
         ),
         case(
             "time budget spent",
             &[("k.rs", k), ("good.rs", k)],
             &["--file-time-budget", "0ms", "k.rs"],
             2,
-            &["error: analysis stopped after 0 ms in `fn k` (time budget, `--file-time-budget`)", "[k.rs:2:1]"],
+            &["error: analysis stopped after 0 ms in `fn k` (time budget, `--file-time-budget`)", "[k.rs:2:15]"],
         ),
         case(
             "size limit that does not parse",
@@ -401,28 +404,28 @@ fn cases() -> Vec<Case> {
             "(",
             ")",
             10_000,
-            "brackets nested deeper than 128 levels",
+            "3:140: brackets nested deeper than 128 levels",
         ),
         (
             "100,000 brackets",
             "[",
             "]",
             100_000,
-            "brackets nested deeper than 128 levels",
+            "3:140: brackets nested deeper than 128 levels",
         ),
         (
             "10,000 blocks",
             "{",
             "}",
             10_000,
-            "brackets nested deeper than 128 levels",
+            "3:140: brackets nested deeper than 128 levels",
         ),
         (
             "50,000 negations",
             "-",
             "",
             50_000,
-            "more than 128 prefix operators in a row",
+            "3:141: more than 128 prefix operators in a row",
         ),
     ] {
         cases.push(Case {
@@ -430,7 +433,7 @@ fn cases() -> Vec<Case> {
             files: vec![("deep.rs", nested(open, "1", close, depth))],
             args: &["deep.rs"],
             code: 2,
-            expect: vec![format!("error: {expect}; `fn k` is not analyzed")],
+            expect: vec![format!("error: deep.rs:{expect}; `fn k` is not analyzed")],
         });
     }
     let modules = format!("{}fn f() {{}}{}\n", "mod a { ".repeat(10_000), " }".repeat(10_000));
@@ -440,8 +443,7 @@ fn cases() -> Vec<Case> {
         args: &[],
         code: 2,
         expect: vec![
-            "error: brackets nested deeper than 128 levels; `mod a` is not analyzed".into(),
-            "[src/lib.rs:1:".into(),
+            "error: src/lib.rs:1:1031: brackets nested deeper than 128 levels; `mod a` is not analyzed".into(),
         ],
     });
     let deep_crate = format!(
@@ -458,8 +460,8 @@ fn cases() -> Vec<Case> {
         args: &[],
         code: 2,
         expect: vec![
-            "error: brackets nested deeper than 128 levels; `fn k` is not analyzed".into(),
-            "[src/lib.rs:4:".into(),
+            "error: src/lib.rs:4:140: brackets nested deeper than 128 levels; `fn k` is not analyzed".into(),
+            "1 kernel in 2 files".into(),
         ],
     });
     cases
