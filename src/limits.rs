@@ -31,6 +31,9 @@ pub fn parse_size(text: &str) -> Result<MaxFileSize, String> {
         return Ok(MaxFileSize(None));
     }
     let (number, unit) = split_unit(text);
+    if number.is_empty() {
+        return Err(format!("`{text}` is not a size (`10MB`, `512kB`, `none`)"));
+    }
     let scale: f64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "kb" | "k" => 1e3,
@@ -58,6 +61,9 @@ pub fn parse_duration(text: &str) -> Result<FileTimeBudget, String> {
         return Ok(FileTimeBudget(None));
     }
     let (number, unit) = split_unit(text);
+    if number.is_empty() {
+        return Err(format!("`{text}` is not a time (`10s`, `500ms`, `none`)"));
+    }
     let scale = match unit {
         "" | "s" => 1.0,
         "ms" => 1e-3,
@@ -108,7 +114,10 @@ mod tests {
             parse_size("10 parsecs"),
             Err("unknown unit `parsecs` (use B, kB, MB, GB, KiB, MiB, GiB or `none`)".to_string())
         );
-        assert_eq!(parse_size("-1MB"), Err("`` is not a non-negative number".to_string()));
+        assert_eq!(
+            parse_size("-1MB"),
+            Err("`-1MB` is not a size (`10MB`, `512kB`, `none`)".to_string())
+        );
         assert_eq!(parse_duration("10s"), Ok(FileTimeBudget(Some(Duration::from_secs(10)))));
         assert_eq!(
             parse_duration("250ms"),
