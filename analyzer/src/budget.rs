@@ -47,7 +47,7 @@ pub fn over_size_limit(bytes: u64) -> Option<String> {
 /// A size as a person writes it: `52.4 MB`, `10 MB`, `512 kB`, `900 bytes`.
 pub fn describe_size(bytes: u64) -> String {
     let scaled = |unit: u64, name: &str| {
-        if bytes % unit == 0 {
+        if bytes.is_multiple_of(unit) {
             format!("{} {name}", bytes / unit)
         } else {
             format!("{:.1} {name}", bytes as f64 / unit as f64)
@@ -102,7 +102,7 @@ pub fn tick() {
             return;
         };
         deadline.set(Some((at, checks.wrapping_add(1))));
-        if checks % CHECK_EVERY == 0 && Instant::now() >= at {
+        if checks.is_multiple_of(CHECK_EVERY) && Instant::now() >= at {
             // Code that runs while unwinding must not stop again.
             deadline.set(None);
             resume_unwind(Box::new(Exhausted));
@@ -140,9 +140,9 @@ pub fn stopped(kernel: Option<&str>) -> String {
 /// A duration as a person writes it: `10 s`, `1.5 s`, `250 ms`.
 pub fn describe(budget: Duration) -> String {
     let ms = budget.as_millis();
-    if ms >= 1000 && ms % 100 == 0 {
+    if ms >= 1000 && ms.is_multiple_of(100) {
         let tenths = ms / 100;
-        if tenths % 10 == 0 {
+        if tenths.is_multiple_of(10) {
             format!("{} s", tenths / 10)
         } else {
             format!("{}.{} s", tenths / 10, tenths % 10)
