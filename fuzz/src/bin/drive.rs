@@ -308,7 +308,7 @@ fn args() -> Args {
     let mut args = Args {
         seconds: 60,
         seed: 1,
-        out: PathBuf::from("fuzz/artifacts/drive"),
+        out: PathBuf::from("artifacts/drive"),
         timeout: Duration::from_secs(20),
     };
     let mut it = std::env::args().skip(1);
