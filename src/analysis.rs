@@ -166,6 +166,7 @@ pub struct Totals {
 /// Warnings about the configuration and the launch hints go to stderr here, so every command
 /// that analyzes shows them; errors in the configuration stop the command.
 pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
+    crate::limits::apply(global.max_file_size, global.file_time_budget);
     // `--config` is read first: its errors come before those of finding the files.
     let mut resolver = Resolver::new(global)?;
     let candidates = if paths.is_empty() {
@@ -321,6 +322,18 @@ fn run(
 /// A file's text; a failure keeps what could be read, for a snippet of the error.
 fn read(input: &Input) -> Result<SourceFile, Box<Entry>> {
     let display = input.display.clone();
+    // A FIFO or device would block the read or never end; a huge file would stall the run.
+    let refused = match std::fs::metadata(&input.path) {
+        Ok(meta) if !meta.is_file() => Some("not a regular file".to_string()),
+        Ok(meta) => kernel_lint_analyzer::budget::over_size_limit(meta.len()),
+        Err(_) => None,
+    };
+    if let Some(message) = refused {
+        return Err(Box::new(Entry::Failed(
+            FileError::without_span(&display, message),
+            None,
+        )));
+    }
     let bytes = std::fs::read(&input.path)
         .map_err(|err| Box::new(Entry::Failed(FileError::without_span(&display, io_message(&err)), None)))?;
     // Lossy text keeps the valid prefix unchanged, so the error's span still points right.

@@ -274,6 +274,14 @@ pub struct GlobalArgs {
     /// Every `--allow`, `--warn` and `--deny` in command-line order (later ones win).
     #[arg(skip)]
     pub level_flags: Vec<(Level, String)>,
+    /// Largest source file analyzed (`10MB`, `512kB`, `none`); a larger one is reported as an
+    /// error and skipped.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::limits::parse_size, default_value = "10MB")]
+    pub max_file_size: crate::limits::MaxFileSize,
+    /// Time the analysis of one file may take (`10s`, `500ms`, `none`); past it the file is
+    /// reported as an error and the run goes on.
+    #[arg(long, global = true, value_name = "TIME", value_parser = crate::limits::parse_duration, default_value = "10s")]
+    pub file_time_budget: crate::limits::FileTimeBudget,
     /// `--min-efficiency` and `--min-wasted-sectors` of `check` or `accesses`.
     #[arg(skip)]
     pub threshold_flags: crate::thresholds::ThresholdArgs,

@@ -8,6 +8,7 @@
 //! read) → [`pipeline`] (the one path through all of them).
 
 pub mod algebra;
+pub mod budget;
 pub mod interpret;
 pub mod model;
 pub mod parse;

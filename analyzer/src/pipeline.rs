@@ -207,8 +207,16 @@ impl Program {
             for launch in self.launches_of(file, &kernel, plan) {
                 // A defect in the analysis of one kernel is reported for its file; the other
                 // files are still analyzed.
-                let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch)))
-                    .map_err(|panic| internal_error(&source.path, panic.as_ref()))?;
+                let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch))).map_err(
+                    |panic| {
+                        if crate::budget::is_exhausted(panic.as_ref()) {
+                            let message = crate::budget::stopped(Some(&kernel.name));
+                            FileError::at(&source.path, message, kernel.span)
+                        } else {
+                            internal_error(&source.path, panic.as_ref())
+                        }
+                    },
+                )?;
                 let mut analyzed = kernel.clone();
                 analyzed.launch = launch.launch;
                 let mut report = analysis.report(analyzed, file, &self.files);
@@ -217,10 +225,18 @@ impl Program {
                 reports.push(report);
             }
         }
-        let errors = match self.parsed.get(file) {
+        let mut errors = match self.parsed.get(file) {
             Some(Ok(parsed)) => parsed.skipped.clone(),
             _ => Vec::new(),
         };
+        let syntax = self.syntax(file).map_err(Clone::clone)?;
+        for (name, span) in crate::model::kernel::find_bodiless(source, &syntax.items) {
+            errors.push(FileError::at(
+                &source.path,
+                format!("kernel `{name}` has no body; it is not analyzed"),
+                span,
+            ));
+        }
         Ok(FileReport {
             path: source.path.clone(),
             kernels: reports,
@@ -332,7 +348,7 @@ pub fn analyze_configured(
                 (0..program.files.len())
                     .map(|i| {
                         let plan = plans.get(i).or(plans.last()).copied().unwrap_or(&default);
-                        program.report(i, plan)
+                        crate::budget::within(&program.files[i].path, || program.report(i, plan))
                     })
                     .collect::<Vec<_>>()
             })

@@ -119,6 +119,17 @@ impl FileError {
     }
 }
 
+impl FileError {
+    /// An error at a place in the file.
+    pub fn at(path: &str, message: impl Into<String>, span: Span) -> FileError {
+        FileError {
+            path: path.to_string(),
+            message: message.into(),
+            span: Some(span),
+        }
+    }
+}
+
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.span {

@@ -402,7 +402,11 @@ impl<'a> Kernel<'a> {
         for (def, to) in [(&self.x, 'y'), (&self.y, 'x')] {
             for call in [&def.block_idx, &def.block_dim, &def.thread_idx] {
                 let name = self.text(&call.name);
-                let renamed = format!("{}{to}", &name[..name.len() - 1]);
+                // A call not spelled with its axis last (found through an alias, say) is left alone.
+                let Some(stem) = name.strip_suffix(['x', 'y', 'z']) else {
+                    return Err(Declined::new(format!("`{name}` does not name its axis last")));
+                };
+                let renamed = format!("{stem}{to}");
                 splices.push(Splice {
                     range: call.name.clone(),
                     text: renamed,

@@ -308,6 +308,7 @@ impl Interpreter<'_> {
         );
         let mut varying = BTreeSet::new();
         loop {
+            crate::budget::tick();
             self.loop_walks += 1;
             if self.loop_walks > super::MAX_LOOP_WALKS {
                 varying.clone_from(&every);

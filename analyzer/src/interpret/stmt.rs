@@ -39,6 +39,7 @@ impl<'a> Interpreter<'a> {
     }
 
     fn stmt(&mut self, stmt: &Stmt, last: bool) -> (Flow, Value) {
+        crate::budget::tick();
         match stmt {
             Stmt::Local(local) => {
                 self.local(local);

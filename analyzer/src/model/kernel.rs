@@ -347,6 +347,43 @@ fn collect<'a>(items: &'a [Item], path: &mut Vec<String>, out: &mut Vec<(Vec<Str
     }
 }
 
+/// Kernels declared without a body (`#[kernel] fn k(..);`, also in an `extern` block): the
+/// name and its place of each, so that they are reported rather than silently left out.
+pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
+    let note = |f: syn::ForeignItemFn| {
+        let span = file.span_of(f.sig.ident.span());
+        let as_fn = ItemFn {
+            attrs: f.attrs,
+            vis: f.vis,
+            sig: f.sig,
+            block: Box::new(syn::parse_quote!({})),
+        };
+        is_kernel(&as_fn).then(|| (as_fn.sig.ident.to_string(), span))
+    };
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Item::Verbatim(tokens) => {
+                out.extend(syn::parse2::<syn::ForeignItemFn>(tokens.clone()).ok().and_then(note));
+            }
+            Item::ForeignMod(block) => {
+                for foreign in &block.items {
+                    if let syn::ForeignItem::Fn(f) = foreign {
+                        out.extend(note(f.clone()));
+                    }
+                }
+            }
+            Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    out.extend(find_bodiless(file, items));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Whether a function is a kernel: `#[kernel]`, `#[cuda_std::kernel]`,
 /// `#[cfg_attr(.., kernel)]` or `extern "ptx-kernel"`.
 pub fn is_kernel(f: &ItemFn) -> bool {

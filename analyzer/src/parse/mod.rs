@@ -1,7 +1,7 @@
 //! Source text to syntax tree, item by item, refusing input that would exhaust the parser's
 //! stack and explaining input that cannot be tokenized.
 
-mod depth;
+pub(crate) mod depth;
 mod items;
 mod lex;
 

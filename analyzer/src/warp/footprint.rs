@@ -28,6 +28,7 @@ pub(super) fn block_footprint(lanes: &LaneAddresses, residues: &[i64], shift: i6
     // The warps of a point are adjacent: take each run of one point as one block.
     let mut start = 0;
     while start < lanes.warps.len() {
+        crate::budget::tick();
         let point = lanes.warps[start].point;
         let end = start + lanes.warps[start..].iter().take_while(|w| w.point == point).count();
         let weight = lanes.warps[start].weight;

@@ -156,6 +156,7 @@ impl<'a> Setup<'a> {
         let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
         for (at, point) in self.points.iter().enumerate() {
+            crate::budget::tick();
             for (index, warp) in self.warps.iter().enumerate() {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
                 let mut active: Vec<usize> = Vec::with_capacity(32);

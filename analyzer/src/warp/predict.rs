@@ -73,6 +73,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     // The first assignment's first request, aligned and at its worst misalignment.
     let mut headline_sample: (Option<WarpSample>, Option<WarpSample>) = (None, None);
     for combo in combinations(&unknowns) {
+        crate::budget::tick();
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let lanes = setup.lane_addresses();
         let Some(aligned) = lanes.as_ref().and_then(|l| setup.outcome(l, 0)) else {

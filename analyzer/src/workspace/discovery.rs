@@ -114,6 +114,11 @@ impl Discovery {
                     path: given.clone(),
                     message: io_reason(&err),
                 }),
+                // A FIFO or device given would block the read: named, never opened.
+                Ok(meta) if !meta.is_dir() && !meta.is_file() => errors.push(WorkspaceError::NotFound {
+                    path: given.clone(),
+                    message: "not a regular file".to_string(),
+                }),
                 Ok(meta) => {
                     let mut id = identity(&path, &self.base);
                     // A manifest given stands for its package folder.
@@ -827,8 +832,19 @@ impl Discovery {
             return index;
         }
         let shown = display(id, &self.base);
-        let (items, problem) = match std::fs::read(id) {
-            Err(err) => (
+        // A FIFO or device would block the read or never end; a huge file would stall it.
+        let refused = match std::fs::metadata(id) {
+            Ok(meta) if !meta.is_file() => Some("not a regular file".to_string()),
+            Ok(meta) => crate::budget::over_size_limit(meta.len()),
+            Err(_) => None,
+        };
+        let read = match refused {
+            Some(message) => Err(Err(message)),
+            None => std::fs::read(id).map_err(Ok),
+        };
+        let (items, problem) = match read {
+            Err(Err(message)) => (Vec::new(), Some(FileProblem { message, span: None })),
+            Err(Ok(err)) => (
                 Vec::new(),
                 Some(FileProblem {
                     message: format!("cannot read the file: {}", io_reason(&err)),

@@ -31,6 +31,19 @@ pub struct ModItem {
 
 /// The `mod` items of a file, or why it could not be parsed (then no items).
 pub fn extract(file: &SourceFile) -> (Vec<ModItem>, Option<FileProblem>) {
+    // Nesting syn would recurse through until the stack overflows: the analyzer's parser
+    // leaves out only the items beyond its limits.
+    if let Ok(tokens) = file.text.parse::<proc_macro2::TokenStream>() {
+        if let Err((reason, span)) = crate::parse::depth::check(file, tokens) {
+            let problem = FileProblem {
+                message: reason,
+                span: Some(span),
+            };
+            let items =
+                crate::parse::parse_file(file).map_or_else(|_| Vec::new(), |p| collect(file, &p.syntax.items, &[]));
+            return (items, Some(problem));
+        }
+    }
     match syn::parse_file(&file.text) {
         Ok(syntax) => (collect(file, &syntax.items, &[]), None),
         Err(err) => {
