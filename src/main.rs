@@ -12,6 +12,7 @@ mod error;
 mod exit;
 mod fix;
 mod harness;
+mod jobs;
 mod output;
 mod render;
 mod thresholds;

@@ -17,6 +17,9 @@ use crate::workspace::CrateFeatures;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod workers;
+pub use workers::{analyze_only, analyze_parallel};
+
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;
 
