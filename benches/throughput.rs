@@ -87,7 +87,9 @@ fn kernel_lint(corpus: &Corpus, args: &[&str]) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn a_parse_only(bencher: Bencher) {
     let corpus = &*KERNELS;
-    bencher.counter(ItemsCount::new(corpus.lines)).bench(|| parse_all(corpus));
+    bencher
+        .counter(ItemsCount::new(corpus.lines))
+        .bench(|| parse_all(corpus));
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1, args = [1, 2])]
@@ -110,7 +112,9 @@ fn c_accesses_json(bencher: Bencher) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn d_mixed_parse_only(bencher: Bencher) {
     let corpus = &*MIXED;
-    bencher.counter(ItemsCount::new(corpus.lines)).bench(|| parse_all(corpus));
+    bencher
+        .counter(ItemsCount::new(corpus.lines))
+        .bench(|| parse_all(corpus));
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]

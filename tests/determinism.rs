@@ -37,7 +37,12 @@ fn assert_same_for_any_jobs(dir: &Path, path: &str) {
 #[test]
 fn fixtures_give_the_same_bytes_with_one_or_more_workers() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for fixture in ["fixtures/seeds", "fixtures/patterns", "fixtures/workspace", "fixtures/launch"] {
+    for fixture in [
+        "fixtures/seeds",
+        "fixtures/patterns",
+        "fixtures/workspace",
+        "fixtures/launch",
+    ] {
         assert_same_for_any_jobs(root, fixture);
     }
 }
@@ -62,8 +67,5 @@ fn zero_jobs_is_a_usage_error() {
     assert_eq!(code, Some(2));
     assert!(stdout.is_empty());
     let stderr = String::from_utf8_lossy(&stderr);
-    assert!(
-        stderr.contains("invalid value '0' for '--jobs <N>'"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("invalid value '0' for '--jobs <N>'"), "{stderr}");
 }

@@ -89,7 +89,8 @@ pub fn generate(spec: &CorpusSpec) -> Vec<GeneratedFile> {
     let kernel_files = spec.kernels.div_ceil(KERNELS_PER_FILE);
     let groups = kernel_files.div_ceil(FILES_PER_GROUP);
     let mut files = Vec::new();
-    let mut lib = String::from("//! Generated kernels for benchmarks.\n\npub mod helpers;\npub mod host;\npub mod types;\n");
+    let mut lib =
+        String::from("//! Generated kernels for benchmarks.\n\npub mod helpers;\npub mod host;\npub mod types;\n");
     for g in 0..groups {
         let _ = writeln!(lib, "pub mod group_{g};");
     }
@@ -177,7 +178,17 @@ const VERBS: &[&str] = &[
     "scale", "blend", "gather", "reduce", "shift", "update", "mix", "copy", "filter", "advect", "smooth", "apply",
 ];
 const NOUNS: &[&str] = &[
-    "pixels", "particles", "rows", "grid", "cells", "weights", "samples", "field", "bins", "tiles", "rays",
+    "pixels",
+    "particles",
+    "rows",
+    "grid",
+    "cells",
+    "weights",
+    "samples",
+    "field",
+    "bins",
+    "tiles",
+    "rays",
 ];
 
 fn kernel_name(rng: &mut Rng, i: usize) -> String {
@@ -405,7 +416,8 @@ pub fn run_all(module: &Module, stream: &Stream, n: u32) -> Result<(), Box<dyn s
 /// A host-only file of about 300 lines: configuration structs, parsing, statistics, no kernel
 /// and no launch.
 fn host_only_text(rng: &mut Rng, i: usize) -> String {
-    let mut text = format!("//! Host module {i}: settings, parsing and statistics.\n\nuse std::collections::BTreeMap;\n");
+    let mut text =
+        format!("//! Host module {i}: settings, parsing and statistics.\n\nuse std::collections::BTreeMap;\n");
     for j in 0..10 {
         let name = format!("{}{}{i}x{j}", capitalize(rng.pick(VERBS)), capitalize(rng.pick(NOUNS)));
         let limit = rng.below(1000);

@@ -3,7 +3,7 @@
 //! files it takes from a shared counter; the reports are put back in input order, so the
 //! output is the same whatever the number of workers and however the files were shared out.
 
-use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use super::{resident, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
 use crate::report::FileReport;
 use crate::source::FileError;
@@ -29,6 +29,9 @@ pub fn analyze_parallel(
 /// The reports of the inputs `wanted` (indices into `inputs`), in that order, with every
 /// input parsed and indexed so that names resolve as in the whole program: what a change to a
 /// few files needs, without analyzing the kernels of the others.
+///
+/// Runs on the resident analysis thread, which parses again only the files whose text it has
+/// not parsed before.
 pub fn analyze_only(
     inputs: Vec<ModuleSource>,
     uses: &[CrateUse],
@@ -36,7 +39,27 @@ pub fn analyze_only(
     plans: &[&LaunchPlan],
     wanted: &[usize],
 ) -> Vec<Result<FileReport, FileError>> {
-    analyze_files(inputs, uses, features, plans, wanted, 1)
+    let paths: Vec<String> = wanted
+        .iter()
+        .map(|&i| inputs.get(i).map_or_else(String::new, |m| m.source.path.clone()))
+        .collect();
+    let (uses, features, wanted) = (uses.to_vec(), features.clone(), wanted.to_vec());
+    let plans: Vec<LaunchPlan> = plans.iter().map(|&plan| plan.clone()).collect();
+    let analyzed = resident::run(move || {
+        let program = Program::parse_configured(inputs, &uses, &features);
+        let default = LaunchPlan::default();
+        wanted
+            .iter()
+            .map(|&i| program.report(i, plans.get(i).or(plans.last()).unwrap_or(&default)))
+            .collect::<Vec<_>>()
+    });
+    analyzed.unwrap_or_else(|message| {
+        let message = format!("internal error while analyzing this file: {message}");
+        paths
+            .iter()
+            .map(|path| Err(FileError::without_span(path, message.clone())))
+            .collect()
+    })
 }
 
 fn analyze_files(
@@ -86,10 +109,12 @@ fn analyze_files(
         handles
             .into_iter()
             .filter_map(|handle| match handle {
-                Ok(handle) => handle
-                    .join()
-                    .err()
-                    .map(|panic| format!("internal error while analyzing this file: {}", super::panic_message(panic.as_ref()))),
+                Ok(handle) => handle.join().err().map(|panic| {
+                    format!(
+                        "internal error while analyzing this file: {}",
+                        super::panic_message(panic.as_ref())
+                    )
+                }),
                 Err(spawn) => Some(format!("cannot start the analysis: {spawn}")),
             })
             .collect()
