@@ -6,7 +6,7 @@ use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::{
-    analyze_configured, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
+    analyze_parallel, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
 };
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
@@ -185,7 +185,9 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         .iter()
         .map(|f| (f.display.clone(), f.path.clone()))
         .collect();
+    let jobs = crate::jobs::count(global.jobs);
     let (entries, context, modules) = run(
+        jobs,
         candidates.errors,
         candidates.files,
         &configured,
@@ -229,6 +231,7 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
 /// Reads every input, analyzes them together (so names resolve across files), each under its
 /// configuration's plan, and lints the reported ones at their configuration's levels.
 fn run(
+    jobs: usize,
     failed: Vec<FileError>,
     inputs: Vec<Input>,
     configured: &[usize],
@@ -275,7 +278,7 @@ fn run(
         uses,
         features,
     };
-    let results = analyze_configured(program, uses, features, &plans);
+    let results = analyze_parallel(program, uses, features, &plans, jobs);
     // The fixes may edit any file read (a struct defined in another module).
     let all_sources = sources.clone();
     let mut context = Vec::new();

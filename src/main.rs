@@ -14,6 +14,7 @@ mod error;
 mod exit;
 mod fix;
 mod harness;
+mod jobs;
 mod limits;
 mod lsp;
 mod output;

@@ -1,50 +1,71 @@
-//! The same input gives the same bytes on every run and on every thread: unknowns are numbered
-//! in a defined order, never in a hash map's.
+//! The same input gives byte-identical output whatever the number of workers: the reports are
+//! put back in input order, and nothing a worker does depends on which files it took.
 
-use kernel_lint_analyzer::{analyze_source, LaunchPlan, SourceFile};
+use std::path::Path;
+use std::process::Command;
+use xtask::corpus::{write_corpus, CorpusSpec};
 
-/// Several variables reassigned on both branches of lane-dependent `if`s: each merge creates
-/// fresh unknowns, whose numbering decides the order of terms and cases.
-const MERGES: &str = r#"
-#[kernel]
-pub unsafe fn merges(a: &[f32], out: *mut f32, n: usize, stride: usize, pitch: usize) {
-    let i = thread::index_1d() as usize;
-    let mut row = i / 16;
-    let mut col = i % 16;
-    let mut base = 0;
-    let mut step = stride;
-    let mut lane = i;
-    if i % 3 == 0 {
-        row = row + 1; col = col * 2; base = n; step = pitch; lane = 2 * i;
-    } else {
-        row = row + 2; col = col * 3; base = 2 * n; step = stride + 1; lane = i + 1;
-    }
-    let v = a[row * pitch + col + base + step * lane];
-    if n > 4 {
-        lane = lane + col; step = step * 2;
-    } else {
-        lane = lane + row; step = step + 3;
-    }
-    *out.add(base + step * i + lane) = v;
-    *out.add(i * stride + 7) = a[i * pitch + row];
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-kernel-lint");
+
+/// stdout, stderr and exit code of one run.
+fn run(dir: &Path, args: &[&str]) -> (Vec<u8>, Vec<u8>, Option<i32>) {
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    (output.stdout, output.stderr, output.status.code())
 }
-"#;
 
-fn render() -> String {
-    let report = analyze_source(&SourceFile::new("merges.rs", MERGES), &LaunchPlan::default()).expect("parses");
-    assert_eq!(report.kernels.len(), 1);
-    assert_eq!(report.kernels[0].accesses.len(), 4, "every access analyzed");
-    serde_json::to_string(&report).expect("serializes")
+fn assert_same_for_any_jobs(dir: &Path, path: &str) {
+    for command in ["check", "accesses"] {
+        let one = run(dir, &[command, "--format", "json", "--jobs", "1", path]);
+        assert!(
+            matches!(one.2, Some(0 | 1)),
+            "{command} {path}: exit {:?}: {}",
+            one.2,
+            String::from_utf8_lossy(&one.1)
+        );
+        assert!(!one.0.is_empty(), "{command} {path}: no output");
+        for jobs in ["2", "3"] {
+            let many = run(dir, &[command, "--format", "json", "--jobs", jobs, path]);
+            assert!(one == many, "{command} {path}: --jobs {jobs} differs from --jobs 1");
+        }
+    }
 }
 
 #[test]
-fn output_is_the_same_bytes_on_every_run_and_thread() {
-    let first = render();
-    for _ in 0..16 {
-        assert_eq!(render(), first);
+fn fixtures_give_the_same_bytes_with_one_or_more_workers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for fixture in [
+        "fixtures/seeds",
+        "fixtures/patterns",
+        "fixtures/workspace",
+        "fixtures/launch",
+    ] {
+        assert_same_for_any_jobs(root, fixture);
     }
-    let threads: Vec<_> = (0..4).map(|_| std::thread::spawn(render)).collect();
-    for thread in threads {
-        assert_eq!(thread.join().expect("thread finishes"), first);
-    }
+}
+
+#[test]
+fn a_generated_workspace_gives_the_same_bytes_with_one_or_more_workers() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let spec = CorpusSpec {
+        kernels: 60,
+        mixed: true,
+        seed: 3,
+    };
+    let stats = write_corpus(&spec, &dir.path().join("ws")).expect("written");
+    assert_eq!(stats.kernels, 60);
+    assert_same_for_any_jobs(dir.path(), "ws");
+}
+
+#[test]
+fn zero_jobs_is_a_usage_error() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (stdout, stderr, code) = run(root, &["check", "--jobs", "0", "fixtures/seeds"]);
+    assert_eq!(code, Some(2));
+    assert!(stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&stderr);
+    assert!(stderr.contains("invalid value '0' for '--jobs <N>'"), "{stderr}");
 }

@@ -8,7 +8,7 @@ use crate::model::kernel::{find_kernels, find_unanalyzed, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
-use crate::parse::{parse_file, ParsedFile};
+use crate::parse::ParsedFile;
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod incremental;
+mod resident;
+mod workers;
+pub use workers::{analyze_only, analyze_parallel};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;
@@ -104,7 +107,7 @@ impl Program {
             program.index.set_features(krate, enabled.clone());
         }
         for (i, input) in inputs.into_iter().enumerate() {
-            let parsed = parse_file(&input.source);
+            let parsed = resident::parse(&input.source);
             if let Ok(parsed) = &parsed {
                 program.index.add_file(input.module.clone(), i, &parsed.syntax);
             }

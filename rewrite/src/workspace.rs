@@ -2,7 +2,7 @@
 
 use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
-    analyze_configured, CrateUse, FileError, FileReport, LaunchPlan, ModulePath, ModuleSource, SourceFile,
+    analyze_only, CrateUse, FileError, FileReport, LaunchPlan, ModulePath, ModuleSource, SourceFile,
 };
 use std::collections::HashMap;
 
@@ -40,11 +40,17 @@ impl Workspace<'_> {
             })
             .collect();
         let plans: Vec<&LaunchPlan> = self.files.iter().map(|(.., plan)| *plan).collect();
-        let paths: Vec<String> = self.files.iter().map(|(f, ..)| f.path.clone()).collect();
-        analyze_configured(inputs, self.uses, self.features, &plans)
+        // Only the changed files are analyzed; the others are parsed for their names.
+        let (wanted, paths): (Vec<usize>, Vec<String>) = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, (f, ..))| changed.contains_key(&f.path))
+            .map(|(i, (f, ..))| (i, f.path.clone()))
+            .unzip();
+        analyze_only(inputs, self.uses, self.features, &plans, &wanted)
             .into_iter()
             .zip(paths)
-            .filter(|(_, path)| changed.contains_key(path))
             .map(|(report, path)| (path, report))
             .collect()
     }

@@ -2,7 +2,9 @@
 //! touch, and the verdict for an access.
 
 pub mod classify;
+mod compiled;
 pub mod footprint;
+mod guards;
 pub mod lanes;
 pub mod outcome;
 pub mod points;

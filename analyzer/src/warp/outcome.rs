@@ -1,6 +1,8 @@
 //! The lanes of every warp of a block evaluated under one assignment of the unknowns, and the
 //! sectors they touch averaged over warps and start alignments.
 
+use super::compiled::CompiledPoly;
+use super::guards::deciding;
 use super::lanes::Warp;
 use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
@@ -23,8 +25,9 @@ pub(super) struct Setup<'a> {
     launch: &'a ResolvedLaunch,
     /// The terms evaluated lane by lane at each point: those that differ between lanes, those
     /// of block and loop indices that the points fix, and the constant.
-    evaluated: Poly,
-    guards: &'a [Predicate],
+    compiled: CompiledPoly,
+    /// The guards that may exclude a lane under this launch.
+    guards: Vec<&'a Predicate>,
     pub(super) width: u64,
     /// Start residues mod 32 that the remaining varying uniform terms (block index without a
     /// grid, a loop with no end in sight) cycle through, each equally often.
@@ -52,11 +55,12 @@ impl<'a> Setup<'a> {
             guard.visit_atoms(&mut note_loop);
         }
         loops.sort_unstable();
+        let guards = deciding(&access.guards, &known);
         let (mut points, enumerated, grid_known) = match launch.grid {
             Some(grid) => {
                 let lanes = Lanes {
                     warps,
-                    guards: &access.guards,
+                    guards: &guards,
                     known: &known,
                 };
                 let found = grid_points(grid, &loops, &lanes);
@@ -117,10 +121,11 @@ impl<'a> Setup<'a> {
                 .flat_map(|p| (0..VARYING_SAMPLES).map(move |s| p.with_fallback(s)))
                 .collect();
         }
+        let compiled = CompiledPoly::new(&evaluated, &known);
         Setup {
             launch,
-            evaluated,
-            guards: &access.guards,
+            compiled,
+            guards,
             width: access.width,
             residues,
             shifts,
@@ -167,7 +172,7 @@ impl<'a> Setup<'a> {
                     if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
                         continue;
                     }
-                    let address = self.evaluated.eval(&value)?;
+                    let address = self.compiled.eval(thread, point, &value)?;
                     if lane < 2 {
                         first_two[lane] = Some(address);
                     }

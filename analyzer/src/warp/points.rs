@@ -83,7 +83,7 @@ pub(super) struct GridPoints {
 /// Everything the lanes are evaluated with at a point, besides the point itself.
 pub(super) struct Lanes<'a> {
     pub(super) warps: &'a [Warp],
-    pub(super) guards: &'a [Predicate],
+    pub(super) guards: &'a [&'a Predicate],
     /// The value of any other symbol (launch extents, given parameters).
     pub(super) known: &'a dyn Fn(&Atom) -> Option<i64>,
 }

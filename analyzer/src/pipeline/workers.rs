@@ -1,0 +1,130 @@
+//! The analysis spread over worker threads. Syntax trees cannot cross threads, so each worker
+//! parses and indexes the whole program itself (names resolve across files) and analyzes the
+//! files it takes from a shared counter; the reports are put back in input order, so the
+//! output is the same whatever the number of workers and however the files were shared out.
+
+use super::{resident, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use crate::model::launch::LaunchPlan;
+use crate::report::FileReport;
+use crate::source::FileError;
+use crate::workspace::CrateFeatures;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+type Slot = Option<Result<FileReport, FileError>>;
+
+/// Like [`super::analyze_configured`], on `jobs` workers (at least one, at most one per file),
+/// each on a thread with a stack deep enough for any input the parser accepts.
+pub fn analyze_parallel(
+    inputs: Vec<ModuleSource>,
+    uses: &[CrateUse],
+    features: &CrateFeatures,
+    plans: &[&LaunchPlan],
+    jobs: usize,
+) -> Vec<Result<FileReport, FileError>> {
+    let all: Vec<usize> = (0..inputs.len()).collect();
+    analyze_files(inputs, uses, features, plans, &all, jobs)
+}
+
+/// The reports of the inputs `wanted` (indices into `inputs`), in that order, with every
+/// input parsed and indexed so that names resolve as in the whole program: what a change to a
+/// few files needs, without analyzing the kernels of the others.
+///
+/// Runs on the resident analysis thread, which parses again only the files whose text it has
+/// not parsed before.
+pub fn analyze_only(
+    inputs: Vec<ModuleSource>,
+    uses: &[CrateUse],
+    features: &CrateFeatures,
+    plans: &[&LaunchPlan],
+    wanted: &[usize],
+) -> Vec<Result<FileReport, FileError>> {
+    let paths: Vec<String> = wanted
+        .iter()
+        .map(|&i| inputs.get(i).map_or_else(String::new, |m| m.source.path.clone()))
+        .collect();
+    let (uses, features, wanted) = (uses.to_vec(), features.clone(), wanted.to_vec());
+    let plans: Vec<LaunchPlan> = plans.iter().map(|&plan| plan.clone()).collect();
+    let analyzed = resident::run(move || {
+        let program = Program::parse_configured(inputs, &uses, &features);
+        let default = LaunchPlan::default();
+        wanted
+            .iter()
+            .map(|&i| program.report(i, plans.get(i).or(plans.last()).unwrap_or(&default)))
+            .collect::<Vec<_>>()
+    });
+    analyzed.unwrap_or_else(|message| {
+        let message = format!("internal error while analyzing this file: {message}");
+        paths
+            .iter()
+            .map(|path| Err(FileError::without_span(path, message.clone())))
+            .collect()
+    })
+}
+
+fn analyze_files(
+    inputs: Vec<ModuleSource>,
+    uses: &[CrateUse],
+    features: &CrateFeatures,
+    plans: &[&LaunchPlan],
+    wanted: &[usize],
+    jobs: usize,
+) -> Vec<Result<FileReport, FileError>> {
+    let count = wanted.len();
+    let jobs = jobs.clamp(1, count.max(1));
+    let paths: Vec<String> = wanted
+        .iter()
+        .map(|&i| inputs.get(i).map_or_else(String::new, |m| m.source.path.clone()))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Slot>> = Mutex::new((0..count).map(|_| None).collect());
+    let default = LaunchPlan::default();
+    let mut copies: Vec<Vec<ModuleSource>> = (1..jobs).map(|_| inputs.clone()).collect();
+    copies.push(inputs);
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = copies
+            .into_iter()
+            .enumerate()
+            .map(|(worker, own)| {
+                let (next, slots, default) = (&next, &slots, &default);
+                std::thread::Builder::new()
+                    .name(format!("kernel-lint-analysis-{worker}"))
+                    .stack_size(ANALYSIS_STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        let program = Program::parse_configured(own, uses, features);
+                        loop {
+                            let at = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&i) = wanted.get(at) else {
+                                break;
+                            };
+                            let plan = plans.get(i).or(plans.last()).copied().unwrap_or(default);
+                            let report = program.report(i, plan);
+                            if let Ok(mut slots) = slots.lock() {
+                                slots[at] = Some(report);
+                            }
+                        }
+                    })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|handle| match handle {
+                Ok(handle) => handle.join().err().map(|panic| {
+                    format!(
+                        "internal error while analyzing this file: {}",
+                        super::panic_message(panic.as_ref())
+                    )
+                }),
+                Err(spawn) => Some(format!("cannot start the analysis: {spawn}")),
+            })
+            .collect()
+    });
+    // A file a failed worker had taken, or all of them when none could start, gets its error.
+    let failure = failures.into_iter().next().unwrap_or_default();
+    let slots = slots.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    slots
+        .into_iter()
+        .zip(&paths)
+        .map(|(slot, path)| slot.unwrap_or_else(|| Err(FileError::without_span(path, failure.clone()))))
+        .collect()
+}

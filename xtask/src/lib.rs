@@ -1,0 +1,3 @@
+//! Project chores that need code rather than a shell line.
+
+pub mod corpus;
