@@ -201,7 +201,7 @@ fn kernel_text(rng: &mut Rng, i: usize, name: &str) -> String {
     let s = i % STRUCTS;
     let stride = [2, 3, 4, 8, 16, 32][rng.below(6)];
     let c = rng.below(100);
-    let attr = if i % 7 == 0 {
+    let attr = if i.is_multiple_of(7) {
         "#[cfg_attr(target_os = \"cuda\", kernel)]"
     } else {
         "#[kernel]"

@@ -15,10 +15,12 @@ use std::sync::{Mutex, OnceLock};
 
 type Task = Box<dyn FnOnce() + Send>;
 
+/// A parse kept with the text it was parsed from, by path.
+type Kept = HashMap<String, (String, Result<ParsedFile, FileError>)>;
+
 thread_local! {
     /// The parsed files of this thread, by path: only the resident thread keeps any.
-    static PARSED: RefCell<Option<HashMap<String, (String, Result<ParsedFile, FileError>)>>> =
-        const { RefCell::new(None) };
+    static PARSED: RefCell<Option<Kept>> = const { RefCell::new(None) };
 }
 
 static RESIDENT: OnceLock<Option<Mutex<Sender<Task>>>> = OnceLock::new();
