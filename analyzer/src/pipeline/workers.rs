@@ -50,7 +50,10 @@ pub fn analyze_only(
         let default = LaunchPlan::default();
         wanted
             .iter()
-            .map(|&i| program.report(i, plans.get(i).or(plans.last()).unwrap_or(&default)))
+            .map(|&i| {
+                let plan = plans.get(i).or(plans.last()).unwrap_or(&default);
+                crate::budget::within(&program.files[i].path, || program.report(i, plan))
+            })
             .collect::<Vec<_>>()
     });
     analyzed.unwrap_or_else(|message| {
@@ -98,7 +101,7 @@ fn analyze_files(
                                 break;
                             };
                             let plan = plans.get(i).or(plans.last()).copied().unwrap_or(default);
-                            let report = program.report(i, plan);
+                            let report = crate::budget::within(&program.files[i].path, || program.report(i, plan));
                             if let Ok(mut slots) = slots.lock() {
                                 slots[at] = Some(report);
                             }
