@@ -65,7 +65,7 @@ pub enum Command {
     )]
     Lsp,
     /// Compare the findings of the working tree with those of a git revision, for review.
-    #[command(after_help = crate::review::HELP)]
+    #[command(after_help = REVIEW_HELP)]
     Review(ReviewArgs),
 }
 
@@ -96,6 +96,13 @@ pub enum ReviewFormat {
     /// One self-contained HTML page with a picture of each flagged access's warp.
     Html,
 }
+
+/// The exit status and what `--base` means, for `review --help`.
+const REVIEW_HELP: &str = "The base is read from git objects (never checked out); a shallow clone needs it \
+fetched first (`git fetch --depth=1 origin <rev>`). `--base` is taken literally: to see only what a \
+branch changed, pass its merge base (`$(git merge-base origin/main HEAD)`).\n\n\
+Exit status: 0 when the change introduces no finding at warn or deny level, 1 when it does, 2 when \
+the base cannot be read, this is not a git repository, or for the errors of `check`.";
 
 /// `harness` subcommands.
 #[derive(Debug, Subcommand)]

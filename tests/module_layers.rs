@@ -58,6 +58,43 @@ impl Paths {
         }
     }
 
+    /// The paths inside unparsed tokens (macro arguments, attributes): each run of identifiers
+    /// joined by `::` that starts with `crate`, `super` or `self`.
+    fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        let mut run: Vec<String> = Vec::new();
+        let mut colons = 0;
+        for tree in tokens {
+            match tree {
+                proc_macro2::TokenTree::Group(group) => {
+                    self.end_run(&mut run);
+                    self.tokens(group.stream());
+                }
+                proc_macro2::TokenTree::Ident(ident) if run.is_empty() || colons == 2 => {
+                    run.push(ident.to_string());
+                    colons = 0;
+                }
+                proc_macro2::TokenTree::Punct(punct) if punct.as_char() == ':' && !run.is_empty() && colons < 2 => {
+                    colons += 1;
+                }
+                other => {
+                    self.end_run(&mut run);
+                    colons = 0;
+                    if let proc_macro2::TokenTree::Ident(ident) = other {
+                        run.push(ident.to_string());
+                    }
+                }
+            }
+        }
+        self.end_run(&mut run);
+    }
+
+    fn end_run(&mut self, run: &mut Vec<String>) {
+        if run.len() > 1 {
+            self.push(run, None);
+        }
+        run.clear();
+    }
+
     fn push(&mut self, prefix: &[String], last: Option<String>) {
         let mut path = prefix.to_vec();
         path.extend(last.filter(|l| l != "self"));
@@ -85,6 +122,18 @@ impl<'ast> Visit<'ast> for Paths {
 
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         self.use_tree(&mut Vec::new(), &item.tree);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        syn::visit::visit_macro(self, mac);
+    }
+
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if let syn::Meta::List(list) = &attr.meta {
+            self.tokens(list.tokens.clone());
+        }
+        syn::visit::visit_attribute(self, attr);
     }
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
@@ -199,4 +248,23 @@ fn a_cycle_is_detected() {
     std::fs::write(src.join("a.rs"), "use crate::b::B;\npub struct A;\n").expect("write");
     std::fs::write(src.join("b.rs"), "pub struct B(crate::a::A);\n").expect("write");
     assert_eq!(crate_cycles(src), ["layers a <-> b", "files a <-> b"]);
+}
+
+#[test]
+fn a_cycle_through_macro_arguments_and_attributes_is_detected() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod b;\nmod c;\n").expect("write");
+    std::fs::write(
+        src.join("a.rs"),
+        "pub fn a() -> String { format!(\"{}\", super::b::B) }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        src.join("b.rs"),
+        "pub const B: u8 = 0;\n#[doc(alias = crate::c::C)]\npub struct D;\n",
+    )
+    .expect("write");
+    std::fs::write(src.join("c.rs"), "pub const C: u8 = crate::a::X;\n").expect("write");
+    assert_eq!(crate_cycles(src), ["layers a <-> b <-> c", "files a <-> b <-> c"]);
 }

@@ -3,6 +3,7 @@
 
 use super::diff::{before_after, sectors_text, Row, State};
 use super::markdown::{diff_lines, gain, lines_of, rewrites, short, verdict};
+use super::markup::escape;
 use super::{svg, Report};
 use kernel_lint_analyzer::{Prediction, WarpSample};
 
@@ -108,31 +109,4 @@ fn pictures_of(row: &Row) -> Vec<(String, WarpSample)> {
         out.push((format!("After the suggested rewrite ({title})"), s));
     }
     out
-}
-
-/// Text safe inside HTML elements and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn escapes_markup() {
-        assert_eq!(
-            super::escape("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-        );
-    }
 }

@@ -39,8 +39,8 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!(
                 "\n<details><summary>Suggested rewrite ({}): {}{}</summary>\n\n```diff\n",
                 lines_of(&rows),
-                super::html::escape(&fix.title),
-                super::html::escape(&gain(fix))
+                super::markup::escape(&fix.title),
+                super::markup::escape(&gain(fix))
             ));
             out.push_str(&diff_lines(fix, old));
             out.push_str("```\n\n</details>\n");

@@ -7,6 +7,7 @@ mod base;
 mod diff;
 mod html;
 mod markdown;
+mod markup;
 mod svg;
 
 use crate::analysis::{self, Outcome};
@@ -173,10 +174,3 @@ fn renamed(
     }
     (kernels, old_names)
 }
-
-/// The exit status and what `--base` means, for `review --help`.
-pub const HELP: &str = "The base is read from git objects (never checked out); a shallow clone needs it \
-fetched first (`git fetch --depth=1 origin <rev>`). `--base` is taken literally: to see only what a \
-branch changed, pass its merge base (`$(git merge-base origin/main HEAD)`).\n\n\
-Exit status: 0 when the change introduces no finding at warn or deny level, 1 when it does, 2 when \
-the base cannot be read, this is not a git repository, or for the errors of `check`.";

@@ -219,7 +219,7 @@ pub fn warp(sample: &WarpSample, id: &str) -> String {
         svg,
         r##"<text x="{MARGIN}" y="{}" font-size="12">{}</text>"##,
         sector_y + sector_h + 30.0,
-        super::html::escape(&caption)
+        super::markup::escape(&caption)
     );
     svg.push_str("</svg>");
     svg
