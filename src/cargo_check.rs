@@ -151,17 +151,41 @@ impl Packages {
     /// `crate_name`; `None` for a file of no crate.
     pub fn owner(&self, file: &Path, crate_name: &str) -> Option<Owner<'_>> {
         let file = file.canonicalize().ok()?;
+        let is_crate = |target: &Value| {
+            target
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| name.replace('-', "_") == crate_name)
+        };
+        // A target's root may lie outside its package's folder (`path = "../../src/lib.rs"`, one
+        // source tree shared by several packages): the crate whose root folder holds the file.
+        let by_root = self
+            .packages
+            .iter()
+            .flat_map(|package| package.targets.iter().map(move |target| (package, target)))
+            .filter(|(_, target)| is_crate(target))
+            .filter_map(|(package, target)| {
+                let root = Path::new(target.get("src_path")?.as_str()?)
+                    .parent()?
+                    .canonicalize()
+                    .ok()?;
+                file.starts_with(&root)
+                    .then_some((root.components().count(), package, target))
+            })
+            .max_by_key(|(depth, ..)| *depth);
+        if let Some((_, package, target)) = by_root {
+            return Some(Owner {
+                package_id: &package.id,
+                manifest_path: &package.manifest_path,
+                target,
+            });
+        }
         let package = self
             .packages
             .iter()
             .filter(|p| file.starts_with(&p.dir))
             .max_by_key(|p| p.dir.components().count())?;
-        let target = package.targets.iter().find(|target| {
-            target
-                .get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|name| name.replace('-', "_") == crate_name)
-        })?;
+        let target = package.targets.iter().find(|target| is_crate(target))?;
         Some(Owner {
             package_id: &package.id,
             manifest_path: &package.manifest_path,
@@ -186,7 +210,14 @@ fn metadata(manifest: &Path) -> Result<Vec<Package>, String> {
     };
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(failed(stderr.trim().lines().last().unwrap_or("no output").to_string()));
+        // cargo (or rustup, for a toolchain the project pins) says why on its `error:` line; a
+        // backtrace may follow it.
+        let lines = || stderr.lines().map(str::trim).filter(|line| !line.is_empty());
+        let why = lines()
+            .find(|line| line.starts_with("error"))
+            .or_else(|| lines().next())
+            .unwrap_or("no output");
+        return Err(failed(why.to_string()));
     }
     let value: Value = serde_json::from_slice(&output.stdout).map_err(|err| failed(err.to_string()))?;
     let packages = value

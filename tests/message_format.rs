@@ -264,6 +264,47 @@ fn one_file_is_analyzed_in_its_crate() {
 }
 
 #[test]
+fn a_crate_root_outside_its_package_folder_is_owned_by_its_target() {
+    // One source tree shared by two packages, each naming it by `path = "../../src/lib.rs"`, in a
+    // virtual workspace (the layout of physics crates with 2-D and 3-D builds of one source).
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/kernels2d\", \"crates/kernels3d\"]\nresolver = \"2\"\n",
+    )
+    .expect("workspace manifest");
+    for name in ["kernels2d", "kernels3d"] {
+        std::fs::create_dir_all(root.join("crates").join(name)).expect("package folder");
+        std::fs::write(
+            root.join("crates").join(name).join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [lib]\npath = \"../../src/lib.rs\"\n"
+            ),
+        )
+        .expect("package manifest");
+    }
+    std::fs::create_dir(root.join("src")).expect("src folder");
+    std::fs::write(root.join("src/lib.rs"), LIB).expect("lib.rs written");
+    std::fs::write(root.join("src/kernels.rs"), KERNELS).expect("kernels.rs written");
+    let run = kernel_lint(root, &["kernel-lint", "--message-format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let messages = compiler_messages(&run.stdout);
+    assert_eq!(messages.len(), 2, "{}", run.stdout);
+    for message in &messages {
+        assert_eq!(message.target.name, "kernels2d");
+        assert_eq!(
+            message.package_id.repr.contains("kernels2d"),
+            true,
+            "{}",
+            message.package_id
+        );
+        assert_eq!(message.message.spans[0].file_name, "src/kernels.rs");
+    }
+}
+
+#[test]
 fn a_file_of_no_package_gets_bare_diagnostics() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let kernel = KERNELS.lines().skip(1).collect::<Vec<_>>().join("\n");
@@ -365,6 +406,42 @@ fn cargo_check_messages_come_first_and_one_build_finished_ends_the_stream() {
     assert_eq!(&origin[first_lint..], ["kernel-lint", "kernel-lint"]);
     // rustc's own complaint about `cuda_std` is among them, as cargo wrote it.
     assert!(run.stdout.contains("cuda_std"), "{}", run.stdout);
+}
+
+#[test]
+fn a_failing_cargo_metadata_is_named_by_its_error_line_and_the_findings_go_bare() {
+    let dir = package();
+    // A cargo that fails as rustup does for a pinned toolchain that is not installed: the
+    // reason, then a backtrace.
+    let cargo = dir.path().join("failing-cargo");
+    std::fs::write(
+        &cargo,
+        "#!/bin/sh\necho \"error: toolchain 'nightly-2021-12-04' is not installed\" >&2\n\
+         echo \"\" >&2\necho \"Stack backtrace:\" >&2\necho \"  12: <unknown>\" >&2\nexit 1\n",
+    )
+    .expect("script written");
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
+    let run = kernel_lint(
+        dir.path(),
+        &["--message-format", "json"],
+        &[("CARGO", cargo.to_str().unwrap())],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let manifest = dir.path().join("Cargo.toml").canonicalize().unwrap();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "warning: `cargo metadata` failed for `{}`: error: toolchain 'nightly-2021-12-04' is not \
+             installed; its files' findings are written without their package\n",
+            manifest.display()
+        )
+    );
+    let bare: Vec<Diagnostic> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a bare diagnostic"))
+        .collect();
+    assert_eq!(bare.len(), 2);
 }
 
 #[test]
