@@ -294,12 +294,7 @@ fn a_crate_root_outside_its_package_folder_is_owned_by_its_target() {
     assert_eq!(messages.len(), 2, "{}", run.stdout);
     for message in &messages {
         assert_eq!(message.target.name, "kernels2d");
-        assert_eq!(
-            message.package_id.repr.contains("kernels2d"),
-            true,
-            "{}",
-            message.package_id
-        );
+        assert!(message.package_id.repr.contains("kernels2d"), "{}", message.package_id);
         assert_eq!(message.message.spans[0].file_name, "src/kernels.rs");
     }
 }
