@@ -104,6 +104,9 @@ branch changed, pass its merge base (`$(git merge-base origin/main HEAD)`).\n\n\
 Exit status: 0 when the change introduces no finding at warn or deny level, 1 when it does, 2 when \
 the base cannot be read, this is not a git repository, or for the errors of `check`.";
 
+/// `--file-time-budget` unless given (see `budget::DEFAULT_FILE_TIME_BUDGET`).
+const DEFAULT_FILE_TIME_BUDGET: &str = if cfg!(debug_assertions) { "200s" } else { "10s" };
+
 /// `harness` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum HarnessCommand {
@@ -291,7 +294,7 @@ pub struct GlobalArgs {
     pub max_file_size: crate::limits::MaxFileSize,
     /// Time the analysis of one file may take (`10s`, `500ms`, `none`); past it the file is
     /// reported as an error and the run goes on.
-    #[arg(long, global = true, value_name = "TIME", value_parser = crate::limits::parse_duration, default_value = "10s")]
+    #[arg(long, global = true, value_name = "TIME", value_parser = crate::limits::parse_duration, default_value = DEFAULT_FILE_TIME_BUDGET)]
     pub file_time_budget: crate::limits::FileTimeBudget,
     /// `--min-efficiency` and `--min-wasted-sectors` of `check` or `accesses`.
     #[arg(skip)]

@@ -88,6 +88,14 @@ impl SourceFile {
         Some(self.text[start..end].trim_end_matches(['\n', '\r']))
     }
 
+    /// The byte offset where a 1-based line starts; the end of the text past the last line.
+    pub fn line_start(&self, line: usize) -> usize {
+        line.checked_sub(1)
+            .and_then(|index| self.line_starts.get(index))
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
     /// The 1-based line and column of a byte offset.
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|&s| s <= offset);

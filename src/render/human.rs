@@ -352,16 +352,24 @@ impl SourceCode for Named<'_> {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let inner = self
-            .0
-            .text
-            .as_str()
-            .read_span(span, context_lines_before, context_lines_after)?;
+        // miette counts lines from the start of the text it is given: hand it only the lines
+        // around the span (one more on each side than it reads), so that rendering costs the
+        // snippet, not the file, per finding.
+        let file = self.0;
+        let (first, _) = file.line_column(span.offset());
+        let (last, _) = file.line_column(span.offset() + span.len());
+        let first = first.saturating_sub(context_lines_before + 1).max(1);
+        let window_start = file.line_start(first);
+        let window_end = file.line_start(last + context_lines_after + 2);
+        let window = &file.text[window_start..window_end];
+        let within = SourceSpan::new((span.offset() - window_start).into(), span.len());
+        let inner = window.read_span(&within, context_lines_before, context_lines_after)?;
+        let at = SourceSpan::new((inner.span().offset() + window_start).into(), inner.span().len());
         Ok(Box::new(MietteSpanContents::new_named(
-            self.0.path.clone(),
+            file.path.clone(),
             inner.data(),
-            *inner.span(),
-            inner.line(),
+            at,
+            inner.line() + first - 1,
             inner.column(),
             inner.line_count(),
         )))
