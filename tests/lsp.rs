@@ -113,6 +113,13 @@ impl Client {
         message["params"]["diagnostics"].as_array().expect("a list").clone()
     }
 
+    /// `shutdown` then `exit`, as an editor closes: the server must exit with 0.
+    fn shut_down_cleanly(mut self) {
+        self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        assert_eq!(self.exit_code(), 0);
+    }
+
     /// Closes the pipe and waits for the exit code.
     fn exit_code(mut self) -> i32 {
         drop(self.stdin.take());
@@ -392,9 +399,7 @@ fn utf8_positions_when_the_client_offers_them() {
         .as_str()
         .expect("markdown")
         .starts_with("**aos**"));
-    client.request("shutdown", Value::Null);
-    client.notify("exit", Value::Null);
-    assert_eq!(client.exit_code(), 0);
+    client.shut_down_cleanly();
 }
 
 #[test]
@@ -425,9 +430,7 @@ fn a_syntax_error_is_one_error_where_it_is_and_goes_away_when_fixed() {
     let diagnostics = client.diagnostics(&lib_uri);
     assert_eq!(diagnostics.len(), 1);
     assert_eq!(diagnostics[0]["code"], "KL002");
-    client.request("shutdown", Value::Null);
-    client.notify("exit", Value::Null);
-    assert_eq!(client.exit_code(), 0);
+    client.shut_down_cleanly();
 }
 
 #[test]
@@ -448,9 +451,7 @@ fn a_file_outside_the_workspace_is_analyzed_alone() {
         analyzed(&client.logs),
         format!("analyzed 1 file ({shown}); workspace of 2 files kept")
     );
-    client.request("shutdown", Value::Null);
-    client.notify("exit", Value::Null);
-    assert_eq!(client.exit_code(), 0);
+    client.shut_down_cleanly();
 }
 
 #[test]
@@ -510,9 +511,7 @@ fn a_changed_helper_is_analyzed_again_with_the_kernel_that_calls_it() {
         analyzed(&client.logs),
         "analyzed 2 files (src/helpers.rs, src/lib.rs); workspace of 2 files kept"
     );
-    client.request("shutdown", Value::Null);
-    client.notify("exit", Value::Null);
-    assert_eq!(client.exit_code(), 0);
+    client.shut_down_cleanly();
 }
 
 #[test]
@@ -552,7 +551,5 @@ fn saving_the_configuration_reads_the_workspace_again() {
         ),
         "{markdown}"
     );
-    client.request("shutdown", Value::Null);
-    client.notify("exit", Value::Null);
-    assert_eq!(client.exit_code(), 0);
+    client.shut_down_cleanly();
 }

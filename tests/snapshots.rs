@@ -63,3 +63,33 @@ fn rule_table_and_one_lint_documentation() {
     insta::assert_snapshot!("rule-table", run(&["rule"]));
     insta::assert_snapshot!("rule-kl002", run(&["rule", "KL002"]));
 }
+
+/// `check` on the seed fixtures in a format of findings besides the human one.
+fn check_seeds(format: &[&str]) -> String {
+    let args: Vec<&str> = ["--color", "never", "check"]
+        .into_iter()
+        .chain(format.iter().copied())
+        .chain(["fixtures/seeds"])
+        .collect();
+    run(&args)
+}
+
+#[test]
+fn json_on_the_seed_fixtures() {
+    insta::assert_snapshot!("check-seeds-json", check_seeds(&["--format", "json"]));
+}
+
+#[test]
+fn sarif_on_the_seed_fixtures() {
+    insta::assert_snapshot!("check-seeds-sarif", check_seeds(&["--format", "sarif"]));
+}
+
+#[test]
+fn github_on_the_seed_fixtures() {
+    insta::assert_snapshot!("check-seeds-github", check_seeds(&["--format", "github"]));
+}
+
+#[test]
+fn message_format_on_the_seed_fixtures() {
+    insta::assert_snapshot!("check-seeds-message-format", check_seeds(&["--message-format", "json"]));
+}
