@@ -97,6 +97,9 @@ impl<'a> Interpreter<'a> {
             let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
             return self.invisible_call(call, &args);
         }
+        if let Some(value) = self.cube_call(call, &path.path) {
+            return value;
+        }
         let target = self.scope().resolve(&self.own_path(&path.path));
         if let Some(target) = target.as_ref().filter(|t| !is_modelled(t)) {
             if let Some(function) = self.sources.index.function(target) {
@@ -420,6 +423,9 @@ impl<'a> Interpreter<'a> {
 
     /// Macros: `shared_array!`, the standard ones whose arguments run, and the rest reported.
     pub(crate) fn macro_call(&mut self, mac: &syn::Macro) -> Value {
+        if let Some(value) = self.cube_macro(mac) {
+            return value;
+        }
         let name = last_segment(&mac.path);
         if name == "shared_array" {
             let elem = mac

@@ -65,6 +65,9 @@ impl<'a> Interpreter<'a> {
             Expr::Path(p) => {
                 if let Some(ident) = p.path.get_ident() {
                     let name = ident.to_string();
+                    if let Some(value) = self.cube_constant(&name) {
+                        return Operand::Value(value);
+                    }
                     if self.lookup(&name).is_none() {
                         if let Some(place) = self.statics.get(&name) {
                             return Operand::Place(place.clone());

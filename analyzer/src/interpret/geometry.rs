@@ -95,7 +95,7 @@ impl Geometry {
     }
 
     /// The lane within its warp: the thread's rank in its block, modulo 32.
-    fn lane_id(&self) -> Poly {
+    pub(crate) fn lane_id(&self) -> Poly {
         let bdx = self.block_dim(Axis::X);
         let bdy = self.block_dim(Axis::Y);
         let rank = self

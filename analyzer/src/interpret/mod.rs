@@ -4,6 +4,7 @@
 
 mod arith;
 mod call;
+mod cubecl;
 mod expr;
 mod flow;
 mod geometry;
@@ -139,6 +140,8 @@ pub(crate) struct Interpreter<'a> {
     loop_walks: usize,
     /// Loops enclosing the code being walked.
     loop_depth: u32,
+    /// The launch values of a CubeCL kernel; `None` for the other dialects.
+    cube: Option<cubecl::CubeLaunch>,
 }
 
 /// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
@@ -183,6 +186,10 @@ pub fn interpret(
         lane_exits: LaneExits::default(),
         loop_walks: 0,
         loop_depth: 0,
+        cube: crate::model::cubecl::is_launch_entry(&kernel.item).then(|| cubecl::CubeLaunch {
+            values: kernel.launch.params.clone(),
+            assumptions: BTreeMap::new(),
+        }),
     };
     interpreter.declare_statics(&syntax.items);
     for input in &kernel.item.sig.inputs {
@@ -345,7 +352,10 @@ impl<'a> Interpreter<'a> {
             syn::Pat::Ident(ident) => ident.ident.to_string(),
             other => self.text(other),
         };
-        let value = self.parameter_value(self.scope(), &name, &typed.ty, 0);
+        let value = match self.cube_parameter(&name, &typed.ty) {
+            Some(buffer) => buffer,
+            None => self.parameter_value(self.scope(), &name, &typed.ty, 0),
+        };
         self.bind_pattern(&typed.pat, value);
     }
 
@@ -411,7 +421,9 @@ impl<'a> Interpreter<'a> {
     /// Records an access to a place, one per leaf when a copy is not one wide access.
     pub(crate) fn access(&mut self, place: &Place, op: Op, span: Span) {
         let (index_text, index_span) = place.index.clone().unwrap_or_else(|| (String::new(), span));
-        let record = |this: &mut Self, width: u64, offset: Poly, field_of: Option<FieldOf>, notes: Vec<String>| {
+        let assumed = self.cube_assumptions(&place.array);
+        let record = |this: &mut Self, width: u64, offset: Poly, field_of: Option<FieldOf>, mut notes: Vec<String>| {
+            notes.extend(assumed.iter().cloned());
             this.body.accesses.push(Access {
                 span,
                 index_span,

@@ -182,6 +182,9 @@ impl Interpreter<'_> {
     /// A method call: element references, writes and reads through pointers, `as_ptr`, and
     /// otherwise a method applied to the receiver's value.
     pub(crate) fn method_call(&mut self, call: &syn::ExprMethodCall) -> Operand {
+        if let Some(value) = self.cube_method(call) {
+            return Operand::Value(value);
+        }
         if let Some(value) = self.workspace_method(call) {
             return Operand::Value(value);
         }

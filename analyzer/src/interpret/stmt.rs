@@ -70,13 +70,18 @@ impl<'a> Interpreter<'a> {
                     return (Flow::Falls, if semi.is_none() && last { value } else { Value::Unknown });
                 }
                 let value = self.value(expr);
-                let diverges = matches!(expr, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_));
+                let diverges = match expr {
+                    Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+                    Expr::Macro(m) => self.cube.is_some() && super::cubecl::is_terminate(&m.mac),
+                    _ => false,
+                };
                 let flow = if diverges { Flow::Diverges } else { Flow::Falls };
                 (flow, if semi.is_none() && last { value } else { Value::Unknown })
             }
             Stmt::Macro(m) => {
                 self.macro_call(&m.mac);
-                (Flow::Falls, Value::Unknown)
+                let diverges = self.cube.is_some() && super::cubecl::is_terminate(&m.mac);
+                (if diverges { Flow::Diverges } else { Flow::Falls }, Value::Unknown)
             }
         }
     }

@@ -99,9 +99,6 @@ pub enum Dialect {
     /// rust-gpu compute shaders: `#[spirv(compute(threads(..)))]`.
     #[serde(rename = "rust-gpu")]
     RustGpu,
-    /// CubeCL: `#[cube(launch)]`, `#[cube(launch_unchecked)]`.
-    #[serde(rename = "CubeCL")]
-    CubeCl,
     /// AMD GPU kernels: `extern "gpu-kernel"`, `extern "amdgpu-kernel"`.
     #[serde(rename = "amdgpu")]
     AmdGpu,
@@ -112,7 +109,6 @@ impl Dialect {
     pub fn name(self) -> &'static str {
         match self {
             Dialect::RustGpu => "rust-gpu",
-            Dialect::CubeCl => "CubeCL",
             Dialect::AmdGpu => "amdgpu",
         }
     }
@@ -183,7 +179,6 @@ fn dialect_of(f: &ItemFn) -> Option<Dialect> {
             .collect();
         match last.as_str() {
             "spirv" if words.first() == Some(&"compute") => Some(Dialect::RustGpu),
-            "cube" if words.iter().any(|w| *w == "launch" || *w == "launch_unchecked") => Some(Dialect::CubeCl),
             _ => None,
         }
     })
@@ -385,8 +380,11 @@ pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
 }
 
 /// Whether a function is a kernel: `#[kernel]`, `#[cuda_std::kernel]`,
-/// `#[cfg_attr(.., kernel)]` or `extern "ptx-kernel"`.
+/// `#[cfg_attr(.., kernel)]`, `extern "ptx-kernel"` or CubeCL's `#[cube(launch)]`.
 pub fn is_kernel(f: &ItemFn) -> bool {
+    if crate::model::cubecl::is_launch_entry(f) {
+        return true;
+    }
     let ptx_abi = f
         .sig
         .abi
@@ -448,7 +446,7 @@ mod inner { #[kernel] pub unsafe fn e() {} }
     }
 
     #[test]
-    fn other_dialects_are_recognized_not_analyzed() {
+    fn other_dialects_are_recognized_cubecl_analyzed() {
         let src = r#"
 #[spirv(compute(threads(64)))]
 pub fn a() {}
@@ -470,10 +468,12 @@ pub unsafe fn e() {}
             .into_iter()
             .map(|k| (k.name, k.dialect.name()))
             .collect();
-        let expected = [("a", "rust-gpu"), ("b", "CubeCL"), ("c", "CubeCL"), ("d", "amdgpu")];
+        let expected = [("a", "rust-gpu"), ("d", "amdgpu")];
         assert_eq!(found, expected.map(|(n, d)| (n.to_string(), d)));
+        // CubeCL entry points are analyzed; its `#[cube]` helpers are not kernels.
         let (kernels, _) = kernels(src, &LaunchPlan::default());
-        assert_eq!(kernels.len(), 1);
+        let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["b", "c", "e"]);
     }
 
     #[test]

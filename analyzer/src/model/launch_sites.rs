@@ -8,6 +8,7 @@
 //! `module.kernel(&stream, cfg, args..)`. Values are integer literals, constants, `let`
 //! bindings of the same function and arithmetic over them.
 
+use crate::model::cubecl::{self, CubeArgs};
 use crate::model::kernel::{Kernel, ParamKind};
 use crate::model::launch::{BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS};
 use crate::model::layout::{integer_binary, Scope};
@@ -32,6 +33,8 @@ pub struct HostLaunch {
     pub args: Option<Vec<Option<i64>>>,
     /// Where the launch is.
     pub site: LaunchSite,
+    /// What a CubeCL launch says of its buffers and element types; `None` for the others.
+    pub cube: Option<CubeArgs>,
 }
 
 /// One launch a kernel is analyzed under.
@@ -112,10 +115,12 @@ pub fn resolve(
         };
         let mut params = BTreeMap::new();
         let mut own_notes = Vec::new();
-        match launch
-            .args
-            .as_ref()
-            .and_then(|args| arguments_by_parameter(kernel, args))
+        let args = match (&launch.args, &launch.cube) {
+            (Some(args), Some(_)) => Some(cubecl::kernel_arguments(kernel, args).1),
+            (args, None) => args.as_deref(),
+            (None, Some(_)) => None,
+        };
+        match args.and_then(|args| arguments_by_parameter(kernel, args))
         {
             Some(named) => {
                 for (name, value) in named {
@@ -134,7 +139,7 @@ pub fn resolve(
                 }
             }
             None => {
-                if let Some(args) = &launch.args {
+                if let Some(args) = args {
                     own_notes.push(format!(
                         "the launch passes {} arguments for {} parameters: no argument value is used",
                         args.len(),
@@ -142,6 +147,9 @@ pub fn resolve(
                     ));
                 }
             }
+        }
+        if let (Some(cube), Some(args)) = (&launch.cube, &launch.args) {
+            params.extend(cubecl::launch_values(kernel, args, cube));
         }
         if let Some(spec) = spec {
             params.extend(spec.params.iter().map(|(k, v)| (k.clone(), *v)));
@@ -285,6 +293,8 @@ enum Value {
     Function(String),
     /// A launch builder of a function, with the arguments pushed so far.
     Builder(String, Vec<Option<i64>>),
+    /// A CubeCL buffer argument (`ArrayArg`, `TensorArg`), with its line size when known.
+    Buffer(Option<i64>),
     /// Not known statically; the reason when it is worth telling.
     Unknown(Option<String>),
 }
@@ -479,16 +489,18 @@ impl Walker<'_> {
 
     /// `LaunchConfig { grid_dim, block_dim, .. }`.
     fn config_literal(&self, s: &syn::ExprStruct, depth: usize) -> Value {
-        if s.path.segments.last().is_none_or(|seg| seg.ident != "LaunchConfig") {
-            return Value::Unknown(None);
-        }
         let field = |name: &str| {
             s.fields
                 .iter()
                 .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
                 .map_or(Value::Unknown(None), |f| self.eval_at(&f.expr, depth + 1))
         };
-        Value::Config(Box::new(field("grid_dim")), Box::new(field("block_dim")))
+        match s.path.segments.last().map(|seg| seg.ident.to_string()).as_deref() {
+            Some("LaunchConfig") => Value::Config(Box::new(field("grid_dim")), Box::new(field("block_dim"))),
+            // CubeCL's `CubeDim { x, y, z }`.
+            Some("CubeDim") => Value::Dims(vec![field("x"), field("y"), field("z")]),
+            _ => Value::Unknown(None),
+        }
     }
 
     /// Constructors of extents and configurations: `UVec3::new`, `BlockSize::xy`,
@@ -551,6 +563,30 @@ impl Walker<'_> {
                     .map_or(Value::Unknown(None), |v| Value::Dims(vec![v.clone(); count]))
             }
             ("BlockSize" | "GridSize" | "Block" | "Grid", "x" | "xy" | "xyz") => Value::Dims(args),
+            // CubeCL: `CubeDim::new(x, y, z)` (up to 0.8; from 0.9 `CubeDim::new(&client, units)`
+            // picks the block at run time), `new_1d`, `new_2d`, `new_3d`, `new_single`, and
+            // `CubeDim::default()`, 16 x 16 up to 0.8; `CubeCount::Static(x, y, z)`.
+            ("CubeDim", "new") if args.len() == 3 => Value::Dims(args),
+            ("CubeDim", "new") => Value::Unknown(Some(
+                "sizes the block at run time (`CubeDim::new(&client, ..)`)".into(),
+            )),
+            ("CubeDim" | "CubeCount", "new_1d" | "new_2d" | "new_3d") => Value::Dims(args),
+            ("CubeDim" | "CubeCount", "new_single") => Value::Dims(vec![Value::Int(1)]),
+            ("CubeDim", "default") => Value::Dims(vec![Value::Int(16), Value::Int(16)]),
+            ("CubeCount", "Static") => Value::Dims(args),
+            ("ScalarArg", "new") => args.into_iter().next().unwrap_or(Value::Unknown(None)),
+            // `ArrayArg::from_raw_parts::<F>(&handle, len, line_size)`,
+            // `TensorArg::from_raw_parts::<F>(&handle, &strides, &shape, line_size)`; newer
+            // versions take no line size there (`BufferArg`, the launch's `vector_size`).
+            ("ArrayArg" | "TensorArg" | "BufferArg", "from_raw_parts" | "from_raw_parts_and_size") => {
+                let at = match (ty.as_str(), function.as_str()) {
+                    ("ArrayArg", _) => 2,
+                    ("TensorArg", "from_raw_parts") => 3,
+                    ("TensorArg", _) => 4,
+                    _ => usize::MAX,
+                };
+                Value::Buffer(args.get(at).and_then(Value::int))
+            }
             _ => Value::Unknown(None),
         }
     }
@@ -648,6 +684,8 @@ impl Walker<'_> {
                 _ => Value::Unknown(None),
             },
             "into" | "try_into" | "unwrap" | "expect" | "as_kernel_param" | "clone" => receiver(),
+            // CubeCL's buffer arguments: `tensor.as_tensor_arg(line_size)`, `as_array_arg(..)`.
+            "as_tensor_arg" | "into_tensor_arg" | "as_array_arg" | "into_array_arg" => Value::Buffer(arg(0).int()),
             // cuda-oxide's `module.prepare_kernel(config)?`: the configuration, checked against
             // the kernel once and passed to each of its launches.
             _ if name.starts_with("prepare_") && matches!(arg(0), Value::Config(..)) => arg(0),
@@ -805,6 +843,7 @@ impl Walker<'_> {
             grid,
             args,
             site,
+            cube: None,
         });
     }
 
@@ -820,6 +859,52 @@ impl Walker<'_> {
             grid,
             args,
             site,
+            cube: None,
+        });
+    }
+
+    /// Records a CubeCL launch, `kernel::launch::<F, R>(&client, cube_count, cube_dim, args..)`
+    /// (also `launch_unchecked`; newer versions pass the vector size before the arguments).
+    fn cube_launch(&mut self, call: &syn::ExprCall) {
+        let Expr::Path(path) = &*call.func else { return };
+        let segments = &path.path.segments;
+        let Some(last) = segments.last() else { return };
+        if segments.len() < 2 || !matches!(last.ident.to_string().as_str(), "launch" | "launch_unchecked") {
+            return;
+        }
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let [_, count, dim, rest @ ..] = args.as_slice() else { return };
+        let kernel = segments[segments.len() - 2].ident.to_string();
+        let site = self.site(last.ident.span());
+        let values: Vec<Value> = rest.iter().map(|a| self.eval(a)).collect();
+        let types = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(self.text(t)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let args = values.iter().map(Value::int).collect();
+        let line_sizes = values
+            .iter()
+            .map(|v| match v {
+                Value::Buffer(line) => Some(*line),
+                _ => None,
+            })
+            .collect();
+        let block = block_of(&self.eval(dim), &self.text(dim));
+        let grid = self.eval(count).dims().ok();
+        self.found.push(HostLaunch {
+            kernel,
+            block,
+            grid,
+            args: Some(args),
+            site,
+            cube: Some(CubeArgs { line_sizes, types }),
         });
     }
 
@@ -1041,6 +1126,11 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         syn::visit::visit_expr_method_call(self, m);
         self.launch_method(m);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        syn::visit::visit_expr_call(self, call);
+        self.cube_launch(call);
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {

@@ -4,6 +4,7 @@
 
 pub mod cfg;
 pub mod comments;
+pub mod cubecl;
 pub mod items;
 pub mod kernel;
 pub mod launch;
