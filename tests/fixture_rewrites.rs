@@ -33,6 +33,8 @@ const fn crate_folder(name: &'static str, path: &'static str) -> Fixture {
 const FIXTURES: &[Fixture] = &[
     file("boundaries", "fixtures/boundaries/kernels.rs"),
     file("dialects-core-arch-nvptx", "fixtures/dialects/core_arch_nvptx.rs"),
+    file("dialects-cubecl-elementwise", "fixtures/dialects/cubecl_elementwise.rs"),
+    file("dialects-cubecl-tensor", "fixtures/dialects/cubecl_tensor.rs"),
     file("dialects-cuda-oxide", "fixtures/dialects/cuda_oxide.rs"),
     file("dialects-ptx-support", "fixtures/dialects/ptx_support.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),

@@ -444,6 +444,14 @@ pub fn lower_file(
             });
             continue;
         }
+        if kernel_lint_analyzer::model::cubecl::is_launch_entry(&kernel.item) {
+            not_lowered.push(NotLowered {
+                kernel: kernel.name.clone(),
+                span: kernel.span,
+                reason: CUBECL_NOT_LOWERED.to_string(),
+            });
+            continue;
+        }
         match cx.lower_kernel(&kernel.item) {
             Ok((text, params, statements)) => {
                 kernel_code.push_str(&text);
@@ -1119,6 +1127,9 @@ fn expression_names(e: &Expr) -> Vec<String> {
 fn is_mut_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_some())
 }
+
+/// Why a CubeCL kernel has no twin.
+const CUBECL_NOT_LOWERED: &str = "CubeCL kernel: its body is generic over the element and line size and its buffers carry their own metadata (length, shape, strides), which CubeCL's runtime lays out; no CUDA twin is written for it";
 
 /// `__raygen__render`, `__closesthit__radiance` and the other OptiX entry points.
 fn is_optix_program(name: &str) -> bool {
