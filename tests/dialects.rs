@@ -427,3 +427,221 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
         ]
     );
 }
+
+/// The kernels of a CubeCL fixture: (name, block, block source, launch line, accesses as
+/// (array, op, space, class, sectors per request)), each asserted fully analyzed.
+type CubeRow = (String, Op, MemorySpace, Option<AccessClass>, Option<f64>);
+
+fn cube_fixture(path: &str) -> Vec<(String, [u32; 3], BlockSource, Option<usize>, Vec<CubeRow>)> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
+    let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
+    assert!(report.unanalyzed.is_empty(), "{:?}", report.unanalyzed);
+    report
+        .kernels
+        .iter()
+        .map(|k| {
+            assert!(k.unsupported.is_empty(), "{}: {:?}", k.name, k.unsupported);
+            let rows = k
+                .accesses
+                .iter()
+                .map(|a| {
+                    let p = a.prediction.as_ref();
+                    (
+                        a.array.clone(),
+                        a.op,
+                        a.space,
+                        p.map(|p| p.class),
+                        p.and_then(|p| p.sectors_per_request),
+                    )
+                })
+                .collect();
+            let site = k.launch_site.as_ref().map(|s| s.span.line);
+            (k.name.clone(), k.launch.block, k.launch.block_source, site, rows)
+        })
+        .collect()
+}
+
+fn cube(array: &str, op: Op, class: AccessClass, sectors: f64) -> CubeRow {
+    (array.to_string(), op, MemorySpace::Global, Some(class), Some(sectors))
+}
+
+use kernel_lint_analyzer::BlockSource;
+
+#[test]
+fn cubecl_element_wise_kernels_under_their_launches() {
+    let found = cube_fixture("fixtures/dialects/cubecl_elementwise.rs");
+    let launch = BlockSource::Launch;
+    assert_eq!(
+        found,
+        [
+            (
+                "copy_checked".to_string(),
+                [256, 1, 1],
+                launch,
+                Some(43),
+                vec![cube("input", Load, Coalesced, 4.0), cube("output", Store, Coalesced, 4.0)]
+            ),
+            // `#[comptime] stride` is the launch's literal 4.
+            (
+                "gather_every".to_string(),
+                [256, 1, 1],
+                launch,
+                Some(50),
+                vec![
+                    cube("input", Load, AccessClass::Strided, 16.0),
+                    cube("output", Store, Coalesced, 4.0)
+                ]
+            ),
+            // Lines of 4 `f32` from `ArrayArg::from_raw_parts::<f32>(.., 4)`: 16 bytes a unit.
+            (
+                "scale_lines".to_string(),
+                [128, 1, 1],
+                launch,
+                Some(59),
+                vec![cube("input", Load, Coalesced, 16.0), cube("output", Store, Coalesced, 16.0)]
+            ),
+            // `CubeDim::default()` of CubeCL up to 0.8: 16 x 16.
+            (
+                "unary_abs".to_string(),
+                [16, 16, 1],
+                launch,
+                Some(73),
+                vec![cube("input", Load, Coalesced, 4.0), cube("output", Store, Coalesced, 4.0)]
+            ),
+        ]
+    );
+}
+
+#[test]
+fn cubecl_line_size_unknown_to_the_launch_is_an_assumption_said_with_the_access() {
+    let path = "fixtures/dialects/cubecl_elementwise.rs";
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
+    let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
+    let unary = report.kernels.iter().find(|k| k.name == "unary_abs").expect("unary_abs");
+    let assumptions = &unary.accesses[0].prediction.as_ref().expect("global").assumptions;
+    assert_eq!(
+        assumptions,
+        &["assumes a line size of 1 for `input`: the launch does not give it; a line of N elements moves N times the bytes per lane".to_string()]
+    );
+    // Where the launch gives the line size and the element type, nothing is assumed.
+    let lines = report.kernels.iter().find(|k| k.name == "scale_lines").expect("scale_lines");
+    assert_eq!(lines.launch.params.get("input.line_size"), Some(&4));
+    assert_eq!(lines.launch.params.get("size_of::<F>"), Some(&4));
+    assert!(lines.accesses[0].prediction.as_ref().expect("global").assumptions.is_empty());
+}
+
+#[test]
+fn cubecl_tensor_kernels_strides_gather_and_shared_tile() {
+    let found = cube_fixture("fixtures/dialects/cubecl_tensor.rs");
+    let shared = |op| ("tile".to_string(), op, MemorySpace::Shared, None, None);
+    assert_eq!(
+        found,
+        [
+            (
+                "transpose_strided".to_string(),
+                [32, 8, 1],
+                BlockSource::Launch,
+                Some(42),
+                vec![cube("input", Load, Coalesced, 4.0), cube("output", Store, Transposed, 32.0)]
+            ),
+            (
+                "gather_rows".to_string(),
+                [256, 1, 1],
+                BlockSource::Launch,
+                Some(49),
+                vec![
+                    cube("indices", Load, Coalesced, 4.0),
+                    ("input".to_string(), Load, MemorySpace::Global, Some(AccessClass::Gather), None),
+                    cube("output", Store, Coalesced, 4.0),
+                ]
+            ),
+            (
+                "reverse_tile".to_string(),
+                [256, 1, 1],
+                BlockSource::Launch,
+                Some(57),
+                vec![
+                    cube("input", Load, Coalesced, 4.0),
+                    shared(Store),
+                    shared(Load),
+                    cube("output", Store, Coalesced, 4.0),
+                ]
+            ),
+        ]
+    );
+}
+
+#[test]
+fn cubecl_topology_constants_and_a_followed_cube_helper() {
+    let src = r#"
+use cubecl::prelude::*;
+#[cube]
+fn column_of(width: u32) -> u32 {
+    UNIT_POS_Y * width + UNIT_POS_X
+}
+// kernel-lint: block(8, 32)
+#[cube(launch)]
+fn rows<F: Float>(input: &Array<F>, output: &mut Array<F>) {
+    let lane = UNIT_POS_PLANE;
+    output[CUBE_POS * CUBE_DIM + UNIT_POS] = input[column_of(8) as usize];
+    output[ABSOLUTE_POS_Y * (CUBE_COUNT_X * CUBE_DIM_X) + ABSOLUTE_POS_X] = input[lane * PLANE_DIM];
+}
+"#;
+    let report = report(src);
+    let kernel = &report.kernels[0];
+    assert_eq!((kernel.launch.block, kernel.launch.block_source), ([8, 32, 1], BlockSource::Hint));
+    let rows: Vec<_> = kernel
+        .accesses
+        .iter()
+        .map(|a| {
+            let p = a.prediction.as_ref().expect("global");
+            (a.array.as_str(), p.class, p.sectors_per_request, a.via.len())
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            // The index the `#[cube]` helper returns, followed: the unit's rank in its cube,
+            // 32 consecutive floats (an unfollowed call would leave it unknown).
+            ("input", Coalesced, Some(4.0), 0),
+            ("output", Coalesced, Some(4.0), 0),
+            // The lane times the plane width: 32 floats apart.
+            ("input", AccessClass::Strided, Some(32.0), 0),
+            // The linear absolute position of a cube 8 wide: 4 rows of 8 floats.
+            ("output", Coalesced, Some(4.0), 0),
+        ]
+    );
+    // The element type a launch does not name is assumed 4 bytes, and said so.
+    let p = kernel.accesses[0].prediction.as_ref().expect("global");
+    assert_eq!(
+        p.assumptions,
+        ["assumes `F` is 4 bytes wide (f32): the launch does not name the element type"]
+    );
+}
+
+#[test]
+fn cubecl_launches_at_run_time_sizes_leave_the_default_and_say_why() {
+    let src = r#"
+use cubecl::prelude::*;
+#[cube(launch)]
+fn fill<F: Float>(output: &mut Array<F>) {
+    if ABSOLUTE_POS >= output.len() {
+        terminate!();
+    }
+    output[ABSOLUTE_POS] = F::new(0.0);
+}
+pub fn run<R: Runtime>(client: &ComputeClient<R>, out: &Handle, n: usize) {
+    let cube_dim = CubeDim::new(client, n);
+    fill::launch::<f32, R>(client, CubeCount::Static(4, 1, 1), cube_dim, unsafe { ArrayArg::from_raw_parts::<f32>(out, n, 1) });
+}
+"#;
+    let report = report(src);
+    let kernel = &report.kernels[0];
+    assert_eq!((kernel.launch.block, kernel.launch.block_source), ([256, 1, 1], BlockSource::Default));
+    assert_eq!(
+        kernel.launch_notes,
+        ["the launch at k.rs:12 sizes the block at run time (`CubeDim::new(&client, ..)`)"]
+    );
+    let store = &kernel.accesses[0];
+    assert_eq!(store.prediction.as_ref().map(|p| (p.class, p.sectors_per_request)), Some((Coalesced, Some(4.0))));
+}
