@@ -370,13 +370,7 @@ fn other_dialects_are_listed_in_the_report() {
     let report = report(&text);
     assert!(report.kernels.is_empty());
     let found: Vec<(&str, Dialect)> = report.unanalyzed.iter().map(|k| (k.name.as_str(), k.dialect)).collect();
-    assert_eq!(
-        found,
-        [
-            ("primes", Dialect::RustGpu),
-            ("amd_fill", Dialect::AmdGpu),
-        ]
-    );
+    assert_eq!(found, [("primes", Dialect::RustGpu), ("amd_fill", Dialect::AmdGpu),]);
 }
 
 fn run(args: &[&str]) -> String {
@@ -400,9 +394,7 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
     let table = run(&["accesses", OTHER_DIALECTS]);
     assert_eq!(
         table,
-        format!(
-            "not analyzed  {OTHER_DIALECTS}: primes:7 (rust-gpu), amd_fill:13 (amdgpu)\n"
-        )
+        format!("not analyzed  {OTHER_DIALECTS}: primes:7 (rust-gpu), amd_fill:13 (amdgpu)\n")
     );
     let json: serde_json::Value =
         serde_json::from_str(&run(&["accesses", "--format", "json", OTHER_DIALECTS])).expect("json");
@@ -479,7 +471,10 @@ fn cubecl_element_wise_kernels_under_their_launches() {
                 [256, 1, 1],
                 launch,
                 Some(43),
-                vec![cube("input", Load, Coalesced, 4.0), cube("output", Store, Coalesced, 4.0)]
+                vec![
+                    cube("input", Load, Coalesced, 4.0),
+                    cube("output", Store, Coalesced, 4.0)
+                ]
             ),
             // `#[comptime] stride` is the launch's literal 4.
             (
@@ -498,7 +493,10 @@ fn cubecl_element_wise_kernels_under_their_launches() {
                 [128, 1, 1],
                 launch,
                 Some(59),
-                vec![cube("input", Load, Coalesced, 16.0), cube("output", Store, Coalesced, 16.0)]
+                vec![
+                    cube("input", Load, Coalesced, 16.0),
+                    cube("output", Store, Coalesced, 16.0)
+                ]
             ),
             // `CubeDim::default()` of CubeCL up to 0.8: 16 x 16.
             (
@@ -506,7 +504,10 @@ fn cubecl_element_wise_kernels_under_their_launches() {
                 [16, 16, 1],
                 launch,
                 Some(73),
-                vec![cube("input", Load, Coalesced, 4.0), cube("output", Store, Coalesced, 4.0)]
+                vec![
+                    cube("input", Load, Coalesced, 4.0),
+                    cube("output", Store, Coalesced, 4.0)
+                ]
             ),
         ]
     );
@@ -517,17 +518,30 @@ fn cubecl_line_size_unknown_to_the_launch_is_an_assumption_said_with_the_access(
     let path = "fixtures/dialects/cubecl_elementwise.rs";
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
     let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
-    let unary = report.kernels.iter().find(|k| k.name == "unary_abs").expect("unary_abs");
+    let unary = report
+        .kernels
+        .iter()
+        .find(|k| k.name == "unary_abs")
+        .expect("unary_abs");
     let assumptions = &unary.accesses[0].prediction.as_ref().expect("global").assumptions;
     assert_eq!(
         assumptions,
         &["assumes a line size of 1 for `input`: the launch does not give it; a line of N elements moves N times the bytes per lane".to_string()]
     );
     // Where the launch gives the line size and the element type, nothing is assumed.
-    let lines = report.kernels.iter().find(|k| k.name == "scale_lines").expect("scale_lines");
+    let lines = report
+        .kernels
+        .iter()
+        .find(|k| k.name == "scale_lines")
+        .expect("scale_lines");
     assert_eq!(lines.launch.params.get("input.line_size"), Some(&4));
     assert_eq!(lines.launch.params.get("size_of::<F>"), Some(&4));
-    assert!(lines.accesses[0].prediction.as_ref().expect("global").assumptions.is_empty());
+    assert!(lines.accesses[0]
+        .prediction
+        .as_ref()
+        .expect("global")
+        .assumptions
+        .is_empty());
 }
 
 #[test]
@@ -542,7 +556,10 @@ fn cubecl_tensor_kernels_strides_gather_and_shared_tile() {
                 [32, 8, 1],
                 BlockSource::Launch,
                 Some(42),
-                vec![cube("input", Load, Coalesced, 4.0), cube("output", Store, Transposed, 32.0)]
+                vec![
+                    cube("input", Load, Coalesced, 4.0),
+                    cube("output", Store, Transposed, 32.0)
+                ]
             ),
             (
                 "gather_rows".to_string(),
@@ -551,7 +568,13 @@ fn cubecl_tensor_kernels_strides_gather_and_shared_tile() {
                 Some(49),
                 vec![
                     cube("indices", Load, Coalesced, 4.0),
-                    ("input".to_string(), Load, MemorySpace::Global, Some(AccessClass::Gather), None),
+                    (
+                        "input".to_string(),
+                        Load,
+                        MemorySpace::Global,
+                        Some(AccessClass::Gather),
+                        None
+                    ),
                     cube("output", Store, Coalesced, 4.0),
                 ]
             ),
@@ -589,7 +612,10 @@ fn rows<F: Float>(input: &Array<F>, output: &mut Array<F>) {
 "#;
     let report = report(src);
     let kernel = &report.kernels[0];
-    assert_eq!((kernel.launch.block, kernel.launch.block_source), ([8, 32, 1], BlockSource::Hint));
+    assert_eq!(
+        (kernel.launch.block, kernel.launch.block_source),
+        ([8, 32, 1], BlockSource::Hint)
+    );
     let rows: Vec<_> = kernel
         .accesses
         .iter()
@@ -637,11 +663,17 @@ pub fn run<R: Runtime>(client: &ComputeClient<R>, out: &Handle, n: usize) {
 "#;
     let report = report(src);
     let kernel = &report.kernels[0];
-    assert_eq!((kernel.launch.block, kernel.launch.block_source), ([256, 1, 1], BlockSource::Default));
+    assert_eq!(
+        (kernel.launch.block, kernel.launch.block_source),
+        ([256, 1, 1], BlockSource::Default)
+    );
     assert_eq!(
         kernel.launch_notes,
         ["the launch at k.rs:12 sizes the block at run time (`CubeDim::new(&client, ..)`)"]
     );
     let store = &kernel.accesses[0];
-    assert_eq!(store.prediction.as_ref().map(|p| (p.class, p.sectors_per_request)), Some((Coalesced, Some(4.0))));
+    assert_eq!(
+        store.prediction.as_ref().map(|p| (p.class, p.sectors_per_request)),
+        Some((Coalesced, Some(4.0)))
+    );
 }

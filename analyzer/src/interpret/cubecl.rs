@@ -221,7 +221,9 @@ impl<'a> Interpreter<'a> {
             _ => return None,
         };
         let known = self.cube.as_ref().and_then(|c| c.values.get(&name)).copied();
-        Some(Value::Int(known.map_or_else(|| Poly::atom(Atom::Param(name)), Poly::constant)))
+        Some(Value::Int(
+            known.map_or_else(|| Poly::atom(Atom::Param(name)), Poly::constant),
+        ))
     }
 
     /// CubeCL calls with a meaning for memory: `SharedMemory::<T>::new(n)` and
@@ -230,7 +232,10 @@ impl<'a> Interpreter<'a> {
         self.cube.as_ref()?;
         let name = last_segment(path);
         // Barriers: no value, no access.
-        if matches!(name.as_str(), "sync_cube" | "sync_units" | "sync_plane" | "sync_storage") {
+        if matches!(
+            name.as_str(),
+            "sync_cube" | "sync_units" | "sync_plane" | "sync_storage"
+        ) {
             return Some(Value::Unknown);
         }
         let owner = path.segments.iter().rev().nth(1)?;
@@ -280,7 +285,9 @@ impl<'a> Interpreter<'a> {
         self.cube.as_ref()?;
         match last_segment(&mac.path).as_str() {
             "comptime" => {
-                let args = mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated).ok()?;
+                let args = mac
+                    .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                    .ok()?;
                 let mut value = Value::Unknown;
                 for arg in &args {
                     value = self.value(arg);

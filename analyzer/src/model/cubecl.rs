@@ -40,7 +40,9 @@ pub fn launch_values(kernel: &Kernel, args: &[Option<i64>], cube: &CubeArgs) -> 
         syn::FnArg::Receiver(_) => None,
     });
     for (name, line) in names.zip(line_sizes) {
-        let (Some(name), Some(line)) = (name, line) else { continue };
+        let (Some(name), Some(line)) = (name, line) else {
+            continue;
+        };
         if let Some(n) = line.or(vector_size.copied().flatten()) {
             values.insert(line_size_key(&name), n);
         }

@@ -120,8 +120,7 @@ pub fn resolve(
             (args, None) => args.as_deref(),
             (None, Some(_)) => None,
         };
-        match args.and_then(|args| arguments_by_parameter(kernel, args))
-        {
+        match args.and_then(|args| arguments_by_parameter(kernel, args)) {
             Some(named) => {
                 for (name, value) in named {
                     let (Some(name), Some(value)) = (name, value) else {
@@ -567,9 +566,9 @@ impl Walker<'_> {
             // picks the block at run time), `new_1d`, `new_2d`, `new_3d`, `new_single`, and
             // `CubeDim::default()`, 16 x 16 up to 0.8; `CubeCount::Static(x, y, z)`.
             ("CubeDim", "new") if args.len() == 3 => Value::Dims(args),
-            ("CubeDim", "new") => Value::Unknown(Some(
-                "sizes the block at run time (`CubeDim::new(&client, ..)`)".into(),
-            )),
+            ("CubeDim", "new") => {
+                Value::Unknown(Some("sizes the block at run time (`CubeDim::new(&client, ..)`)".into()))
+            }
             ("CubeDim" | "CubeCount", "new_1d" | "new_2d" | "new_3d") => Value::Dims(args),
             ("CubeDim" | "CubeCount", "new_single") => Value::Dims(vec![Value::Int(1)]),
             ("CubeDim", "default") => Value::Dims(vec![Value::Int(16), Value::Int(16)]),
@@ -873,7 +872,9 @@ impl Walker<'_> {
             return;
         }
         let args: Vec<&Expr> = call.args.iter().collect();
-        let [_, count, dim, rest @ ..] = args.as_slice() else { return };
+        let [_, count, dim, rest @ ..] = args.as_slice() else {
+            return;
+        };
         let kernel = segments[segments.len() - 2].ident.to_string();
         let site = self.site(last.ident.span());
         let values: Vec<Value> = rest.iter().map(|a| self.eval(a)).collect();
