@@ -3,6 +3,7 @@
 //! that `nvcc -lineinfo` attributes each instruction to the Rust line it came from.
 
 use kernel_lint_analyzer::model::kernel::{is_kernel, Kernel};
+use kernel_lint_analyzer::model::launch_sites;
 use kernel_lint_analyzer::model::layout::{repr, Scope as ItemScope};
 use kernel_lint_analyzer::parse::last_segment;
 use kernel_lint_analyzer::{SourceFile, Span};
@@ -27,6 +28,7 @@ mod const_impls;
 mod const_reasons;
 mod constant_patterns;
 mod core_values;
+mod cubecl;
 mod cuda_std_api;
 mod derived_eq;
 mod device_copy;
@@ -426,6 +428,7 @@ pub fn lower_file(
     let mut lowered = Vec::new();
     let mut not_lowered = Vec::new();
     let mut kernel_code = String::new();
+    let mut host_launches = None;
     for (kernel, module) in kernels.iter().zip(&inline_modules) {
         let inline_cx;
         let cx = if kernel.inline_module.is_empty() {
@@ -444,18 +447,38 @@ pub fn lower_file(
             });
             continue;
         }
-        if kernel_lint_analyzer::model::cubecl::is_launch_entry(&kernel.item) {
-            not_lowered.push(NotLowered {
-                kernel: kernel.name.clone(),
-                span: kernel.span,
-                reason: CUBECL_NOT_LOWERED.to_string(),
-            });
-            continue;
-        }
-        match cx.lower_kernel(&kernel.item) {
-            Ok((text, params, statements)) => {
+        let cube;
+        let (item, metadata) = if kernel_lint_analyzer::model::cubecl::is_launch_entry(&kernel.item) {
+            let launches = host_launches.get_or_insert_with(|| launch_sites::scan(file, syntax, None));
+            match cx.cubecl_kernel(kernel, launches) {
+                Ok(rewritten) => {
+                    cube = rewritten;
+                    (&cube.item, cube.metadata.as_slice())
+                }
+                Err((span, reason)) => {
+                    not_lowered.push(NotLowered {
+                        kernel: kernel.name.clone(),
+                        span,
+                        reason: format!("CubeCL kernel: {reason}"),
+                    });
+                    continue;
+                }
+            }
+        } else {
+            (&kernel.item, &[][..])
+        };
+        match cx.lower_kernel(item) {
+            Ok((text, mut params, statements)) => {
+                // Tensor metadata is given under the name the analysis reads it by.
+                for param in &mut params {
+                    if let Param::Scalar { name, .. } = param {
+                        if let Some((_, key)) = metadata.iter().find(|(c, _)| c == name) {
+                            *name = key.clone();
+                        }
+                    }
+                }
                 kernel_code.push_str(&text);
-                let needs = cx.launch_needs(&kernel.item, &[&text, &definitions, &item_set.early()]);
+                let needs = cx.launch_needs(item, &[&text, &definitions, &item_set.early()]);
                 lowered.push(LoweredKernel {
                     name: kernel.name.clone(),
                     params,
@@ -1127,9 +1150,6 @@ fn expression_names(e: &Expr) -> Vec<String> {
 fn is_mut_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_some())
 }
-
-/// Why a CubeCL kernel has no twin.
-const CUBECL_NOT_LOWERED: &str = "CubeCL kernel: its body is generic over the element and line size and its buffers carry their own metadata (length, shape, strides), which CubeCL's runtime lays out; no CUDA twin is written for it";
 
 /// `__raygen__render`, `__closesthit__radiance` and the other OptiX entry points.
 fn is_optix_program(name: &str) -> bool {
