@@ -1,6 +1,6 @@
 //! The thread-index APIs of every Rust CUDA dialect give the same predictions as `cuda_std`'s:
 //! cuda-oxide (`cuda_device`), `ptx_support`, `nvptx_builtins` and `core::arch::nvptx`. Entry
-//! points of dialects that are not analyzed (rust-gpu, CubeCL, amdgpu) are reported as such.
+//! points of dialects that are not analyzed (CubeCL, amdgpu) are reported as such.
 
 use kernel_lint_analyzer::{analyze_source, AccessClass, Dialect, FileReport, LaunchPlan, MemorySpace, Op, SourceFile};
 use std::path::Path;
@@ -372,7 +372,6 @@ fn other_dialects_are_listed_in_the_report() {
     assert_eq!(
         found,
         [
-            ("primes", Dialect::RustGpu),
             ("gelu_array", Dialect::CubeCl),
             ("copy", Dialect::CubeCl),
             ("amd_fill", Dialect::AmdGpu),
@@ -394,8 +393,7 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
     let human = run(&["--color", "never", "check", OTHER_DIALECTS]);
     assert_eq!(
         human,
-        "note: 1 kernel in rust-gpu is not analyzed yet\n\
-         note: 2 kernels in CubeCL are not analyzed yet\n\
+        "note: 2 kernels in CubeCL are not analyzed yet\n\
          note: 1 kernel in amdgpu is not analyzed yet\n\
          kernel-lint: 0 kernels in 1 file, 0 global accesses; 0 warnings, 0 notes, 0 errors\n"
     );
@@ -403,7 +401,7 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
     assert_eq!(
         table,
         format!(
-            "not analyzed  {OTHER_DIALECTS}: primes:9 (rust-gpu), gelu_array:15 (CubeCL), copy:22 (CubeCL), amd_fill:32 (amdgpu)\n"
+            "not analyzed  {OTHER_DIALECTS}: gelu_array:15 (CubeCL), copy:22 (CubeCL), amd_fill:32 (amdgpu)\n"
         )
     );
     let json: serde_json::Value =
@@ -424,7 +422,6 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
     assert_eq!(
         listed,
         [
-            ("primes".to_string(), "rust-gpu".to_string(), 9),
             ("gelu_array".to_string(), "CubeCL".to_string(), 15),
             ("copy".to_string(), "CubeCL".to_string(), 22),
             ("amd_fill".to_string(), "amdgpu".to_string(), 32),

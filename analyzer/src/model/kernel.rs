@@ -1,6 +1,7 @@
 //! Finding kernels in a file, their parameters, and the launch each runs under.
 
 use crate::model::comments::{comments, Comment};
+use crate::model::rust_gpu;
 use crate::model::launch::{
     hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK,
 };
@@ -96,9 +97,6 @@ impl KernelParam {
 /// A GPU dialect whose entry points are recognized but not analyzed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Dialect {
-    /// rust-gpu compute shaders: `#[spirv(compute(threads(..)))]`.
-    #[serde(rename = "rust-gpu")]
-    RustGpu,
     /// CubeCL: `#[cube(launch)]`, `#[cube(launch_unchecked)]`.
     #[serde(rename = "CubeCL")]
     CubeCl,
@@ -111,7 +109,6 @@ impl Dialect {
     /// The dialect's name as reports write it.
     pub fn name(self) -> &'static str {
         match self {
-            Dialect::RustGpu => "rust-gpu",
             Dialect::CubeCl => "CubeCL",
             Dialect::AmdGpu => "amdgpu",
         }
@@ -182,7 +179,6 @@ fn dialect_of(f: &ItemFn) -> Option<Dialect> {
             .filter(|w| !w.is_empty())
             .collect();
         match last.as_str() {
-            "spirv" if words.first() == Some(&"compute") => Some(Dialect::RustGpu),
             "cube" if words.iter().any(|w| *w == "launch" || *w == "launch_unchecked") => Some(Dialect::CubeCl),
             _ => None,
         }
@@ -225,7 +221,10 @@ pub fn find_kernels(
             let (block, block_source) = match (spec.and_then(|s| s.block), hint) {
                 (Some(block), _) => (block, BlockSource::Config),
                 (None, Some(block)) => (block, BlockSource::Hint),
-                (None, None) => (DEFAULT_BLOCK, BlockSource::Default),
+                (None, None) => match attribute_block(file, item, unsupported) {
+                    Some(block) => (block, BlockSource::Attribute),
+                    None => (DEFAULT_BLOCK, BlockSource::Default),
+                },
             };
             let launch = ResolvedLaunch {
                 block,
@@ -250,6 +249,27 @@ pub fn find_kernels(
     }
     unsupported.sort_by_key(|u| u.span.start);
     kernels
+}
+
+/// The block a kernel's own attribute fixes (rust-gpu's `threads(..)`); an attribute whose
+/// size cannot be read is reported at the attribute.
+fn attribute_block(file: &SourceFile, item: &ItemFn, unsupported: &mut Vec<Unsupported>) -> Option<Dim3> {
+    match rust_gpu::workgroup_size(item)? {
+        Ok(block) => Some(block),
+        Err(message) => {
+            let attr = item.attrs.iter().find(|a| {
+                let text = quote::ToTokens::to_token_stream(a).to_string();
+                text.contains("spirv") && text.contains("compute")
+            });
+            let span = attr.map_or_else(|| file.span_of(item.sig.ident.span()), |a| file.span_of_node(a));
+            unsupported.push(Unsupported {
+                span,
+                file: None,
+                message: format!("workgroup size not read: {message}; the default block is assumed"),
+            });
+            None
+        }
+    }
 }
 
 /// The parameters of a kernel that have a plain name, with their types as written.
@@ -385,7 +405,7 @@ pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
 }
 
 /// Whether a function is a kernel: `#[kernel]`, `#[cuda_std::kernel]`,
-/// `#[cfg_attr(.., kernel)]` or `extern "ptx-kernel"`.
+/// `#[cfg_attr(.., kernel)]`, `extern "ptx-kernel"` or a rust-gpu compute shader.
 pub fn is_kernel(f: &ItemFn) -> bool {
     let ptx_abi = f
         .sig
@@ -393,7 +413,7 @@ pub fn is_kernel(f: &ItemFn) -> bool {
         .as_ref()
         .and_then(|abi| abi.name.as_ref())
         .is_some_and(|name| name.value() == "ptx-kernel");
-    ptx_abi || f.attrs.iter().any(is_kernel_attr)
+    ptx_abi || f.attrs.iter().any(is_kernel_attr) || rust_gpu::is_compute_shader(f)
 }
 
 fn is_kernel_attr(attr: &Attribute) -> bool {
@@ -470,10 +490,14 @@ pub unsafe fn e() {}
             .into_iter()
             .map(|k| (k.name, k.dialect.name()))
             .collect();
-        let expected = [("a", "rust-gpu"), ("b", "CubeCL"), ("c", "CubeCL"), ("d", "amdgpu")];
+        let expected = [("b", "CubeCL"), ("c", "CubeCL"), ("d", "amdgpu")];
         assert_eq!(found, expected.map(|(n, d)| (n.to_string(), d)));
-        let (kernels, _) = kernels(src, &LaunchPlan::default());
-        assert_eq!(kernels.len(), 1);
+        // A rust-gpu compute shader is analyzed, with the block its attribute declares; a
+        // fragment shader is no kernel.
+        assert_eq!(
+            blocks(src),
+            [([64, 1, 1], BlockSource::Attribute), (DEFAULT_BLOCK, BlockSource::Default)]
+        );
     }
 
     #[test]

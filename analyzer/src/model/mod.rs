@@ -9,3 +9,4 @@ pub mod kernel;
 pub mod launch;
 pub mod launch_sites;
 pub mod layout;
+pub mod rust_gpu;
