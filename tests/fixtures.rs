@@ -155,5 +155,5 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
         }
     }
     assert_eq!(kernels, 46);
-    assert_eq!(dialect_kernels, 10);
+    assert_eq!(dialect_kernels, 17);
 }

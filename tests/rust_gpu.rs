@@ -162,3 +162,184 @@ fn the_matrix_products_naive_and_tiled() {
         ]
     );
 }
+
+/// The first kernel of `src`, analyzed under `plan`.
+fn only(src: &str, plan: &LaunchPlan) -> KernelReport {
+    let report = analyze(src, plan);
+    assert!(report.unsupported.is_empty(), "{:?}", report.unsupported);
+    let name = report.kernels.first().expect("a kernel").name.clone();
+    kernel(&report, &name).clone()
+}
+
+#[test]
+fn every_builtin_is_thread_geometry() {
+    // The global index written out from the local and workgroup ids, a grid-stride loop over
+    // `num_workgroups`, the lane and the linear index: each store is coalesced.
+    let src = r#"
+use spirv_std::spirv;
+#[cfg_attr(target_arch = "spirv", spirv(compute(threads(32, 4))))]
+pub fn fill(
+    #[spirv(local_invocation_id)] local: spirv_std::glam::UVec3,
+    #[spirv(workgroup_id)] group: glam::UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[cfg_attr(target_arch = "spirv", spirv(local_invocation_index))] rank: u32,
+    #[spirv(subgroup_local_invocation_id)] lane: u32,
+    #[spirv(subgroup_id)] warp: u32,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] out: &mut [u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] per_warp: &mut [u32; 1024],
+) {
+    let x = (group.x * 32 + local.x) as usize;
+    let y = (group.y * 4 + local.y) as usize;
+    let mut i = y * 1024 + x;
+    while i < out.len() {
+        out[i] = rank;
+        i += (groups.x * groups.y * 128) as usize;
+    }
+    per_warp[warp as usize * 32 + lane as usize] = lane;
+}
+"#;
+    let k = only(src, &LaunchPlan::default());
+    assert_eq!(block(&k), ([32, 4, 1], BlockSource::Attribute));
+    assert_eq!(
+        rows(&k),
+        [global("out", Store, Coalesced, 4.0), global("per_warp", Store, Coalesced, 4.0)]
+    );
+}
+
+#[test]
+fn uniform_fields_take_the_values_the_configuration_gives() {
+    // The flat-index product of the matmul blog post: row and column from one index.
+    let src = r#"
+#[spirv(compute(threads(256)))]
+pub fn matmul(
+    #[spirv(global_invocation_id)] global_id: UVec3,
+    #[spirv(uniform, descriptor_set = 0, binding = 0)] dimensions: &Dimensions,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] a: &[f32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] b: &[f32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] result: &mut [f32],
+) {
+    let index = global_id.x;
+    let row = index / dimensions.n;
+    let col = index % dimensions.n;
+    if index < dimensions.m * dimensions.n {
+        let mut sum = 0.0;
+        for i in 0..dimensions.k {
+            sum += a[(row * dimensions.k + i) as usize] * b[(i * dimensions.n + col) as usize];
+        }
+        result[(row * dimensions.n + col) as usize] = sum;
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct Dimensions { pub m: u32, pub k: u32, pub n: u32 }
+"#;
+    let plan = LaunchPlan {
+        specs: vec![LaunchSpec {
+            kernel: "matmul".into(),
+            params: [("dimensions.m", 64), ("dimensions.k", 64), ("dimensions.n", 64)]
+                .map(|(name, value)| (name.to_string(), value))
+                .into(),
+            ..Default::default()
+        }],
+    };
+    let k = only(src, &plan);
+    // A warp's 32 indices lie in one row of 64: `a` is one address, `b` and the result a run.
+    assert_eq!(
+        rows(&k),
+        [
+            global("a", Load, Broadcast, 1.0),
+            global("b", Load, Coalesced, 4.0),
+            global("result", Store, Coalesced, 4.0),
+        ]
+    );
+    // Without the values the figure of `a` depends on the row length, and says so.
+    let unknown = only(src, &LaunchPlan::default());
+    let a = unknown.accesses[0].prediction.as_ref().expect("global");
+    assert!(
+        a.cases.iter().any(|c| c.condition.contains("dimensions.n")),
+        "{:?}",
+        a.cases
+    );
+}
+
+#[test]
+fn the_configuration_overrides_the_attribute_and_a_bad_attribute_is_reported() {
+    let src = "#[spirv(compute(threads(64)))]\npub fn k(#[spirv(global_invocation_id)] id: UVec3, #[spirv(storage_buffer)] out: &mut [f32]) {\n    out[id.x as usize] = 0.0;\n}\n";
+    let plan = LaunchPlan {
+        specs: vec![LaunchSpec {
+            kernel: "k".into(),
+            block: Some([16, 2, 1]),
+            ..Default::default()
+        }],
+    };
+    assert_eq!(block(&only(src, &plan)), ([16, 2, 1], BlockSource::Config));
+
+    let bad = src.replace("threads(64)", "threads(SIZE)");
+    let report = analyze(&bad, &LaunchPlan::default());
+    let problems: Vec<String> = report
+        .unsupported
+        .iter()
+        .map(|u| format!("{}:{}: {}", u.span.line, u.span.column, u.message))
+        .collect();
+    assert_eq!(
+        problems,
+        ["1:1: workgroup size not read: `SIZE` is not a workgroup extent (1 to 1024); the default block is assumed"]
+    );
+    assert_eq!(block(&report.kernels[0]), ([256, 1, 1], BlockSource::Default));
+}
+
+#[test]
+fn fragment_shaders_and_images_are_not_global_memory() {
+    let src = r#"
+#[spirv(fragment)]
+pub fn shade(#[spirv(frag_coord)] coord: Vec4, out: &mut Vec4) { *out = coord; }
+#[spirv(compute(threads(8, 8)))]
+pub fn blit(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(descriptor_set = 0, binding = 0)] image: &Image2d,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] out: &mut [Vec4],
+) {
+    let texel = image.fetch(id.xy());
+    out[(id.y * 8 + id.x) as usize] = texel;
+}
+"#;
+    let report = analyze(src, &LaunchPlan::default());
+    let names: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["blit"]);
+    let k = kernel(&report, "blit");
+    // An 8-wide block: each warp's four rows of 8 `Vec4`s are 128 bytes apart.
+    assert_eq!(rows(k), [global("out", Store, Coalesced, 16.0)]);
+}
+
+#[test]
+fn the_cli_names_the_attribute_as_the_source_of_the_block() {
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the binary runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let human = run(&["--color", "never", "check", "fixtures/dialects/rust_gpu.rs"]);
+    assert_eq!(
+        human.matches("note: block (64, 1, 1) from the `#[spirv(compute(threads(..)))]` attribute").count(),
+        1,
+        "{human}"
+    );
+    assert!(human.ends_with("kernel-lint: 5 kernels in 1 file, 10 global accesses; 3 warnings, 0 notes, 0 errors\n"), "{human}");
+    let json: serde_json::Value = serde_json::from_str(&run(&[
+        "accesses",
+        "--format",
+        "json",
+        "fixtures/dialects/rust_gpu_matmul.rs",
+    ]))
+    .expect("json");
+    let sources: Vec<(&str, &str)> = json["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .map(|k| (k["name"].as_str().unwrap_or(""), k["block_source"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(sources, [("matmul_naive", "attribute"), ("matmul_tiled", "attribute")]);
+}
