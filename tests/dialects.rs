@@ -400,9 +400,7 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
     let table = run(&["accesses", OTHER_DIALECTS]);
     assert_eq!(
         table,
-        format!(
-            "not analyzed  {OTHER_DIALECTS}: gelu_array:15 (CubeCL), copy:22 (CubeCL), amd_fill:32 (amdgpu)\n"
-        )
+        format!("not analyzed  {OTHER_DIALECTS}: gelu_array:15 (CubeCL), copy:22 (CubeCL), amd_fill:32 (amdgpu)\n")
     );
     let json: serde_json::Value =
         serde_json::from_str(&run(&["accesses", "--format", "json", OTHER_DIALECTS])).expect("json");

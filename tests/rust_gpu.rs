@@ -19,7 +19,9 @@ fn analyze(src: &str, plan: &LaunchPlan) -> FileReport {
 }
 
 fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/dialects").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/dialects")
+        .join(name);
     std::fs::read_to_string(path).expect("fixture")
 }
 
@@ -75,31 +77,52 @@ fn the_fixture_shaders_with_the_block_of_their_attribute() {
     let names: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
     assert_eq!(
         names,
-        ["double_all", "first_of_four", "total_mass", "transpose", "workgroup_sum"]
+        [
+            "double_all",
+            "first_of_four",
+            "total_mass",
+            "transpose",
+            "workgroup_sum"
+        ]
     );
 
     let k = kernel(&report, "double_all");
     assert_eq!(block(k), ([64, 1, 1], BlockSource::Attribute));
     assert_eq!(
         rows(k),
-        [global("values", Load, Coalesced, 4.0), global("values", Store, Coalesced, 4.0)]
+        [
+            global("values", Load, Coalesced, 4.0),
+            global("values", Store, Coalesced, 4.0)
+        ]
     );
 
     let k = kernel(&report, "first_of_four");
     assert_eq!(
         rows(k),
-        [global("input", Load, Strided, 16.0), global("output", Store, Coalesced, 4.0)]
+        [
+            global("input", Load, Strided, 16.0),
+            global("output", Store, Coalesced, 4.0)
+        ]
     );
 
     let k = kernel(&report, "total_mass");
     assert_eq!(block(k), ([128, 1, 1], BlockSource::Attribute));
-    assert_eq!(rows(k), [global("bodies", Load, Aos, 16.0), global("masses", Store, Coalesced, 4.0)]);
+    assert_eq!(
+        rows(k),
+        [
+            global("bodies", Load, Aos, 16.0),
+            global("masses", Store, Coalesced, 4.0)
+        ]
+    );
 
     let k = kernel(&report, "transpose");
     assert_eq!(block(k), ([32, 8, 1], BlockSource::Attribute));
     assert_eq!(
         rows(k),
-        [global("input", Load, Coalesced, 4.0), global("output", Store, Transposed, 32.0)]
+        [
+            global("input", Load, Coalesced, 4.0),
+            global("output", Store, Transposed, 32.0)
+        ]
     );
 
     let k = kernel(&report, "workgroup_sum");
@@ -202,7 +225,10 @@ pub fn fill(
     assert_eq!(block(&k), ([32, 4, 1], BlockSource::Attribute));
     assert_eq!(
         rows(&k),
-        [global("out", Store, Coalesced, 4.0), global("per_warp", Store, Coalesced, 4.0)]
+        [
+            global("out", Store, Coalesced, 4.0),
+            global("per_warp", Store, Coalesced, 4.0)
+        ]
     );
 }
 
@@ -323,11 +349,16 @@ fn the_cli_names_the_attribute_as_the_source_of_the_block() {
     };
     let human = run(&["--color", "never", "check", "fixtures/dialects/rust_gpu.rs"]);
     assert_eq!(
-        human.matches("note: block (64, 1, 1) from the `#[spirv(compute(threads(..)))]` attribute").count(),
+        human
+            .matches("note: block (64, 1, 1) from the `#[spirv(compute(threads(..)))]` attribute")
+            .count(),
         1,
         "{human}"
     );
-    assert!(human.ends_with("kernel-lint: 5 kernels in 1 file, 10 global accesses; 3 warnings, 0 notes, 0 errors\n"), "{human}");
+    assert!(
+        human.ends_with("kernel-lint: 5 kernels in 1 file, 10 global accesses; 3 warnings, 0 notes, 0 errors\n"),
+        "{human}"
+    );
     let json: serde_json::Value = serde_json::from_str(&run(&[
         "accesses",
         "--format",
@@ -339,7 +370,98 @@ fn the_cli_names_the_attribute_as_the_source_of_the_block() {
         .as_array()
         .expect("kernels")
         .iter()
-        .map(|k| (k["name"].as_str().unwrap_or(""), k["block_source"].as_str().unwrap_or("")))
+        .map(|k| {
+            (
+                k["name"].as_str().unwrap_or(""),
+                k["block_source"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(sources, [("matmul_naive", "attribute"), ("matmul_tiled", "attribute")]);
+}
+
+/// Compiles generated CUDA C++ as host C++ (kernel launches become plain calls) with g++.
+fn check_with_gxx(program: &Path) {
+    let text = std::fs::read_to_string(program).expect("program");
+    let mut host = String::new();
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("<<<") {
+        host.push_str(&rest[..start]);
+        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
+        rest = &rest[end..];
+    }
+    host.push_str(rest);
+    let host_file = program.with_extension("host.cpp");
+    std::fs::write(&host_file, host).expect("written");
+    let output = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support"))
+        .arg(&host_file)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        output.status.success(),
+        "g++ rejects {}:\n{}",
+        program.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_fixture_shaders_lower_to_cuda_c() {
+    let dir = tempfile::Builder::new().prefix("rust-gpu").tempdir().expect("temp dir");
+    let out = dir.path().display().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args([
+            "harness",
+            "emit",
+            "fixtures/dialects/rust_gpu.rs",
+            "fixtures/dialects/rust_gpu_matmul.rs",
+            "--out",
+            &out,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).expect("manifest"))
+            .expect("json");
+    assert_eq!(
+        manifest["not_lowered"],
+        serde_json::json!([]),
+        "{}",
+        manifest["not_lowered"]
+    );
+    let launches: Vec<(&str, serde_json::Value)> = manifest["launches"]
+        .as_array()
+        .expect("launches")
+        .iter()
+        .map(|l| (l["kernel"].as_str().unwrap_or(""), l["block"].clone()))
+        .collect();
+    use serde_json::json;
+    assert_eq!(
+        launches,
+        [
+            ("double_all", json!([64, 1, 1])),
+            ("first_of_four", json!([64, 1, 1])),
+            ("total_mass", json!([128, 1, 1])),
+            ("transpose", json!([32, 8, 1])),
+            ("workgroup_sum", json!([256, 1, 1])),
+            ("matmul_naive", json!([16, 16, 1])),
+            ("matmul_tiled", json!([16, 16, 1])),
+        ]
+    );
+    let program = std::fs::read_to_string(dir.path().join("kernels.cu")).expect("program");
+    // Builtins are computed from the CUDA registers, workgroup arrays are `__shared__`, a
+    // uniform block is a struct passed by value.
+    for expected in [
+        "kl::UVec3 global_id = {blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z};",
+        "unsigned int local_index = (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y);",
+        "__shared__ float tile_a[16][16];",
+        "__shared__ unsigned int partial[256];",
+    ] {
+        assert!(program.contains(expected), "{expected} not in:\n{program}");
+    }
+    check_with_gxx(&dir.path().join("kernels.cu"));
 }

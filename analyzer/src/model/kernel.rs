@@ -1,10 +1,10 @@
 //! Finding kernels in a file, their parameters, and the launch each runs under.
 
 use crate::model::comments::{comments, Comment};
-use crate::model::rust_gpu;
 use crate::model::launch::{
     hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK,
 };
+use crate::model::rust_gpu;
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use serde::Serialize;
@@ -496,7 +496,10 @@ pub unsafe fn e() {}
         // fragment shader is no kernel.
         assert_eq!(
             blocks(src),
-            [([64, 1, 1], BlockSource::Attribute), (DEFAULT_BLOCK, BlockSource::Default)]
+            [
+                ([64, 1, 1], BlockSource::Attribute),
+                (DEFAULT_BLOCK, BlockSource::Default)
+            ]
         );
     }
 

@@ -108,7 +108,8 @@ fn threads_of(compute: &Meta) -> Result<Dim3, String> {
     for (slot, extent) in dims.iter_mut().zip(&extents) {
         let value = match extent {
             syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(int), ..
+                lit: syn::Lit::Int(int),
+                ..
             }) => int.base10_parse::<u32>().ok(),
             _ => None,
         };
@@ -175,8 +176,14 @@ mod tests {
     #[test]
     fn the_attribute_gives_the_workgroup_size() {
         assert_eq!(size("#[spirv(compute(threads(64)))] fn k() {}"), Some(Ok([64, 1, 1])));
-        assert_eq!(size("#[spirv(compute(threads(16, 16)))] fn k() {}"), Some(Ok([16, 16, 1])));
-        assert_eq!(size("#[spirv(compute(threads(1, 2u32, 3i128)))] fn k() {}"), Some(Ok([1, 2, 3])));
+        assert_eq!(
+            size("#[spirv(compute(threads(16, 16)))] fn k() {}"),
+            Some(Ok([16, 16, 1]))
+        );
+        assert_eq!(
+            size("#[spirv(compute(threads(1, 2u32, 3i128)))] fn k() {}"),
+            Some(Ok([1, 2, 3]))
+        );
         assert_eq!(
             size("#[cfg_attr(target_arch = \"spirv\", spirv(compute(threads(8, 8))))] fn k() {}"),
             Some(Ok([8, 8, 1]))
