@@ -458,8 +458,8 @@ fn the_fixture_shaders_lower_to_cuda_c() {
     for expected in [
         "kl::UVec3 global_id = {blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z};",
         "unsigned int local_index = (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y);",
-        "__shared__ float tile_a[16][16];",
-        "__shared__ unsigned int partial[256];",
+        "__shared__ kl::array<kl::array<float, 16>, 16> tile_a;",
+        "__shared__ kl::array<unsigned int, 256> partial;",
     ] {
         assert!(program.contains(expected), "{expected} not in:\n{program}");
     }
