@@ -37,6 +37,8 @@ const FIXTURES: &[Fixture] = &[
     file("dialects-cubecl-tensor", "fixtures/dialects/cubecl_tensor.rs"),
     file("dialects-cuda-oxide", "fixtures/dialects/cuda_oxide.rs"),
     file("dialects-ptx-support", "fixtures/dialects/ptx_support.rs"),
+    file("dialects-rust-gpu", "fixtures/dialects/rust_gpu.rs"),
+    file("dialects-rust-gpu-matmul", "fixtures/dialects/rust_gpu_matmul.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),
     file("patterns-hard-cases", "fixtures/patterns/hard_cases.rs"),
     file("patterns-raw-nvptx", "fixtures/patterns/raw_nvptx.rs"),

@@ -397,6 +397,7 @@ pub mod text {
             kernel_lint_analyzer::BlockSource::Config => "from the configuration",
             kernel_lint_analyzer::BlockSource::Hint => "from the `kernel-lint: block(..)` hint",
             kernel_lint_analyzer::BlockSource::Launch => "from the launch site",
+            kernel_lint_analyzer::BlockSource::Attribute => "from the `#[spirv(compute(threads(..)))]` attribute",
             kernel_lint_analyzer::BlockSource::Default => {
                 "assumed: no configuration or hint gives it (add `// kernel-lint: block(x, y)` above the kernel)"
             }

@@ -118,6 +118,7 @@ fn origin(kernel: &KernelReport, source: &SourceFile) -> String {
             }
             None => "from a host launch".into(),
         },
+        BlockSource::Attribute => "from the `#[spirv(compute(threads(..)))]` attribute".into(),
         BlockSource::Default => "the default (nothing says otherwise)".into(),
     }
 }

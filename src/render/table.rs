@@ -43,6 +43,7 @@ fn kernel_table(out: &mut String, kernel: &KernelReport, source: &SourceFile) {
         BlockSource::Config => "config",
         BlockSource::Hint => "hint",
         BlockSource::Launch => "launch",
+        BlockSource::Attribute => "attribute",
         BlockSource::Default => "default",
     };
     let site = kernel

@@ -1,5 +1,5 @@
 //! The thread-geometry functions of `cuda_std`, `core::arch::nvptx`, `nvptx_builtins` and
-//! cuda-oxide's `cuda_device`, as index polynomials.
+//! cuda-oxide's `cuda_device`, and rust-gpu's builtins, as index polynomials.
 
 use crate::algebra::{Atom, Axis, OpKind, Poly};
 use crate::model::launch::Dim3;
@@ -94,15 +94,29 @@ impl Geometry {
         })
     }
 
-    /// The lane within its warp: the thread's rank in its block, modulo 32.
-    pub(crate) fn lane_id(&self) -> Poly {
+    /// The thread's linear rank in its block: `tx + ty*bdx + tz*bdx*bdy`.
+    pub fn rank(&self) -> Poly {
         let bdx = self.block_dim(Axis::X);
         let bdy = self.block_dim(Axis::Y);
-        let rank = self
-            .thread(Axis::X)
+        self.thread(Axis::X)
             .add(&self.thread(Axis::Y).mul(&bdx))
-            .add(&self.thread(Axis::Z).mul(&bdx.mul(&bdy)));
-        Poly::op(OpKind::Rem, &rank, &Poly::constant(32))
+            .add(&self.thread(Axis::Z).mul(&bdx.mul(&bdy)))
+    }
+
+    /// The lane within its warp: the thread's rank in its block, modulo 32.
+    pub fn lane_id(&self) -> Poly {
+        Poly::op(OpKind::Rem, &self.rank(), &Poly::constant(32))
+    }
+
+    /// The warp of the thread within its block: its rank divided by 32.
+    pub fn warp_id(&self) -> Poly {
+        Poly::op(OpKind::Div, &self.rank(), &Poly::constant(32))
+    }
+
+    /// The warps of a block, the last one partial.
+    pub fn warps(&self) -> Poly {
+        let threads: u32 = self.block.iter().product();
+        Poly::constant(i64::from(threads.div_ceil(32)))
     }
 
     /// `thread::index()`: `(bx + by*gx + gx*gy*bz) * (bdx*bdy*bdz) + tz*(bdx*bdy) + ty*bdx + tx`.

@@ -10,6 +10,7 @@ mod flow;
 mod geometry;
 mod pattern;
 mod place;
+mod rust_gpu;
 mod stmt;
 pub mod trips;
 mod value;
@@ -352,8 +353,13 @@ impl<'a> Interpreter<'a> {
             syn::Pat::Ident(ident) => ident.ident.to_string(),
             other => self.text(other),
         };
-        let value = match self.cube_parameter(&name, &typed.ty) {
-            Some(buffer) => buffer,
+        let value = match crate::model::rust_gpu::shader_param(&typed.attrs) {
+            Some(role) => self.shader_parameter(role, &name, &typed.ty),
+            None => match self.cube_parameter(&name, &typed.ty) {
+                Some(buffer) => buffer,
+                None => self.parameter_value(self.scope(), &name, &typed.ty, 0),
+            },
+        };
             None => self.parameter_value(self.scope(), &name, &typed.ty, 0),
         };
         self.bind_pattern(&typed.pat, value);

@@ -322,6 +322,11 @@ impl Interpreter<'_> {
             }
             // `Cell::get`, `NonZeroU32::get`, a thread index's `get`: the value inside.
             ("get", v) if args.is_empty() => v,
+            // glam's swizzles of a geometry vector (`id.xy()`, `id.yx()`) and its casts
+            // (`id.as_ivec2()`, `id.truncate()`).
+            (_, Value::Vector(components)) if args.is_empty() && swizzle(method, &components).is_some() => {
+                swizzle(method, &components).map_or(Value::Unknown, Value::Vector)
+            }
             (_, Value::Int(a)) => self.int_method(call, method, a, &args),
             (_, receiver) => {
                 self.note_escaping_buffer(call, Some(&receiver), &args);
@@ -436,4 +441,30 @@ fn primitive_const(path: &syn::Path) -> Option<Value> {
             why::CONSTANT,
         )),
     })
+}
+
+/// The components a glam swizzle or cast of a vector keeps: `xy` the first two, `yx` them
+/// exchanged, `truncate` all but the last, `as_uvec2` (any `as_*vecN`) the first `N`.
+fn swizzle(method: &str, components: &[Poly]) -> Option<Vec<Poly>> {
+    let pick = |names: &str| -> Option<Vec<Poly>> {
+        names
+            .chars()
+            .map(|c| "xyzw".find(c).and_then(|i| components.get(i).cloned()))
+            .collect()
+    };
+    if method == "truncate" {
+        return Some(components.get(..components.len().checked_sub(1)?)?.to_vec());
+    }
+    if let Some(lanes) = method
+        .strip_prefix("as_")
+        .and_then(|rest| rest.split_once("vec"))
+        .map(|(_, n)| n)
+    {
+        let n: usize = lanes.parse().ok()?;
+        return Some(components.get(..n)?.to_vec());
+    }
+    if (2..=4).contains(&method.len()) && method.chars().all(|c| "xyzw".contains(c)) {
+        return pick(method);
+    }
+    None
 }

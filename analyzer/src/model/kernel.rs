@@ -4,6 +4,7 @@ use crate::model::comments::{comments, Comment};
 use crate::model::launch::{
     hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK,
 };
+use crate::model::rust_gpu;
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use serde::Serialize;
@@ -96,9 +97,6 @@ impl KernelParam {
 /// A GPU dialect whose entry points are recognized but not analyzed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Dialect {
-    /// rust-gpu compute shaders: `#[spirv(compute(threads(..)))]`.
-    #[serde(rename = "rust-gpu")]
-    RustGpu,
     /// AMD GPU kernels: `extern "gpu-kernel"`, `extern "amdgpu-kernel"`.
     #[serde(rename = "amdgpu")]
     AmdGpu,
@@ -108,7 +106,6 @@ impl Dialect {
     /// The dialect's name as reports write it.
     pub fn name(self) -> &'static str {
         match self {
-            Dialect::RustGpu => "rust-gpu",
             Dialect::AmdGpu => "amdgpu",
         }
     }
@@ -164,24 +161,7 @@ fn dialect_of(f: &ItemFn) -> Option<Dialect> {
         .as_ref()
         .and_then(|abi| abi.name.as_ref())
         .map(syn::LitStr::value);
-    if matches!(abi.as_deref(), Some("gpu-kernel" | "amdgpu-kernel")) {
-        return Some(Dialect::AmdGpu);
-    }
-    f.attrs.iter().find_map(|attr| {
-        let last = attr.path().segments.last()?.ident.to_string();
-        let args = match &attr.meta {
-            syn::Meta::List(list) => list.tokens.to_string(),
-            _ => return None,
-        };
-        let words: Vec<&str> = args
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .collect();
-        match last.as_str() {
-            "spirv" if words.first() == Some(&"compute") => Some(Dialect::RustGpu),
-            _ => None,
-        }
-    })
+    matches!(abi.as_deref(), Some("gpu-kernel" | "amdgpu-kernel")).then_some(Dialect::AmdGpu)
 }
 
 /// A `kernel-lint:` hint comment of a file.
@@ -220,7 +200,10 @@ pub fn find_kernels(
             let (block, block_source) = match (spec.and_then(|s| s.block), hint) {
                 (Some(block), _) => (block, BlockSource::Config),
                 (None, Some(block)) => (block, BlockSource::Hint),
-                (None, None) => (DEFAULT_BLOCK, BlockSource::Default),
+                (None, None) => match attribute_block(file, item, unsupported) {
+                    Some(block) => (block, BlockSource::Attribute),
+                    None => (DEFAULT_BLOCK, BlockSource::Default),
+                },
             };
             let launch = ResolvedLaunch {
                 block,
@@ -245,6 +228,27 @@ pub fn find_kernels(
     }
     unsupported.sort_by_key(|u| u.span.start);
     kernels
+}
+
+/// The block a kernel's own attribute fixes (rust-gpu's `threads(..)`); an attribute whose
+/// size cannot be read is reported at the attribute.
+fn attribute_block(file: &SourceFile, item: &ItemFn, unsupported: &mut Vec<Unsupported>) -> Option<Dim3> {
+    match rust_gpu::workgroup_size(item)? {
+        Ok(block) => Some(block),
+        Err(message) => {
+            let attr = item.attrs.iter().find(|a| {
+                let text = quote::ToTokens::to_token_stream(a).to_string();
+                text.contains("spirv") && text.contains("compute")
+            });
+            let span = attr.map_or_else(|| file.span_of(item.sig.ident.span()), |a| file.span_of_node(a));
+            unsupported.push(Unsupported {
+                span,
+                file: None,
+                message: format!("workgroup size not read: {message}; the default block is assumed"),
+            });
+            None
+        }
+    }
 }
 
 /// The parameters of a kernel that have a plain name, with their types as written.
@@ -380,7 +384,8 @@ pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
 }
 
 /// Whether a function is a kernel: `#[kernel]`, `#[cuda_std::kernel]`,
-/// `#[cfg_attr(.., kernel)]`, `extern "ptx-kernel"` or CubeCL's `#[cube(launch)]`.
+/// `#[cfg_attr(.., kernel)]`, `extern "ptx-kernel"`, CubeCL's `#[cube(launch)]` or a rust-gpu
+/// compute shader.
 pub fn is_kernel(f: &ItemFn) -> bool {
     if crate::model::cubecl::is_launch_entry(f) {
         return true;
@@ -391,7 +396,7 @@ pub fn is_kernel(f: &ItemFn) -> bool {
         .as_ref()
         .and_then(|abi| abi.name.as_ref())
         .is_some_and(|name| name.value() == "ptx-kernel");
-    ptx_abi || f.attrs.iter().any(is_kernel_attr)
+    ptx_abi || f.attrs.iter().any(is_kernel_attr) || rust_gpu::is_compute_shader(f)
 }
 
 fn is_kernel_attr(attr: &Attribute) -> bool {
@@ -468,12 +473,23 @@ pub unsafe fn e() {}
             .into_iter()
             .map(|k| (k.name, k.dialect.name()))
             .collect();
-        let expected = [("a", "rust-gpu"), ("d", "amdgpu")];
+        let expected = [("d", "amdgpu")];
         assert_eq!(found, expected.map(|(n, d)| (n.to_string(), d)));
-        // CubeCL entry points are analyzed; its `#[cube]` helpers are not kernels.
+        // CubeCL entry points and rust-gpu compute shaders are analyzed, the shader with the
+        // block its attribute declares; CubeCL's `#[cube]` helpers and a fragment shader are no
+        // kernels.
         let (kernels, _) = kernels(src, &LaunchPlan::default());
         let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
-        assert_eq!(names, ["b", "c", "e"]);
+        assert_eq!(names, ["a", "b", "c", "e"]);
+        assert_eq!(
+            blocks(src),
+            [
+                ([64, 1, 1], BlockSource::Attribute),
+                (DEFAULT_BLOCK, BlockSource::Default),
+                (DEFAULT_BLOCK, BlockSource::Default),
+                (DEFAULT_BLOCK, BlockSource::Default)
+            ]
+        );
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub enum BlockSource {
     Hint,
     /// The host launch site.
     Launch,
+    /// The kernel's own attribute: rust-gpu's `#[spirv(compute(threads(..)))]`.
+    Attribute,
     /// [`DEFAULT_BLOCK`].
     Default,
 }

@@ -10,3 +10,4 @@ pub mod kernel;
 pub mod launch;
 pub mod launch_sites;
 pub mod layout;
+pub mod rust_gpu;

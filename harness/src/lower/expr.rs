@@ -1035,7 +1035,8 @@ pub(super) fn geometry_call(name: &str) -> Option<String> {
         "index_2d" => "kl::uvec3{blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, 0u}".to_string(),
         "index_3d" => "kl::uvec3{blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z}".to_string(),
         "index" => "((blockIdx.x + blockIdx.y * gridDim.x + gridDim.x * gridDim.y * blockIdx.z) * (blockDim.x * blockDim.y * blockDim.z) + threadIdx.z * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x)".to_string(),
-        "sync_threads" | "syncthreads" => "__syncthreads()".to_string(),
+        // rust-gpu's `spirv_std::arch` workgroup barriers are the block barrier.
+        "sync_threads" | "syncthreads" | "workgroup_memory_barrier_with_group_sync" => "__syncthreads()".to_string(),
         "threadfence" => "__threadfence()".to_string(),
         "threadfence_block" => "__threadfence_block()".to_string(),
         _ => {

@@ -5,6 +5,7 @@
 use kernel_lint_analyzer::model::kernel::{is_kernel, Kernel};
 use kernel_lint_analyzer::model::launch_sites;
 use kernel_lint_analyzer::model::layout::{repr, Scope as ItemScope};
+use kernel_lint_analyzer::model::rust_gpu::shader_param;
 use kernel_lint_analyzer::parse::last_segment;
 use kernel_lint_analyzer::{SourceFile, Span};
 use quote::ToTokens;
@@ -106,6 +107,7 @@ mod rejected_examples;
 mod returned_arrays;
 mod run_views;
 mod rust_asm;
+mod rust_gpu;
 mod shared_array_types;
 mod simd_values;
 mod slice_queries;
@@ -947,6 +949,7 @@ impl<'a> Context<'a> {
         let mut scope = Scope::default();
         let mut params = Vec::new();
         let mut c_params = Vec::new();
+        let mut prologue = String::new();
         for input in &f.sig.inputs {
             let syn::FnArg::Typed(typed) = input else {
                 return self.fail(input, "methods are not kernels");
@@ -956,6 +959,16 @@ impl<'a> Context<'a> {
             };
             let name = scope.bind(&name.ident.to_string());
             self.note_type(&name, Some(&typed.ty), None, &mut scope);
+            if let Some(role) = shader_param(&typed.attrs) {
+                if let Some(lowered) = self.shader_param(role, &name, &typed.ty, &mut scope)? {
+                    prologue.push_str(&lowered.prologue);
+                    if let Some((param, c_param)) = lowered.param {
+                        params.push(param);
+                        c_params.push(c_param);
+                    }
+                    continue;
+                }
+            }
             let param = self.kernel_param(&name, &typed.ty, &mut scope)?;
             c_params.push(match &param {
                 Param::Slice { name, elem, .. } => {
@@ -973,7 +986,11 @@ impl<'a> Context<'a> {
             }
         }
         let typed = literal_locals::typed(&f.block, &f.sig.output, &|s| self.compiled(s));
-        let body = self.function_body(typed.as_ref().unwrap_or(&f.block), &mut scope, false)?;
+        let mut body = self.function_body(typed.as_ref().unwrap_or(&f.block), &mut scope, false)?;
+        // rust-gpu's builtins and workgroup arrays are declared before the body's statements.
+        if !prologue.is_empty() {
+            body.insert_str(1.min(body.len()), &format!("\n{prologue}"));
+        }
         // The prologue is attributed to the Rust signature, so a launch's code lies in one file.
         let signature = self.span(&f.sig);
         let text = format!("#line {} \"{}\"\n", signature.line, self.line_path())
