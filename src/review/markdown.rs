@@ -111,9 +111,10 @@ pub fn gain(fix: &kernel_lint_lints::Fix) -> String {
     use super::diff::{figure, percent};
     fix.gain.as_ref().map_or_else(String::new, |g| {
         format!(
-            " ({} -> {} sectors per request, {} -> {})",
+            " ({} -> {} {} per request, {} -> {})",
             figure(g.sectors_before),
             figure(g.sectors_after),
+            g.unit.as_str(),
             percent(g.efficiency_before),
             percent(g.efficiency_after)
         )
