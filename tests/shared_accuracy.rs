@@ -1,14 +1,16 @@
 //! Bank conflicts against the hardware: for every shared-memory row an H200 measured for the
 //! seed kernels (`fixtures/ground-truth/seeds-shared-h200.csv`: instructions and wavefronts per
-//! kernel and operation), the Rust translation, analyzed under the same launch, predicts the
-//! requests and the wavefronts per request.
+//! kernel and operation, the CUDA C originals) and an H100 measured for their Rust translations'
+//! twins (`harness/measurements/h100-shared-seeds.csv`), the Rust translation, analyzed under
+//! the same launch, predicts the requests and the wavefronts per request.
 //!
-//! The measured wavefronts exceed the whole number the addresses give by up to 0.15 per request
-//! in every kernel, conflict-free ones included: Nsight Compute counts each wavefront beyond
-//! one per instruction as a bank conflict (`bank_conflicts` is exactly `wavefronts -
-//! instructions` in every row), and the shared-memory pipeline also waits on the L1 data banks
-//! that the kernels' global loads and stores fill at the same time. That excess is the stated
-//! tolerance: `0 <= measured - predicted <= 0.15`.
+//! The measured wavefronts exceed the whole number the addresses give by up to 0.17 per request,
+//! in conflict-free kernels too: Nsight Compute counts each wavefront beyond one per instruction
+//! as a bank conflict (`bank_conflicts` is exactly `wavefronts - instructions` in every row), and
+//! the shared-memory pipeline also waits on the L1 data banks that the kernels' global loads and
+//! stores fill at the same time (the per-line source counters, which count what the addresses
+//! need, show no excess: `tests/harness.rs`). That excess is the stated tolerance:
+//! `0 <= measured - predicted <= 0.2`.
 
 use kernel_lint_analyzer::{analyze_source, AccessReport, KernelReport, LaunchPlan, LaunchSpec, SourceFile};
 use kernel_lint_analyzer::{MemorySpace, Op};
@@ -16,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Wavefronts per request the hardware may add to what the addresses give.
-const EXCESS: f64 = 0.15;
+const EXCESS: f64 = kernel_lint_harness::shared::EXCESS;
 
 /// CUDA kernel name -> (fixture file, Rust function).
 const KERNELS: &[(&str, &str, &str)] = &[
@@ -39,9 +41,11 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn measured() -> Vec<Measured> {
-    let mut reader = csv::Reader::from_path(root().join("fixtures/ground-truth/seeds-shared-h200.csv"))
-        .expect("shared ground truth");
+const H200: &str = "fixtures/ground-truth/seeds-shared-h200.csv";
+const H100: &str = "harness/measurements/h100-shared-seeds.csv";
+
+fn measured(file: &str) -> Vec<Measured> {
+    let mut reader = csv::Reader::from_path(root().join(file)).expect("shared measurements");
     reader
         .records()
         .map(|r| r.expect("a well-formed row"))
@@ -125,51 +129,82 @@ fn predicted(kernel: &KernelReport, op: Op) -> (f64, f64) {
 
 #[test]
 fn the_measured_conflicts_are_the_wavefronts_beyond_one_per_instruction() {
-    for row in measured() {
+    for row in measured(H200).into_iter().chain(measured(H100)) {
         assert_eq!(row.bank_conflicts, row.wavefronts - row.instructions, "{}", row.kernel);
         assert!((row.wavefronts / row.instructions - row.per_request).abs() < 0.001);
     }
 }
 
-#[test]
-fn every_shared_row_of_the_ground_truth_is_predicted_within_the_excess() {
-    let rows = measured();
+/// Each row's prediction, checked against the measurement within the excess; rows whose
+/// instruction count is not the predicted request count are returned apart.
+fn compare(file: &str) -> (Vec<(String, Op, f64)>, Vec<(String, Op, f64, f64, f64)>) {
+    let rows = measured(file);
     assert_eq!(rows.len(), 6);
     let mut compared = Vec::new();
+    let mut widened = Vec::new();
     for row in &rows {
         let kernel = analyzed(&row.kernel);
         let (requests, wavefronts) = predicted(&kernel, row.op);
         let per_request = wavefronts / requests;
-        if requests == row.instructions {
-            let excess = row.per_request - per_request;
-            assert!(
-                (0.0..=EXCESS).contains(&excess),
-                "{} {:?}: predicted {per_request} wavefronts per request, measured {}",
-                row.kernel,
-                row.op,
-                row.per_request
-            );
-            compared.push((row.kernel.as_str(), row.op, per_request));
-        } else {
-            // nvcc read four consecutive `AS[ty][kk]` of one lane as one 16-byte load: 40
-            // instructions per warp and tile step where the source makes 64. Per-request figures
-            // then count different requests; the total is bounded by the prediction.
-            assert_eq!((row.kernel.as_str(), row.op), ("matmulTiled", Op::Load));
-            assert_eq!(requests / row.instructions, 64.0 / 40.0);
-            assert!(row.wavefronts <= wavefronts, "{} {:?}", row.wavefronts, wavefronts);
-            compared.push((row.kernel.as_str(), row.op, per_request));
+        if requests != row.instructions {
+            widened.push((row.kernel.clone(), row.op, requests, row.instructions, wavefronts - row.wavefronts));
+            continue;
         }
+        let excess = row.per_request - per_request;
+        assert!(
+            (0.0..=EXCESS).contains(&excess),
+            "{file}: {} {:?}: predicted {per_request} wavefronts per request, measured {}",
+            row.kernel,
+            row.op,
+            row.per_request
+        );
+        compared.push((row.kernel.clone(), row.op, per_request));
     }
+    (compared, widened)
+}
+
+fn owned(rows: &[(&str, Op, f64)]) -> Vec<(String, Op, f64)> {
+    rows.iter().map(|(k, op, w)| (k.to_string(), *op, *w)).collect()
+}
+
+#[test]
+fn every_shared_row_of_the_h200_ground_truth_is_predicted_within_the_excess() {
+    let (compared, widened) = compare(H200);
     assert_eq!(
         compared,
-        vec![
+        owned(&[
+            ("optimizedTranspose", Op::Load, 1.0),
+            ("optimizedTranspose", Op::Store, 1.0),
+            ("unpaddedTranspose", Op::Load, 32.0),
+            ("unpaddedTranspose", Op::Store, 1.0),
+            ("matmulTiled", Op::Store, 1.0),
+        ])
+    );
+    // nvcc read four consecutive `As[ty][k]` of a lane as one 16-byte load: 40 instructions per
+    // warp and tile step where the source makes 64, so per-request figures count different
+    // requests. The prediction bounds the total: more wavefronts predicted than measured.
+    assert_eq!(widened.len(), 1);
+    let (kernel, op, requests, instructions, fewer) = &widened[0];
+    assert_eq!((kernel.as_str(), *op), ("matmulTiled", Op::Load));
+    assert_eq!(requests / instructions, 64.0 / 40.0);
+    assert!(*fewer > 0.0);
+}
+
+#[test]
+fn every_shared_row_measured_on_the_h100_twins_is_predicted_within_the_excess() {
+    // The twins keep loops rolled: the matmul's reads are the 64 the source makes.
+    let (compared, widened) = compare(H100);
+    assert!(widened.is_empty(), "{widened:?}");
+    assert_eq!(
+        compared,
+        owned(&[
             ("optimizedTranspose", Op::Load, 1.0),
             ("optimizedTranspose", Op::Store, 1.0),
             ("unpaddedTranspose", Op::Load, 32.0),
             ("unpaddedTranspose", Op::Store, 1.0),
             ("matmulTiled", Op::Load, 1.0),
             ("matmulTiled", Op::Store, 1.0),
-        ]
+        ])
     );
 }
 

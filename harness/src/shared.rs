@@ -2,10 +2,11 @@
 //! request against Nsight Compute's "L1 Wavefronts Shared" over the instructions executed;
 //! per launch, the kernel-level metrics of the shared-memory pipeline.
 //!
-//! The hardware adds to what the addresses give: every kernel measured, conflict-free ones too,
-//! shows a small excess of wavefronts (from 0.02 to 0.15 per request) that Nsight Compute
-//! counts as bank conflicts, from the L1 data banks that global loads and stores occupy at the
-//! same time. A prediction agrees when the measurement lies between it and [`EXCESS`] above.
+//! The kernel-level metrics add to what the addresses give: every kernel measured,
+//! conflict-free ones too, shows a small excess of wavefronts (0.001 to 0.17 per request on an
+//! H200 and an H100) that Nsight Compute counts as bank conflicts, from the L1 data banks that
+//! global loads and stores occupy at the same time; the per-line source counters show none. A
+//! prediction agrees when the measurement lies between it and [`EXCESS`] above.
 
 use crate::manifest::Manifest;
 use crate::reduce::MeasuredRow;
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Wavefronts per request the hardware may add to what the addresses give.
-pub const EXCESS: f64 = 0.15;
+pub const EXCESS: f64 = 0.2;
 
 /// The kernel-level metrics of the shared-memory pipeline, read per launch.
 pub const METRICS: &[&str] = &[
@@ -141,8 +142,8 @@ mod tests {
     fn the_excess_is_one_sided() {
         assert!(within_excess(32.0, 32.129));
         assert!(within_excess(1.0, 1.0));
-        assert!(within_excess(1.0, 1.145));
-        assert!(!within_excess(1.0, 1.2));
+        assert!(within_excess(1.0, 1.17));
+        assert!(!within_excess(1.0, 1.25));
         assert!(!within_excess(2.0, 1.0));
     }
 }

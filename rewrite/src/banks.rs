@@ -88,7 +88,7 @@ impl<'a> Tile<'a> {
         let syntax = syn::parse_file(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
         let function = kernel_fn(&syntax, &kernel.name)
             .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
-        let name = access.array.clone();
+        let name = tile_name(&file, access)?;
         let mut walk = Walk {
             file: &file,
             name: &name,
@@ -213,7 +213,12 @@ impl<'a> Tile<'a> {
             .map(|u| {
                 let col = operand(&self.file.text[u.col.clone()]);
                 let row = operand(&self.file.text[u.row.clone()]);
-                self.splice(u.col.clone(), format!("{col} ^ {row}"))
+                // In `row * W + col`, `^` binds looser than `+`: the column keeps parentheses.
+                let text = match u.width_literal {
+                    Some(_) => format!("({col} ^ {row})"),
+                    None => format!("{col} ^ {row}"),
+                };
+                self.splice(u.col.clone(), text)
             })
             .collect();
         Ok(Draft {
@@ -233,6 +238,32 @@ impl<'a> Tile<'a> {
 
     fn splice(&self, range: Range<usize>, text: String) -> (String, Splice) {
         (self.workspace_path.to_string(), Splice { range, text })
+    }
+}
+
+/// The name the kernel gives the tile: the array as the analysis names it, or for memory it
+/// names by its source (`dynamic_shared_mem()`), the pointer the access goes through.
+fn tile_name(file: &SourceFile, access: &AccessReport) -> Result<String, Declined> {
+    if syn::parse_str::<syn::Ident>(&access.array).is_ok() {
+        return Ok(access.array.clone());
+    }
+    let text = file.text.get(access.span.start..access.span.end).unwrap_or("");
+    let mut e = syn::parse_str::<Expr>(text).map_err(|_| Declined::new("the access's text does not parse"))?;
+    loop {
+        e = match e {
+            Expr::Unary(u) => *u.expr,
+            Expr::Paren(p) => *p.expr,
+            Expr::MethodCall(m) => *m.receiver,
+            Expr::Index(i) => *i.expr,
+            Expr::Path(p) => {
+                return p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .ok_or_else(|| Declined::new(format!("`{}` is not a local name", access.array)))
+            }
+            _ => return Err(Declined::new(format!("the tile `{}` is not a local name", access.array))),
+        };
     }
 }
 

@@ -2,7 +2,6 @@
 //! it, and wide accesses are served a part of the warp at a time.
 
 use super::lanes::WARP_SIZE;
-use std::collections::BTreeMap;
 
 /// Banks of shared memory.
 pub const BANKS: i64 = 32;
@@ -48,39 +47,56 @@ pub fn lanes_per_phase(width: u64) -> usize {
 /// words in one bank are served one after another.
 pub fn wavefronts(lanes: &[usize], addresses: &[i64], width: u64) -> Wavefronts {
     let per_phase = lanes_per_phase(width);
-    let mut phases: BTreeMap<usize, BTreeMap<i64, BTreeMap<i64, usize>>> = BTreeMap::new();
+    // (phase, bank, word, lane) for every word a lane touches; sorted, a phase's words in one
+    // bank are adjacent, and a word read by several lanes keeps its lowest lane first.
+    let mut touched: Vec<(usize, i64, i64, usize)> = Vec::with_capacity(lanes.len() * 2);
     for (&lane, &address) in lanes.iter().zip(addresses) {
         let first = address.div_euclid(BANK_BYTES);
         let last = address.saturating_add(width.max(1) as i64 - 1).div_euclid(BANK_BYTES);
-        let banks = phases.entry(lane / per_phase).or_default();
         for word in first..=last.min(first + BANKS) {
-            banks.entry(word.rem_euclid(BANKS)).or_default().entry(word).or_insert(lane);
+            touched.push((lane / per_phase, word.rem_euclid(BANKS), word, lane));
         }
     }
+    touched.sort_unstable();
+    touched.dedup_by(|b, a| (a.0, a.2) == (b.0, b.2));
     let mut result = Wavefronts {
         wavefronts: 0,
-        ideal: phases.len(),
+        ideal: 0,
         degree: 0,
         collision: None,
     };
-    for banks in phases.values() {
-        let Some((bank, words)) = banks.iter().max_by_key(|(bank, words)| (words.len(), -**bank)) else {
-            continue;
-        };
+    let mut at = 0;
+    while at < touched.len() {
+        let phase = touched[at].0;
+        let end = touched[at..].iter().position(|t| t.0 != phase).map_or(touched.len(), |n| at + n);
+        // The bank with the most distinct words (the lowest bank among equals).
+        let mut best: Option<&[(usize, i64, i64, usize)]> = None;
+        let mut from = at;
+        while from < end {
+            let bank = touched[from].1;
+            let to = touched[from..end].iter().position(|t| t.1 != bank).map_or(end, |n| from + n);
+            if best.is_none_or(|b| to - from > b.len()) {
+                best = Some(&touched[from..to]);
+            }
+            from = to;
+        }
+        let words = best.unwrap_or(&[]);
+        result.ideal += 1;
         result.wavefronts += words.len();
         if words.len() > result.degree {
             result.degree = words.len();
-            let mut by_lane: Vec<(usize, i64)> = words.iter().map(|(&w, &l)| (l, w)).collect();
+            let mut by_lane: Vec<(usize, i64)> = words.iter().map(|t| (t.3, t.2)).collect();
             by_lane.sort_unstable();
             result.collision = match by_lane[..] {
                 [(la, wa), (lb, wb), ..] => Some(Collision {
                     lanes: [la, lb],
-                    bank: *bank,
+                    bank: words[0].1,
                     words: [wa, wb],
                 }),
                 _ => None,
             };
         }
+        at = end;
     }
     result
 }

@@ -88,6 +88,14 @@ struct BankOutcome {
 
 /// Predicts the banks one warp's request meets for a shared-memory access under a launch.
 pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction {
+    // Which banks a warp meets does not depend on the block it is in (shared memory is the
+    // block's own) nor on a shift of the whole warp by whole words (a loop step): one
+    // representative block, its loops cycling as symbols, gives the figure without walking
+    // the grid.
+    let launch = &ResolvedLaunch {
+        grid: None,
+        ..launch.clone()
+    };
     let known = |a: &Atom| known_value(a, launch);
     let address = access.address.substitute(&known);
     let mut assumptions = access.notes.clone();
@@ -126,10 +134,11 @@ pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction
                 setup.alignment_condition()
             ));
         }
-        broadcast &= lanes.broadcast
-            && Setup::new(&address, access, launch, &warps).proves_one_address(&address);
+        broadcast &= lanes.broadcast;
         results.push((combo, outcome));
     }
+    // One address for every lane is a claim about all values, not the ones tried.
+    broadcast = broadcast && Setup::new(&address, access, launch, &warps).proves_one_address(&address);
     let Some(first) = results.first().map(|r| r.1) else {
         return unknowable(assumptions);
     };
