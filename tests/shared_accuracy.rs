@@ -86,7 +86,10 @@ fn launch_of(kernel: &str) -> ([u32; 3], [u32; 3], BTreeMap<String, i64>) {
 fn analyzed(kernel: &str) -> KernelReport {
     let (_, file, function) = KERNELS.iter().find(|(k, ..)| *k == kernel).expect("kernel is mapped");
     let path = root().join("fixtures/seeds").join(file);
-    let source = SourceFile::new(path.display().to_string(), std::fs::read_to_string(&path).expect("fixture"));
+    let source = SourceFile::new(
+        path.display().to_string(),
+        std::fs::read_to_string(&path).expect("fixture"),
+    );
     let (grid, block, params) = launch_of(kernel);
     let plan = LaunchPlan {
         specs: vec![LaunchSpec {
@@ -108,7 +111,13 @@ fn analyzed(kernel: &str) -> KernelReport {
 
 /// Requests and wavefronts one launch makes for the shared accesses of one operation.
 fn predicted(kernel: &KernelReport, op: Op) -> (f64, f64) {
-    let blocks: f64 = kernel.launch.grid.expect("grid").iter().map(|&g| f64::from(g)).product();
+    let blocks: f64 = kernel
+        .launch
+        .grid
+        .expect("grid")
+        .iter()
+        .map(|&g| f64::from(g))
+        .product();
     let warps = blocks * f64::from(kernel.launch.block.iter().product::<u32>().div_ceil(32));
     let shared: Vec<&AccessReport> = kernel
         .accesses
@@ -147,7 +156,13 @@ fn compare(file: &str) -> (Vec<(String, Op, f64)>, Vec<(String, Op, f64, f64, f6
         let (requests, wavefronts) = predicted(&kernel, row.op);
         let per_request = wavefronts / requests;
         if requests != row.instructions {
-            widened.push((row.kernel.clone(), row.op, requests, row.instructions, wavefronts - row.wavefronts));
+            widened.push((
+                row.kernel.clone(),
+                row.op,
+                requests,
+                row.instructions,
+                wavefronts - row.wavefronts,
+            ));
             continue;
         }
         let excess = row.per_request - per_request;

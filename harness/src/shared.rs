@@ -125,7 +125,10 @@ pub fn render(lines: &[SharedLine]) -> String {
             figure(l.measured)
         );
     }
-    let scored = lines.iter().filter(|l| l.predicted.is_some() && l.measured.is_some()).count();
+    let scored = lines
+        .iter()
+        .filter(|l| l.predicted.is_some() && l.measured.is_some())
+        .count();
     let agree = lines.iter().filter(|l| l.agrees).count();
     let _ = writeln!(
         out,

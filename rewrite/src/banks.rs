@@ -75,7 +75,12 @@ struct Tile<'a> {
 }
 
 impl<'a> Tile<'a> {
-    fn read(ws: &Workspace<'_>, path: &'a str, kernel: &KernelReport, access: &AccessReport) -> Result<Tile<'a>, Declined> {
+    fn read(
+        ws: &Workspace<'_>,
+        path: &'a str,
+        kernel: &KernelReport,
+        access: &AccessReport,
+    ) -> Result<Tile<'a>, Declined> {
         if access.file.is_some() {
             return Err(Declined::new(
                 "the access is in a helper of another file: the tile's uses are rewritten in the kernel's file only",
@@ -105,15 +110,21 @@ impl<'a> Tile<'a> {
             walk.visit_item_fn(function);
         }
         let Walk {
-            uses, other, declaration, ..
+            uses,
+            other,
+            declaration,
+            ..
         } = walk;
         if let Some(other) = other {
             return Err(Declined::new(format!(
                 "`{name}` is also used as `{other}`: every use of the tile must be an index to rewrite it"
             )));
         }
-        let (declaration, shape) = declaration
-            .ok_or_else(|| Declined::new(format!("the declaration of `{name}` was not found in the kernel's file")))?;
+        let (declaration, shape) = declaration.ok_or_else(|| {
+            Declined::new(format!(
+                "the declaration of `{name}` was not found in the kernel's file"
+            ))
+        })?;
         let flat = uses.iter().any(|u| u.width_literal.is_some());
         let (width, rows) = match shape {
             Shape::Grid { width, rows } if !flat => (width, rows),
@@ -262,7 +273,12 @@ fn tile_name(file: &SourceFile, access: &AccessReport) -> Result<String, Decline
                     .map(|i| i.to_string())
                     .ok_or_else(|| Declined::new(format!("`{}` is not a local name", access.array)))
             }
-            _ => return Err(Declined::new(format!("the tile `{}` is not a local name", access.array))),
+            _ => {
+                return Err(Declined::new(format!(
+                    "the tile `{}` is not a local name",
+                    access.array
+                )))
+            }
         };
     }
 }
@@ -273,7 +289,19 @@ fn operand(text: &str) -> String {
         Ok(Expr::Path(_) | Expr::Lit(_) | Expr::Cast(_) | Expr::MethodCall(_) | Expr::Field(_) | Expr::Paren(_)) => {
             text.to_string()
         }
-        Ok(Expr::Binary(b)) if matches!(b.op, BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_) | BinOp::Shl(_) | BinOp::Shr(_) | BinOp::BitAnd(_)) => {
+        Ok(Expr::Binary(b))
+            if matches!(
+                b.op,
+                BinOp::Add(_)
+                    | BinOp::Sub(_)
+                    | BinOp::Mul(_)
+                    | BinOp::Div(_)
+                    | BinOp::Rem(_)
+                    | BinOp::Shl(_)
+                    | BinOp::Shr(_)
+                    | BinOp::BitAnd(_)
+            ) =>
+        {
             text.to_string()
         }
         _ => format!("({text})"),
@@ -422,25 +450,30 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 )),
             },
             // cuda-oxide's `SharedArray<T, N[, ALIGN]>`.
-            syn::Type::Path(p) => p.path.segments.last().filter(|seg| seg.ident == "SharedArray").and_then(|seg| {
-                let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
-                    return None;
-                };
-                let length = args.args.iter().nth(1)?;
-                let elements = match length {
-                    syn::GenericArgument::Const(e) => constant(e),
-                    syn::GenericArgument::Type(syn::Type::Path(t)) => t.path.get_ident()?.to_string().parse().ok(),
-                    _ => None,
-                };
-                Some((
-                    Declaration::Static {
-                        length: self.range(length),
-                        init: None,
-                        generic: true,
-                    },
-                    Shape::Flat { elements },
-                ))
-            }),
+            syn::Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .filter(|seg| seg.ident == "SharedArray")
+                .and_then(|seg| {
+                    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+                        return None;
+                    };
+                    let length = args.args.iter().nth(1)?;
+                    let elements = match length {
+                        syn::GenericArgument::Const(e) => constant(e),
+                        syn::GenericArgument::Type(syn::Type::Path(t)) => t.path.get_ident()?.to_string().parse().ok(),
+                        _ => None,
+                    };
+                    Some((
+                        Declaration::Static {
+                            length: self.range(length),
+                            init: None,
+                            generic: true,
+                        },
+                        Shape::Flat { elements },
+                    ))
+                }),
             _ => None,
         };
     }

@@ -53,9 +53,8 @@ fn a_two_dimensional_tile_gets_rows_of_33() {
     let gain = fix.gain.as_ref().expect("re-analyzed");
     assert_eq!(gain.unit, GainUnit::Wavefronts);
     assert_eq!((gain.sectors_before, gain.sectors_after), (32.0, 1.0));
-    assert!(applied(STATIC_TILE, d, 0).contains(
-        "static mut TILE: [[MaybeUninit<f32>; 33]; 32] = [[MaybeUninit::uninit(); 33]; 32];"
-    ));
+    assert!(applied(STATIC_TILE, d, 0)
+        .contains("static mut TILE: [[MaybeUninit<f32>; 33]; 32] = [[MaybeUninit::uninit(); 33]; 32];"));
 }
 
 const FLAT_TILE: &str = "use cuda_std::prelude::*;
@@ -78,12 +77,18 @@ fn a_flat_tile_gets_a_row_stride_of_33_in_its_size_and_every_index() {
     let found = conflicts(FLAT_TILE);
     assert_eq!(found.len(), 1);
     let d = &found[0];
-    assert_eq!(d.message, "16-way bank conflict on `tile[tx * 32 + ty]`: 32 wavefronts per request where 2 would do");
+    assert_eq!(
+        d.message,
+        "bank conflict on `tile[tx * 32 + ty]` (16-way): 32 wavefronts per request where 2 would do"
+    );
     let gain = d.fixes[0].gain.as_ref().expect("re-analyzed");
     assert_eq!((gain.sectors_before, gain.sectors_after), (32.0, 2.0));
     let text = applied(FLAT_TILE, d, 0);
     assert!(text.contains("shared_array![f64; 32 * 33]"), "{text}");
-    assert!(text.contains("*tile.add(ty * 33 + tx) = input[ty * 32 + tx];"), "{text}");
+    assert!(
+        text.contains("*tile.add(ty * 33 + tx) = input[ty * 32 + tx];"),
+        "{text}"
+    );
     assert!(text.contains("*tile.add(tx * 33 + ty);"), "{text}");
 }
 
@@ -116,7 +121,10 @@ fn dynamic_shared_memory_is_swizzled_since_its_size_is_the_hosts() {
     let gain = fix.gain.as_ref().expect("re-analyzed");
     assert_eq!((gain.sectors_before, gain.sectors_after), (32.0, 1.0));
     let text = applied(DYNAMIC_TILE, d, 0);
-    assert!(text.contains("*tile.add(ty * 32 + (tx ^ ty)) = input[ty * 32 + tx];"), "{text}");
+    assert!(
+        text.contains("*tile.add(ty * 32 + (tx ^ ty)) = input[ty * 32 + tx];"),
+        "{text}"
+    );
     assert!(text.contains("*tile.add(tx * 32 + (ty ^ tx));"), "{text}");
 }
 

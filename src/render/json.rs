@@ -3,7 +3,9 @@
 
 use crate::analysis::Outcome;
 use kernel_lint_analyzer::FileError;
-use kernel_lint_analyzer::{AccessClass, AccessReport, BankPrediction, BlockSource, Case, Dim3, KernelReport, SourceFile, Span};
+use kernel_lint_analyzer::{
+    AccessClass, AccessReport, BankPrediction, BlockSource, Case, Dim3, KernelReport, SourceFile, Span,
+};
 use kernel_lint_analyzer::{Dialect, MemorySpace, Op};
 use kernel_lint_lints::{Diagnostic, Level};
 use serde::Serialize;

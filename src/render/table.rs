@@ -116,8 +116,15 @@ fn row(access: &AccessReport) -> [String; 10] {
 fn bank_notes(b: &BankPrediction) -> Vec<String> {
     let mut notes = Vec::new();
     if let (Some(w), Some(ideal)) = (b.wavefronts_per_request, b.ideal_wavefronts_per_request) {
-        let degree = b.degree.filter(|&d| d > 1).map_or_else(String::new, |d| format!(", {d}-way"));
-        notes.push(format!("{} wavefronts per request (ideal {}){degree}", figure(w), figure(ideal)));
+        let degree = b
+            .degree
+            .filter(|&d| d > 1)
+            .map_or_else(String::new, |d| format!(", {d}-way"));
+        notes.push(format!(
+            "{} wavefronts per request (ideal {}){degree}",
+            figure(w),
+            figure(ideal)
+        ));
     }
     notes.extend(
         b.cases

@@ -103,7 +103,10 @@ pub fn verdict(row: &Row) -> &'static str {
         State::Fixed => row.before.as_ref(),
         _ => row.after.as_ref(),
     };
-    prediction.map_or("unknown", |p| p.class.as_str())
+    match (&row.banks, prediction) {
+        (Some(b), _) => b.class.as_str(),
+        (None, p) => p.map_or("unknown", |p| p.class.as_str()),
+    }
 }
 
 /// " (8 -> 2 sectors per request, 25 % -> 100 %)" for a fix proven by re-analysis.

@@ -68,13 +68,19 @@ pub fn wavefronts(lanes: &[usize], addresses: &[i64], width: u64) -> Wavefronts 
     let mut at = 0;
     while at < touched.len() {
         let phase = touched[at].0;
-        let end = touched[at..].iter().position(|t| t.0 != phase).map_or(touched.len(), |n| at + n);
+        let end = touched[at..]
+            .iter()
+            .position(|t| t.0 != phase)
+            .map_or(touched.len(), |n| at + n);
         // The bank with the most distinct words (the lowest bank among equals).
         let mut best: Option<&[(usize, i64, i64, usize)]> = None;
         let mut from = at;
         while from < end {
             let bank = touched[from].1;
-            let to = touched[from..end].iter().position(|t| t.1 != bank).map_or(end, |n| from + n);
+            let to = touched[from..end]
+                .iter()
+                .position(|t| t.1 != bank)
+                .map_or(end, |n| from + n);
             if best.is_none_or(|b| to - from > b.len()) {
                 best = Some(&touched[from..to]);
             }

@@ -239,8 +239,7 @@ fn outcome_differs(lanes: &LaneAddresses, setup: &Setup<'_>, worst: &BankOutcome
 
 /// `wavefronts per request: 1 when stride == 1, 2 when stride == 2, ...` as cases.
 fn describe(unknowns: &[(Atom, Role)], results: &[(BTreeMap<Atom, i64>, BankOutcome)]) -> Vec<BankCase> {
-    let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> =
-        results.iter().map(|(c, o)| (c.clone(), o.wavefronts)).collect();
+    let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> = results.iter().map(|(c, o)| (c.clone(), o.wavefronts)).collect();
     super::unknowns::describe_cases(unknowns, &outcomes)
         .into_iter()
         .map(|case| BankCase {

@@ -37,7 +37,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     let element = cx.element();
     let message = match (b.degree, b.wavefronts_per_request, b.ideal_wavefronts_per_request) {
         (Some(degree), Some(w), Some(ideal)) => format!(
-            "{degree}-way bank conflict on `{element}`: {} wavefronts per request where {} would do",
+            "bank conflict on `{element}` ({degree}-way): {} wavefronts per request where {} would do",
             figure(w),
             figure(ideal)
         ),
@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(
             found[0].message,
-            "32-way bank conflict on `TILE[tx][ty]`: 32 wavefronts per request where 1 would do"
+            "bank conflict on `TILE[tx][ty]` (32-way): 32 wavefronts per request where 1 would do"
         );
         assert_eq!(found[0].label, "32 distinct words in bank 0");
         assert_eq!(found[0].notes[0], "lanes 0 and 1 both in bank 0 at words 0 and 32");
