@@ -23,5 +23,10 @@ ncu --section SourceCounters --import-source yes -f -o "$out/report" "$out/kerne
 ncu -i "$out/report.ncu-rep" --page source --csv --print-source cuda,sass > "$out/source.csv"
 # 5. One row per (launch, file, line, space, op): requests, sectors, ideal sectors.
 "$kl" harness reduce "$out/source.csv" --out "$out/measured.csv"
-# 6. Predicted against measured.
+# 6. Predicted against measured (global sectors, then shared wavefronts per line).
 "$kl" harness compare "$out/measured.csv" --manifest "$out/manifest.json"
+# 7. The shared-memory pipeline per launch: instructions, wavefronts and bank conflicts.
+ncu --csv --metrics smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum \
+  "$out/kernels" > "$out/shared-metrics.csv"

@@ -9,7 +9,7 @@ use crate::exit::Status;
 use crate::fix::engine::{self, Options, Texts};
 use crate::output::print;
 use kernel_lint_analyzer::{ModuleSource, SourceFile};
-use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce};
+use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce, shared};
 use kernel_lint_lints::Diagnostic;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -181,7 +181,7 @@ fn compare_files(args: &CompareArgs) -> Result<Status, CliError> {
     let measured = reduce::read_csv(&read(&args.measured)?).map_err(|e| CliError::malformed(&args.measured, e))?;
     let comparison = compare::compare(&manifest, &measured);
     let text = match args.format.unwrap_or_default() {
-        TableFormat::Human => comparison.render(),
+        TableFormat::Human => comparison.render() + &shared::render(&shared::compare_lines(&manifest, &measured)),
         TableFormat::Json => to_json(&comparison, &args.manifest)? + "\n",
     };
     print(&text)?;
@@ -541,6 +541,7 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
         )?;
         let comparison = compare::compare(&manifest, &rows);
         print(&comparison.render())?;
+        print(&shared::render(&shared::compare_lines(&manifest, &rows)))?;
         let measured = threshold(&comparison, args.min_exact);
         Ok(if status == Status::Failed { status } else { measured })
     }

@@ -1,6 +1,7 @@
 //! Every fixture kernel against the expectations written beside its lines:
 //! `//~ KL001 sectors=32` means that line has a KL001 finding and a global access predicted at
-//! 32 sectors per request; lines without `//~` have no finding at all.
+//! 32 sectors per request, `//~ KL009 wavefronts=32` a shared access predicted at 32
+//! wavefronts per request; lines without `//~` have no finding at all.
 
 use kernel_lint_analyzer::MemorySpace;
 use kernel_lint_analyzer::{analyze_source, FileReport, LaunchPlan, SourceFile};
@@ -15,7 +16,7 @@ struct Expectation {
 }
 
 /// The folders of fixtures with analyzed kernels, each with inline expectations.
-const FOLDERS: [&str; 4] = ["seeds", "patterns", "idioms", "dialects"];
+const FOLDERS: [&str; 5] = ["seeds", "patterns", "idioms", "dialects", "shared"];
 
 fn fixture_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -32,10 +33,14 @@ fn fixture_files() -> Vec<PathBuf> {
     files
 }
 
-/// The `//~ CODE [sectors=N]` annotations of a file: (line, code) and (line, sectors).
-fn expectations(text: &str) -> (BTreeSet<Expectation>, Vec<(usize, f64)>) {
+/// The `//~ CODE [sectors=N] [wavefronts=N]` annotations of a file: (line, code), (line,
+/// sectors) and (line, wavefronts).
+type Figures = Vec<(usize, f64)>;
+
+fn expectations(text: &str) -> (BTreeSet<Expectation>, Figures, Figures) {
     let mut codes = BTreeSet::new();
     let mut sectors = Vec::new();
+    let mut wavefronts = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let Some((_, annotation)) = line.split_once("//~") else {
             continue;
@@ -48,10 +53,12 @@ fn expectations(text: &str) -> (BTreeSet<Expectation>, Vec<(usize, f64)>) {
                 });
             } else if let Some(n) = word.strip_prefix("sectors=") {
                 sectors.push((i + 1, n.parse().expect("sectors=N")));
+            } else if let Some(n) = word.strip_prefix("wavefronts=") {
+                wavefronts.push((i + 1, n.parse().expect("wavefronts=N")));
             }
         }
     }
-    (codes, sectors)
+    (codes, sectors, wavefronts)
 }
 
 fn analyze(path: &Path) -> (String, FileReport) {
@@ -73,7 +80,7 @@ fn fixtures_match_their_inline_expectations() {
     let mut checked = 0;
     for path in fixture_files() {
         let (text, report) = analyze(&path);
-        let (expected, expected_sectors) = expectations(&text);
+        let (expected, expected_sectors, expected_wavefronts) = expectations(&text);
         let diagnostics = check_file(&report, &levels);
         for d in &diagnostics {
             // Uniform message style: lowercase first word, no trailing period.
@@ -115,6 +122,22 @@ fn fixtures_match_their_inline_expectations() {
                 ));
             }
         }
+        for (line, wavefronts) in expected_wavefronts {
+            let predicted: Vec<Option<f64>> = report
+                .kernels
+                .iter()
+                .flat_map(|k| &k.accesses)
+                .filter(|a| a.space == MemorySpace::Shared && (a.span.line == line || a.index_span.line == line))
+                .map(|a| a.banks.as_ref().and_then(|b| b.wavefronts_per_request))
+                .collect();
+            if !predicted.contains(&Some(wavefronts)) {
+                failures.push(format!(
+                    "{}:{line}: expected wavefronts={wavefronts}, predicted {predicted:?}",
+                    path.display()
+                ));
+            }
+            checked += 1;
+        }
         checked += expected.len();
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -154,6 +177,6 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
             kernels += report.kernels.len();
         }
     }
-    assert_eq!(kernels, 46);
-    assert_eq!(dialect_kernels, 17);
+    assert_eq!(kernels, 56);
+    assert_eq!(dialect_kernels, 24);
 }

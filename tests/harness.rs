@@ -207,6 +207,32 @@ fn boundary_kernels_are_exact_under_their_launches() {
 }
 
 #[test]
+fn shared_fixtures_match_the_wavefronts_recorded_on_an_h100() {
+    // Per line, Nsight Compute's "L1 Wavefronts Shared" over the instructions executed.
+    let (manifest, text) = emit_some_and_compare(None, "fixtures/shared", "harness/measurements/h100-shared.csv");
+    let not_lowered: Vec<&str> = manifest["not_lowered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["kernel"].as_str().unwrap())
+        .collect();
+    // cuda_std's `dynamic_shared_mem` comes from a crate whose source is not in the workspace.
+    assert_eq!(not_lowered, ["dynamic_column"]);
+    assert!(
+        text.contains("\n19 of 19 measured shared lines within 0.2 wavefronts per request above the prediction"),
+        "{text}"
+    );
+    assert!(
+        text.contains("     2  column_unpadded                20  load      32.000    32.000  within the excess"),
+        "{text}"
+    );
+    assert!(
+        text.contains("     7  f64_column                     18  load      32.000    32.000  within the excess"),
+        "{text}"
+    );
+}
+
+#[test]
 fn multi_crate_and_host_launched_fixtures_match_the_recorded_h100_measurements() {
     // The three-crate workspace: helpers, types and constants of other crates, and a cuda-oxide
     // kernel naming a type of another crate through its inline module's `use`.

@@ -30,4 +30,6 @@ pub use pipeline::{
 };
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};
+pub use warp::banks::Collision;
+pub use warp::shared::{BankCase, BankClass, BankPrediction};
 pub use warp::verdict::{AccessClass, Case, Prediction, WarpSample};

@@ -1,6 +1,6 @@
 //! The one pipeline from source text to reports: parse every file, index the items of every
 //! module, find kernels, interpret each body (following helpers across modules and crates),
-//! predict each global access. The CLI and the harness both run it.
+//! predict each global access and the banks of each shared one. The CLI and the harness both run it.
 
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{ItemIndex, ModulePath};
@@ -12,6 +12,7 @@ use crate::parse::ParsedFile;
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
+use crate::warp::shared::{predict_banks, BankPrediction};
 use crate::warp::verdict::Prediction;
 use crate::workspace::CrateFeatures;
 use std::collections::BTreeMap;
@@ -74,6 +75,8 @@ pub struct KernelAnalysis {
     pub body: KernelBody,
     /// One per access: the prediction of a global access, `None` for shared memory.
     pub predictions: Vec<Option<Prediction>>,
+    /// One per access: the banks of a shared-memory access, `None` for the other spaces.
+    pub banks: Vec<Option<BankPrediction>>,
 }
 
 impl Program {
@@ -197,7 +200,16 @@ impl Program {
             .iter()
             .map(|access| (access.space == MemorySpace::Global).then(|| predict(access, launch)))
             .collect();
-        KernelAnalysis { body, predictions }
+        let banks = body
+            .accesses
+            .iter()
+            .map(|access| (access.space == MemorySpace::Shared).then(|| predict_banks(access, launch)))
+            .collect();
+        KernelAnalysis {
+            body,
+            predictions,
+            banks,
+        }
     }
 
     /// The report of every kernel of file `file` under the launch the plan resolves for it.
@@ -282,7 +294,8 @@ impl KernelAnalysis {
             .accesses
             .into_iter()
             .zip(self.predictions)
-            .map(|(access, prediction)| AccessReport {
+            .zip(self.banks)
+            .map(|((access, prediction), banks)| AccessReport {
                 requests_per_warp: crate::interpret::trips::requests_per_warp(&access, &kernel.launch),
                 span: access.span,
                 index_span: access.index_span,
@@ -293,6 +306,7 @@ impl KernelAnalysis {
                 elem_bytes: access.width,
                 field_of: access.field_of,
                 prediction,
+                banks,
                 file: (access.file != file).then(|| path(access.file)),
                 via: access
                     .via

@@ -6,6 +6,7 @@ use crate::model::kernel::{KernelParam, UnanalyzedKernel};
 use crate::model::launch::{LaunchSite, ResolvedLaunch};
 use crate::model::layout::FieldOf;
 use crate::source::{FileError, Span, Unsupported};
+use crate::warp::shared::BankPrediction;
 use crate::warp::verdict::Prediction;
 use serde::Serialize;
 
@@ -71,6 +72,9 @@ pub struct AccessReport {
     pub field_of: Option<FieldOf>,
     /// The warp-level prediction (global accesses only).
     pub prediction: Option<Prediction>,
+    /// The bank-level prediction (shared-memory accesses only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub banks: Option<BankPrediction>,
     /// The file the access is written in, when it is not the kernel's own (a helper or method
     /// of another module).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -334,6 +334,8 @@ mod tests {
             requests: 10,
             sectors: 40,
             ideal_sectors: 40,
+            wavefronts: 0,
+            ideal_wavefronts: 0,
             source: String::new(),
         }
     }

@@ -873,7 +873,8 @@ fn plan_launch(
         .accesses
         .iter()
         .zip(&analysis.predictions)
-        .map(|(access, prediction)| PredictedAccess {
+        .zip(&analysis.banks)
+        .map(|((access, prediction), banks)| PredictedAccess {
             line: lowered.attributed_line(access.span),
             source_line: access.span.line,
             column: access.span.column,
@@ -892,6 +893,8 @@ fn plan_launch(
             executions_per_warp: executions_per_warp(access, &launch),
             block_footprint_sectors: prediction.as_ref().and_then(|p| p.block_footprint_sectors),
             upper_bound: prediction.as_ref().is_some_and(|p| p.upper_bound),
+            wavefronts_per_request: banks.as_ref().and_then(|b| b.wavefronts_per_request),
+            ideal_wavefronts_per_request: banks.as_ref().and_then(|b| b.ideal_wavefronts_per_request),
         })
         .collect();
     let warps = f64::from(grid.iter().product::<u32>()) * f64::from(launch.block.iter().product::<u32>().div_ceil(32));

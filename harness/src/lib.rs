@@ -4,7 +4,7 @@
 //! Rust source; [`bounds`] sizes their buffers from the index algebra; [`driver`] writes the
 //! program that launches them and the [`manifest`] of predictions; [`reduce`] turns an Nsight
 //! Compute source-counter export into measured rows; [`compare`] scores predictions against
-//! them; [`bench`] times pairs of kernels (original and rewritten) and records speedups.
+//! them, [`shared`] the wavefronts of shared-memory accesses; [`bench`] times pairs of kernels (original and rewritten) and records speedups.
 
 pub mod bench;
 pub mod bounds;
@@ -13,3 +13,4 @@ pub mod driver;
 pub mod lower;
 pub mod manifest;
 pub mod reduce;
+pub mod shared;

@@ -100,6 +100,12 @@ pub struct PredictedAccess {
     /// The figure is an upper bound: data masks some of the lanes it counts.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub upper_bound: bool,
+    /// Predicted shared-memory wavefronts per request, for a shared access with a figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wavefronts_per_request: Option<f64>,
+    /// The wavefronts without bank conflicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ideal_wavefronts_per_request: Option<f64>,
 }
 
 /// A kernel that was not lowered.

@@ -1,7 +1,8 @@
 //! An Nsight Compute source-page export (`ncu -i rep --page source --csv --print-source
 //! cuda,sass`) reduced to one row per (launch, file, line, memory space, operation): requests
-//! (warp-level instructions executed), "L2 Theoretical Sectors Global" and its ideal, summed over
-//! the SASS instructions attributed to that line.
+//! (warp-level instructions executed), "L2 Theoretical Sectors Global" and its ideal, and for
+//! shared memory "L1 Wavefronts Shared" and its ideal, summed over the SASS instructions
+//! attributed to that line.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,6 +32,12 @@ pub struct MeasuredRow {
     pub sectors: u64,
     /// The same if perfectly coalesced.
     pub ideal_sectors: u64,
+    /// Shared-memory wavefronts (absent from exports and recordings made without them).
+    #[serde(default)]
+    pub wavefronts: u64,
+    /// The same without bank conflicts.
+    #[serde(default)]
+    pub ideal_wavefronts: u64,
     /// Source text of the line.
     pub source: String,
 }
@@ -44,6 +51,12 @@ impl MeasuredRow {
     /// Ideal sectors per request, rounded to two decimals.
     pub fn ideal_sectors_per_request(&self) -> f64 {
         round2(self.ideal_sectors as f64 / self.requests.max(1) as f64)
+    }
+
+    /// Shared-memory wavefronts per request, to three decimals (the excess over a whole
+    /// number is what the comparison's tolerance is about).
+    pub fn wavefronts_per_request(&self) -> f64 {
+        (self.wavefronts as f64 / self.requests.max(1) as f64 * 1000.0).round() / 1000.0
     }
 }
 
@@ -151,6 +164,8 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
                 requests: 0,
                 sectors: 0,
                 ideal_sectors: 0,
+                wavefronts: 0,
+                ideal_wavefronts: 0,
                 source: source.clone(),
             });
             rows.len() - 1
@@ -161,6 +176,8 @@ pub fn reduce(export: &str) -> Result<Vec<MeasuredRow>, String> {
         row.requests += number(field("Instructions Executed")) as u64;
         row.sectors += number(field("L2 Theoretical Sectors Global")) as u64;
         row.ideal_sectors += number(field("L2 Theoretical Sectors Global Ideal")) as u64;
+        row.wavefronts += number(field("L1 Wavefronts Shared")) as u64;
+        row.ideal_wavefronts += number(field("L1 Wavefronts Shared Ideal")) as u64;
     }
     if header.is_empty() {
         return Err("no `Line No` header: not an `ncu --page source --csv` export".to_string());

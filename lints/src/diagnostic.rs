@@ -80,9 +80,38 @@ pub struct Fix {
     pub follow_up: Vec<String>,
 }
 
+/// What a gain counts per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum GainUnit {
+    /// 32-byte sectors of global memory.
+    #[default]
+    Sectors,
+    /// Passes of the shared-memory pipeline.
+    Wavefronts,
+}
+
+impl GainUnit {
+    /// `sectors` or `wavefronts`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GainUnit::Sectors => "sectors",
+            GainUnit::Wavefronts => "wavefronts",
+        }
+    }
+
+    fn is_sectors(&self) -> bool {
+        *self == GainUnit::Sectors
+    }
+}
+
 /// The figures of the rewritten access, before and after, from re-analyzing the fixed source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Gain {
+    /// What `sectors_before` and `sectors_after` count: sectors, or for a shared-memory access
+    /// wavefronts (absent from JSON for sectors).
+    #[serde(skip_serializing_if = "GainUnit::is_sectors")]
+    pub unit: GainUnit,
     /// Sectors per request of the access now.
     pub sectors_before: f64,
     /// Sectors per request of the rewritten access.

@@ -22,6 +22,21 @@ pub struct Impact {
     /// `requests_per_launch` times the wasted sectors per request, when both are known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wasted_sectors_per_launch: Option<f64>,
+    /// Shared-memory wavefronts per request, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wavefronts_per_request: Option<f64>,
+    /// The wavefronts a request needs without bank conflicts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal_wavefronts_per_request: Option<f64>,
+    /// The most distinct words one phase of a request puts in one bank.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_degree: Option<u32>,
+    /// Shared-memory wavefronts per request beyond the ideal, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasted_wavefronts_per_request: Option<f64>,
+    /// `requests_per_launch` times the wasted wavefronts per request, when both are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasted_wavefronts_per_launch: Option<f64>,
 }
 
 impl Impact {
@@ -35,19 +50,32 @@ impl Impact {
             blocks * f64::from(threads.div_ceil(32))
         });
         let requests_per_launch = warps.zip(access.requests_per_warp).map(|(w, r)| w * r);
+        let banks = access.banks.as_ref();
+        let replays = banks.and_then(|b| Some((b.wavefronts_per_request? - b.ideal_wavefronts_per_request?).max(0.0)));
         Impact {
-            efficiency: prediction.and_then(|p| p.efficiency),
+            efficiency: prediction
+                .and_then(|p| p.efficiency)
+                .or_else(|| banks.and_then(|b| b.efficiency())),
             wasted_sectors_per_request: wasted,
             loop_depth: access.loop_depth,
             requests_per_launch,
             wasted_sectors_per_launch: requests_per_launch.zip(wasted).map(|(r, w)| r * w),
+            wavefronts_per_request: banks.and_then(|b| b.wavefronts_per_request),
+            ideal_wavefronts_per_request: banks.and_then(|b| b.ideal_wavefronts_per_request),
+            bank_degree: banks.and_then(|b| b.degree),
+            wasted_wavefronts_per_request: replays,
+            wasted_wavefronts_per_launch: requests_per_launch.zip(replays).map(|(r, w)| r * w),
         }
     }
 
-    /// `about 1.2 M wasted sectors per launch`, when the count is known and not zero.
+    /// `about 1.2 M wasted sectors per launch` (or wavefronts, for shared memory), when the
+    /// count is known and not zero.
     pub fn note(&self) -> Option<String> {
-        let waste = self.wasted_sectors_per_launch.filter(|&w| w > 0.0)?;
-        Some(format!("about {} wasted sectors per launch", magnitude(waste)))
+        if let Some(waste) = self.wasted_sectors_per_launch.filter(|&w| w > 0.0) {
+            return Some(format!("about {} wasted sectors per launch", magnitude(waste)));
+        }
+        let replays = self.wasted_wavefronts_per_launch.filter(|&w| w > 0.0)?;
+        Some(format!("about {} extra wavefronts per launch", magnitude(replays)))
     }
 }
 
@@ -114,8 +142,12 @@ fn key(diagnostic: &Diagnostic) -> (u8, f64, u32, f64) {
     let Some(impact) = &diagnostic.impact else {
         return (0, 0.0, 0, 0.0);
     };
-    let per_request = impact.wasted_sectors_per_request.unwrap_or(0.0);
-    match impact.wasted_sectors_per_launch {
+    // A wavefront replayed and a sector wasted each cost one pass of the memory pipeline.
+    let per_request = impact
+        .wasted_sectors_per_request
+        .or(impact.wasted_wavefronts_per_request)
+        .unwrap_or(0.0);
+    match impact.wasted_sectors_per_launch.or(impact.wasted_wavefronts_per_launch) {
         Some(per_launch) => (1, per_launch, impact.loop_depth, per_request),
         None => (0, 0.0, impact.loop_depth, per_request),
     }

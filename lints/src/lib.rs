@@ -6,7 +6,7 @@ pub mod impact;
 pub mod rules;
 pub mod suppression;
 
-pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Gain, Label, Level};
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Gain, GainUnit, Label, Level};
 pub use impact::{sort_by_impact, Impact, Thresholds};
 
 use kernel_lint_analyzer::{AccessClass, AccessReport, FileReport, KernelReport, Prediction, SourceFile};

@@ -8,6 +8,7 @@
 
 pub mod align;
 pub mod aligned;
+pub mod banks;
 pub mod callers;
 pub mod draft;
 pub mod edits;

@@ -5,7 +5,7 @@ use crate::draft::{Declined, Draft};
 use crate::edits::{self, Splice};
 use crate::workspace::Workspace;
 use kernel_lint_analyzer::{AccessReport, FileReport, KernelReport, Op, SourceFile};
-use kernel_lint_lints::{Diagnostic, Fix, Gain};
+use kernel_lint_lints::{Diagnostic, Fix, Gain, GainUnit};
 use std::collections::HashMap;
 
 /// The rewrite chosen for a finding, or why none is offered.
@@ -33,13 +33,27 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
         let mut fixes = Vec::new();
         let mut reasons = Vec::new();
         for (kind, draft) in drafts_for(ws, &report.path, kernel, access, diagnostic) {
-            let key = (kernel.name.clone(), access.array.clone(), kind);
+            // A bank rewrite's gain is its own access's: each finding is proven on its own.
+            let array = match diagnostic.code {
+                "KL009" => format!("{}@{}", access.array, access.span.start),
+                _ => access.array.clone(),
+            };
+            let key = (kernel.name.clone(), array, kind);
             // A draft declined says why for its own finding; a proof is shared.
             let proposal = match draft {
                 Err(declined) => Err(declined),
                 Ok(d) => proven
                     .entry(key)
-                    .or_insert_with(|| prove(ws, &report.path, (kernel, launch_index(report, kernel)), access, &d))
+                    .or_insert_with(|| {
+                        let at = (kernel, launch_index(report, kernel));
+                        // A bank rewrite leaves the access where it was and is measured in
+                        // wavefronts.
+                        if diagnostic.code == "KL009" {
+                            crate::banks::prove(ws, &report.path, at, access, &d)
+                        } else {
+                            prove(ws, &report.path, at, access, &d)
+                        }
+                    })
                     .clone(),
             };
             match proposal {
@@ -123,6 +137,7 @@ fn drafts_for(
             drafts.extend(looped);
         }
         "KL003" => drafts.extend(crate::align::drafts(ws, path, kernel, access)),
+        "KL009" => drafts.extend(crate::banks::drafts(ws, path, kernel, access)),
         _ => {}
     }
     drafts
@@ -230,6 +245,7 @@ pub fn prove(
         applicability: draft.applicability,
         edits,
         gain: Some(Gain {
+            unit: GainUnit::Sectors,
             sectors_before: before.0,
             sectors_after: after.0,
             efficiency_before: before.1,

@@ -194,6 +194,18 @@ fn fix_text(fix: &Fix, shown_at: Option<usize>, outcome: &Outcome) -> String {
             percent(gain.efficiency_before),
             percent(gain.efficiency_after)
         ));
+    } else if let Some(gain) = fix
+        .gain
+        .as_ref()
+        .filter(|g| g.unit == kernel_lint_lints::GainUnit::Wavefronts)
+    {
+        out.push_str(&format!(
+            "    after the rewrite this access takes {} wavefronts per request instead of {} ({} -> {})\n",
+            figure(gain.sectors_after),
+            figure(gain.sectors_before),
+            percent(gain.efficiency_before),
+            percent(gain.efficiency_after)
+        ));
     } else if let Some(gain) = &fix.gain {
         out.push_str(&format!(
             "    after the rewrite this access touches {} per request instead of {} ({} -> {}){dram}\n",

@@ -3,7 +3,9 @@
 
 use crate::analysis::Outcome;
 use kernel_lint_analyzer::FileError;
-use kernel_lint_analyzer::{AccessClass, AccessReport, BlockSource, Case, Dim3, KernelReport, SourceFile, Span};
+use kernel_lint_analyzer::{
+    AccessClass, AccessReport, BankPrediction, BlockSource, Case, Dim3, KernelReport, SourceFile, Span,
+};
 use kernel_lint_analyzer::{Dialect, MemorySpace, Op};
 use kernel_lint_lints::{Diagnostic, Level};
 use serde::Serialize;
@@ -109,6 +111,9 @@ struct AccessJson<'a> {
     /// How many times one warp makes the access per launch, when the loops' counts are known.
     #[serde(skip_serializing_if = "Option::is_none")]
     requests_per_warp: Option<f64>,
+    /// The banks a shared-memory access meets: class, degree, wavefronts per request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    banks: Option<&'a BankPrediction>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -326,6 +331,7 @@ fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<
             .collect(),
         loop_depth: access.loop_depth,
         requests_per_warp: access.requests_per_warp,
+        banks: access.banks.as_ref(),
     }
 }
 

@@ -174,6 +174,11 @@ fn properties(d: &Diagnostic) -> Value {
             ("wastedSectorsPerRequest", impact.wasted_sectors_per_request),
             ("requestsPerLaunch", impact.requests_per_launch),
             ("wastedSectorsPerLaunch", impact.wasted_sectors_per_launch),
+            ("wavefrontsPerRequest", impact.wavefronts_per_request),
+            ("idealWavefrontsPerRequest", impact.ideal_wavefronts_per_request),
+            ("bankDegree", impact.bank_degree.map(f64::from)),
+            ("wastedWavefrontsPerRequest", impact.wasted_wavefronts_per_request),
+            ("wastedWavefrontsPerLaunch", impact.wasted_wavefronts_per_launch),
         ];
         for (name, value) in figures {
             if let Some(value) = value {

@@ -2,7 +2,7 @@
 
 use crate::analysis::Outcome;
 use kernel_lint_analyzer::MemorySpace;
-use kernel_lint_analyzer::{AccessReport, BlockSource, KernelReport, SourceFile};
+use kernel_lint_analyzer::{AccessReport, BankPrediction, BlockSource, KernelReport, SourceFile};
 use kernel_lint_lints::text::{element, figure, percent};
 
 const HEADINGS: [&str; 10] = [
@@ -85,6 +85,10 @@ fn row(access: &AccessReport) -> [String; 10] {
         );
         notes.extend(p.assumptions.iter().cloned());
     }
+    let banks = access.banks.as_ref();
+    if let Some(b) = banks {
+        notes.extend(bank_notes(b));
+    }
     [
         // An access in a helper of another file is located in that file.
         match &access.file {
@@ -95,13 +99,47 @@ fn row(access: &AccessReport) -> [String; 10] {
         space.to_string(),
         element(access),
         access.elem_bytes.to_string(),
-        p.map_or("-", |p| p.class.as_str()).to_string(),
+        p.map(|p| p.class.as_str())
+            .or(banks.map(|b| b.class.as_str()))
+            .unwrap_or("-")
+            .to_string(),
         number(p.and_then(|p| p.sectors_per_request)),
         number(p.and_then(|p| p.ideal_sectors_per_request)),
         p.and_then(|p| p.efficiency)
+            .or(banks.and_then(|b| b.efficiency()))
             .map_or_else(|| "-".to_string(), |e| format!("{}%", percent(e))),
         notes.join("; "),
     ]
+}
+
+/// A shared access's figures, which have no column of their own: wavefronts per request and
+/// the ideal, the degree, the lanes that collide, the cases and assumptions.
+fn bank_notes(b: &BankPrediction) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let (Some(w), Some(ideal)) = (b.wavefronts_per_request, b.ideal_wavefronts_per_request) {
+        let degree = b
+            .degree
+            .filter(|&d| d > 1)
+            .map_or_else(String::new, |d| format!(", {d}-way"));
+        notes.push(format!(
+            "{} wavefronts per request (ideal {}){degree}",
+            figure(w),
+            figure(ideal)
+        ));
+    }
+    notes.extend(
+        b.cases
+            .iter()
+            .map(|c| format!("{} wavefronts when {}", figure(c.wavefronts_per_request), c.condition)),
+    );
+    if let Some(c) = b.collision {
+        notes.push(format!(
+            "lanes {} and {} both in bank {} at words {} and {}",
+            c.lanes[0], c.lanes[1], c.bank, c.words[0], c.words[1]
+        ));
+    }
+    notes.extend(b.assumptions.iter().cloned());
+    notes
 }
 
 /// The heading and rows, indented, columns padded to their widest cell.

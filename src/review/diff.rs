@@ -4,7 +4,7 @@
 
 use crate::analysis::Outcome;
 use crate::baseline::normalize;
-use kernel_lint_analyzer::{Prediction, SourceFile};
+use kernel_lint_analyzer::{BankPrediction, Prediction, SourceFile};
 use kernel_lint_lints::{Fix, Level};
 use std::collections::HashMap;
 
@@ -50,6 +50,8 @@ pub struct Finding {
     pub message: String,
     /// The prediction of the flagged access.
     pub prediction: Option<Prediction>,
+    /// The banks of the flagged access, for a shared-memory one.
+    pub banks: Option<BankPrediction>,
     /// Suggested rewrites, each edit with the text it replaces.
     pub fixes: Vec<(Fix, Vec<String>)>,
 }
@@ -80,6 +82,9 @@ pub struct Row {
     pub after_exists: bool,
     /// Its prediction in the working tree.
     pub after: Option<Prediction>,
+    /// The banks of a shared-memory access on the side the row shows (the base for a fixed
+    /// finding, else the working tree).
+    pub banks: Option<BankPrediction>,
 }
 
 /// The rows of one kernel.
@@ -148,6 +153,7 @@ pub fn kernels(outcome: &Outcome) -> Vec<Kernel> {
                         line: d.primary.span.line,
                         message: d.message.clone(),
                         prediction: access.and_then(|a| a.prediction.clone()),
+                        banks: access.and_then(|a| a.banks.clone()),
                         fixes,
                     }
                 })
@@ -247,6 +253,7 @@ fn rows(old: Option<&Kernel>, new: Option<&Kernel>) -> Vec<Row> {
         let state = match matched {
             None => State::Introduced,
             Some(was) if sectors(&was.prediction) != sectors(&finding.prediction) => State::Changed,
+            Some(was) if wavefronts(&was.banks) != wavefronts(&finding.banks) => State::Changed,
             Some(_) => State::Unchanged,
         };
         let base_access = access(old, &finding.text);
@@ -258,6 +265,7 @@ fn rows(old: Option<&Kernel>, new: Option<&Kernel>) -> Vec<Row> {
                 .or_else(|| base_access.and_then(|(_, p)| p.clone())),
             after_exists: true,
             after: finding.prediction.clone(),
+            banks: finding.banks.clone(),
         });
     }
     for (key, finding) in &before {
@@ -271,10 +279,15 @@ fn rows(old: Option<&Kernel>, new: Option<&Kernel>) -> Vec<Row> {
             before: finding.prediction.clone(),
             after_exists: head_access.is_some(),
             after: head_access.and_then(|(_, p)| p.clone()),
+            banks: finding.banks.clone(),
         });
     }
     rows.sort_by_key(|r| (r.state, r.finding.line));
     rows
+}
+
+fn wavefronts(banks: &Option<BankPrediction>) -> Option<u64> {
+    Some((banks.as_ref()?.wavefronts_per_request? * 100.0).round() as u64)
 }
 
 fn sectors(prediction: &Option<Prediction>) -> Option<(u64, u64)> {
@@ -376,6 +389,14 @@ pub fn figure(value: f64) -> String {
 
 /// "before -> after" efficiency of a row.
 pub fn before_after(row: &Row) -> String {
+    // A shared access: the bank efficiency of the side shown.
+    if let Some(e) = row.banks.as_ref().and_then(BankPrediction::efficiency) {
+        return match row.state {
+            State::Fixed => format!("{} -> fixed", percent(e)),
+            State::Introduced => format!("new -> {}", percent(e)),
+            _ => format!("-> {}", percent(e)),
+        };
+    }
     let before = match (&row.before, row.state) {
         (None, State::Introduced) => "new".to_string(),
         (before, _) => efficiency(before.as_ref()),
@@ -388,8 +409,15 @@ pub fn before_after(row: &Row) -> String {
     format!("{before} -> {after}")
 }
 
-/// "8 (ideal 2)" sectors per request of the row's side.
+/// "8 (ideal 2)" sectors per request of the row's side; "32 wavefronts (ideal 1)" for a
+/// shared-memory access.
 pub fn sectors_text(row: &Row) -> String {
+    if let Some(b) = &row.banks {
+        return match (b.wavefronts_per_request, b.ideal_wavefronts_per_request) {
+            (Some(w), Some(ideal)) => format!("{} wavefronts (ideal {})", figure(w), figure(ideal)),
+            _ => "unknown".to_string(),
+        };
+    }
     let prediction = match row.state {
         State::Fixed => row.before.as_ref(),
         _ => row.after.as_ref(),

@@ -103,7 +103,10 @@ pub fn verdict(row: &Row) -> &'static str {
         State::Fixed => row.before.as_ref(),
         _ => row.after.as_ref(),
     };
-    prediction.map_or("unknown", |p| p.class.as_str())
+    match (&row.banks, prediction) {
+        (Some(b), _) => b.class.as_str(),
+        (None, p) => p.map_or("unknown", |p| p.class.as_str()),
+    }
 }
 
 /// " (8 -> 2 sectors per request, 25 % -> 100 %)" for a fix proven by re-analysis.
@@ -111,9 +114,10 @@ pub fn gain(fix: &kernel_lint_lints::Fix) -> String {
     use super::diff::{figure, percent};
     fix.gain.as_ref().map_or_else(String::new, |g| {
         format!(
-            " ({} -> {} sectors per request, {} -> {})",
+            " ({} -> {} {} per request, {} -> {})",
             figure(g.sectors_before),
             figure(g.sectors_after),
+            g.unit.as_str(),
             percent(g.efficiency_before),
             percent(g.efficiency_after)
         )

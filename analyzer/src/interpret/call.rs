@@ -130,8 +130,19 @@ impl<'a> Interpreter<'a> {
                 Some(GeometryValue::Unit) => return Value::Unknown,
                 None => {}
             }
-            if name == "dynamic_shared_mem" {
-                let elem = turbofish_type(&path.path).and_then(|t| self.scope().layout(t));
+            // cuda_std's `dynamic_shared_mem::<T>()`, cuda-oxide's `DynamicSharedArray::<T>::get()`.
+            let oxide = path.path.segments.len() >= 2
+                && name == "get"
+                && path.path.segments[path.path.segments.len() - 2].ident == "DynamicSharedArray";
+            if name == "dynamic_shared_mem" || oxide {
+                let owner = if oxide {
+                    let mut owner = path.path.clone();
+                    owner.segments.pop();
+                    owner
+                } else {
+                    path.path.clone()
+                };
+                let elem = turbofish_type(&owner).and_then(|t| self.scope().layout(t));
                 return Value::Pointer(Pointer {
                     array: DYNAMIC_SHARED.into(),
                     offset: Poly::default(),

@@ -19,4 +19,5 @@ lints! {
     kl006_unanalyzable_index::UNANALYZABLE_INDEX,
     kl007_unfollowed_construct::UNFOLLOWED_CONSTRUCT,
     kl008_unused_suppression::UNUSED_SUPPRESSION,
+    kl009_shared_bank_conflict::SHARED_BANK_CONFLICT,
 }
