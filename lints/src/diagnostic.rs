@@ -1,10 +1,10 @@
 //! The findings model: what a lint reports, independent of how it is rendered.
 
 use kernel_lint_analyzer::Span;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How seriously a lint's findings are taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Not reported.
@@ -41,7 +41,7 @@ impl Level {
 }
 
 /// Whether a fix may be applied without review.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Applicability {
     /// Preserves behaviour; may be applied automatically.
@@ -53,7 +53,7 @@ pub enum Applicability {
 }
 
 /// One text replacement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edit {
     /// The file, as printed (a rewrite may touch a struct defined in another module).
     pub file: String,
@@ -64,7 +64,7 @@ pub struct Edit {
 }
 
 /// A suggested change to the source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fix {
     /// What the fix does, one line.
     pub title: String,
@@ -73,15 +73,15 @@ pub struct Fix {
     /// The replacements, non-overlapping within each file.
     pub edits: Vec<Edit>,
     /// What the analysis predicts once the fix is applied, when it was re-analyzed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gain: Option<Gain>,
     /// What the user must change by hand (the host's buffers, say), one sentence each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub follow_up: Vec<String>,
 }
 
 /// The figures of the rewritten access, before and after, from re-analyzing the fixed source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gain {
     /// Sectors per request of the access now.
     pub sectors_before: f64,
@@ -92,14 +92,14 @@ pub struct Gain {
     /// Efficiency after, 0 to 1.
     pub efficiency_after: f64,
     /// Estimated DRAM bytes a block moves for the access now (its distinct sectors), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_bytes_before: Option<u64>,
     /// The same after the rewrite.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_bytes_after: Option<u64>,
     /// When the rewrite folds several requests into fewer (a lane's run of loads into one wide
     /// load): the requests of the rewritten code before, and after.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<(u32, u32)>,
     /// One warp's request of the access now, for a picture; not in the JSON report.
     #[serde(skip)]
@@ -110,7 +110,7 @@ pub struct Gain {
 }
 
 /// A span with a message under it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Label {
     /// Where.
     pub span: Span,
@@ -119,11 +119,13 @@ pub struct Label {
 }
 
 /// One finding of one lint.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// Lint code, `KL001`.
+    #[serde(deserialize_with = "registered")]
     pub code: &'static str,
     /// Lint name, `strided-access`.
+    #[serde(deserialize_with = "registered")]
     pub name: &'static str,
     /// The level it is reported at.
     pub level: Level,
@@ -144,6 +146,20 @@ pub struct Diagnostic {
     /// Suggested code changes.
     pub fixes: Vec<Fix>,
     /// What the access costs, for access findings: thresholds and the order of findings use it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impact: Option<crate::impact::Impact>,
+}
+
+/// A lint's code or name read back (from the result cache) as the registry's own text: no
+/// other lint can be named.
+fn registered<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    let lint = crate::find(&text).ok_or_else(|| serde::de::Error::custom(format!("no lint `{text}`")))?;
+    if lint.code == text {
+        Ok(lint.code)
+    } else if lint.name == text {
+        Ok(lint.name)
+    } else {
+        Err(serde::de::Error::custom(format!("no lint `{text}`")))
+    }
 }
