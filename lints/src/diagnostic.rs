@@ -119,13 +119,11 @@ pub struct Label {
 }
 
 /// One finding of one lint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnostic {
     /// Lint code, `KL001`.
-    #[serde(deserialize_with = "registered")]
     pub code: &'static str,
     /// Lint name, `strided-access`.
-    #[serde(deserialize_with = "registered")]
     pub name: &'static str,
     /// The level it is reported at.
     pub level: Level,
@@ -150,16 +148,51 @@ pub struct Diagnostic {
     pub impact: Option<crate::impact::Impact>,
 }
 
-/// A lint's code or name read back (from the result cache) as the registry's own text: no
-/// other lint can be named.
-fn registered<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    let lint = crate::find(&text).ok_or_else(|| serde::de::Error::custom(format!("no lint `{text}`")))?;
-    if lint.code == text {
-        Ok(lint.code)
-    } else if lint.name == text {
-        Ok(lint.name)
-    } else {
-        Err(serde::de::Error::custom(format!("no lint `{text}`")))
+/// A diagnostic as read back (from the result cache): its code and name become the
+/// registry's own text, so that no other lint can be named.
+#[derive(Deserialize)]
+struct Stored {
+    code: String,
+    name: String,
+    level: Level,
+    file: String,
+    kernel: String,
+    message: String,
+    primary: Label,
+    secondary: Vec<Label>,
+    help: Option<String>,
+    notes: Vec<String>,
+    fixes: Vec<Fix>,
+    #[serde(default)]
+    impact: Option<crate::impact::Impact>,
+}
+
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Diagnostic, D::Error> {
+        Diagnostic::try_from(Stored::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<Stored> for Diagnostic {
+    type Error = String;
+
+    fn try_from(stored: Stored) -> Result<Diagnostic, String> {
+        let lint = crate::find(&stored.code)
+            .filter(|lint| lint.code == stored.code && lint.name == stored.name)
+            .ok_or_else(|| format!("no lint `{}` named `{}`", stored.code, stored.name))?;
+        Ok(Diagnostic {
+            code: lint.code,
+            name: lint.name,
+            level: stored.level,
+            file: stored.file,
+            kernel: stored.kernel,
+            message: stored.message,
+            primary: stored.primary,
+            secondary: stored.secondary,
+            help: stored.help,
+            notes: stored.notes,
+            fixes: stored.fixes,
+            impact: stored.impact,
+        })
     }
 }
