@@ -162,7 +162,7 @@ fn a_change_to_the_block_of_the_host_launch_analyzes_the_kernel_again() {
 
 #[test]
 fn a_change_to_the_configuration_analyzes_again() {
-    invalidated_by("kernel-lint.toml", "[lints]\nKL001 = \"deny\"\n", "\"level\":\"deny\"");
+    invalidated_by("kernel-lint.toml", "[lints]\nKL001 = \"deny\"\n", "\"level\": \"deny\"");
 }
 
 #[test]
@@ -173,9 +173,9 @@ fn results_of_another_build_of_the_tool_are_not_used() {
     let cold = run(root, &args);
     let file = only_cache_file(root);
     let text = std::fs::read_to_string(&file).expect("cache file");
-    let tool = format!("\"tool\":\"{}+", env!("CARGO_PKG_VERSION"));
+    let tool = format!("{{\"tool\":\"{}+", env!("CARGO_PKG_VERSION"));
     assert!(text.starts_with(&tool), "{}", &text[..80.min(text.len())]);
-    std::fs::write(&file, text.replacen(&tool, "\"tool\":\"0.0.1+", 1)).expect("written");
+    std::fs::write(&file, text.replacen(&tool, "{\"tool\":\"0.0.1+", 1)).expect("written");
     let other = run(root, &args);
     assert_eq!(tally(&other), analyzed_fresh(root));
     assert_eq!(other.stdout, cold.stdout);
