@@ -6,10 +6,8 @@ use crate::config::{Config, Configs, Resolver, RunSettings};
 use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
-use kernel_lint_analyzer::{
-    analyze_watched, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
-};
 use kernel_lint_analyzer::Progress;
+use kernel_lint_analyzer::{analyze_watched, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;
@@ -200,7 +198,10 @@ impl Run {
     /// Applies the limits and picks the cache folder.
     pub fn settle(global: &GlobalArgs, settings: &RunSettings, reuse: Reuse) -> Run {
         let size = global.max_file_size.or(settings.max_file_size).unwrap_or_default();
-        let time = global.file_time_budget.or(settings.file_time_budget).unwrap_or_default();
+        let time = global
+            .file_time_budget
+            .or(settings.file_time_budget)
+            .unwrap_or_default();
         crate::limits::apply(size, time);
         let cache = (reuse == Reuse::Cache && !global.no_cache).then(|| Cache::new(cache_dir(global, settings)));
         Run {

@@ -232,9 +232,13 @@ impl Cache {
                 self.dir.display()
             ));
         }
-        std::fs::remove_dir_all(&self.dir)
-            .map(|()| true)
-            .map_err(|err| format!("cannot remove `{}`: {}", self.dir.display(), crate::error::io_message(&err)))
+        std::fs::remove_dir_all(&self.dir).map(|()| true).map_err(|err| {
+            format!(
+                "cannot remove `{}`: {}",
+                self.dir.display(),
+                crate::error::io_message(&err)
+            )
+        })
     }
 }
 
@@ -245,9 +249,9 @@ pub fn keepable(kept: &Kept) -> bool {
         .failed
         .iter()
         .chain(kept.analyzed.iter().flat_map(|(report, _)| &report.errors));
-    !errors.into_iter().any(|err| {
-        kernel_lint_analyzer::budget::is_stop(&err.message) || err.message.starts_with("internal error")
-    })
+    !errors
+        .into_iter()
+        .any(|err| kernel_lint_analyzer::budget::is_stop(&err.message) || err.message.starts_with("internal error"))
 }
 
 /// The folder of the workspace the current folder (or `--manifest-path`) belongs to: that of
@@ -324,7 +328,10 @@ mod tests {
         assert_ne!(address(TOOL, &program, &configs, "1MB").key, base.key);
         let mut levels = Configs::default();
         let mut config = Config::default();
-        config.levels.set("KL005", kernel_lint_lints::Level::Warn).unwrap_or_default();
+        config
+            .levels
+            .set("KL005", kernel_lint_lints::Level::Warn)
+            .unwrap_or_default();
         levels.configs.push(config);
         assert_ne!(address(TOOL, &program, &levels, "10MB").key, base.key);
         // The texts are fields of their own: moving a byte from one file to the next shows.

@@ -620,7 +620,8 @@ fn table(raw: &RawConfig, text: &Text) -> Result<Table, CliError> {
 
 /// The run's settings a table gives, each value checked at its place.
 fn run_settings(raw: &RawConfig, text: &Text) -> Result<RunSettings, CliError> {
-    let located = |value: &Spanned<String>, message: String| CliError::Config(text.error_at(Some(value.span()), &message));
+    let located =
+        |value: &Spanned<String>, message: String| CliError::Config(text.error_at(Some(value.span()), &message));
     let max_file_size = raw
         .max_file_size
         .as_ref()
@@ -909,6 +910,33 @@ mod tests {
         let launches =
             "[[kernel]]\nname = \"k\"\n[kernel.params]\nn = 1\n[[kernel]]\nname = \"k\"\n[kernel.params]\nn = 2\n";
         assert!(parse_table(launches).is_ok());
+    }
+
+    #[test]
+    fn run_settings_are_read_at_their_place_and_later_tables_win() {
+        let text = "cache-dir = \"target/kl\"\nmax-file-size = \"1MiB\"\nfile-time-budget = \"250ms\"\njobs = 3\n";
+        let table = parse_table(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            table.run,
+            RunSettings {
+                cache_dir: Some(PathBuf::from("/cfg/target/kl")),
+                max_file_size: Some(crate::limits::MaxFileSize(Some(1_048_576))),
+                file_time_budget: Some(crate::limits::FileTimeBudget(Some(std::time::Duration::from_millis(250)))),
+                jobs: Some(3),
+            }
+        );
+        let mut settings = table.run.clone();
+        let package = parse_table("jobs = 1\n").unwrap_or_else(|e| panic!("{e}"));
+        settings.overlay(&package.run);
+        assert_eq!(settings.jobs, Some(1));
+        assert_eq!(settings.cache_dir, Some(PathBuf::from("/cfg/target/kl")));
+        let err = |text: &str| parse_table(text).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(err("jobs = 70000\n"), "k.toml:1:8: `jobs` is 70000, out of range (1 to 65535)");
+        assert_eq!(err("cache-dir = \" \"\n"), "k.toml:1:13: `cache-dir` is empty");
+        assert_eq!(
+            err("max-file-size = \"1 parsec\"\n"),
+            "k.toml:1:17: unknown unit `parsec` (use B, kB, MB, GB, KiB, MiB, GiB or `none`)"
+        );
     }
 
     #[test]

@@ -120,7 +120,10 @@ fn a_warm_run_takes_every_result_from_the_cache_and_prints_the_same_bytes_in_eve
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("warning[KL001]"), "{text}");
     assert!(text.contains("8 sectors per request where 4 would do"), "{text}");
-    assert!(text.contains("block (32, 1, 1) from the launch site src/host.rs:4"), "{text}");
+    assert!(
+        text.contains("block (32, 1, 1) from the launch site src/host.rs:4"),
+        "{text}"
+    );
 }
 
 /// Runs `check --format json`, changes a file, runs again: the second run analyzes and prints
@@ -179,7 +182,10 @@ fn results_of_another_build_of_the_tool_are_not_used() {
     let other = run(root, &args);
     assert_eq!(tally(&other), analyzed_fresh(root));
     assert_eq!(other.stdout, cold.stdout);
-    assert!(!stderr(&other).contains("warning: ignoring"), "another build's file is no damage");
+    assert!(
+        !stderr(&other).contains("warning: ignoring"),
+        "another build's file is no damage"
+    );
     assert_eq!(tally(&run(root, &args)), taken(root));
 }
 
@@ -220,7 +226,10 @@ fn the_cache_folder_is_tagged_ignored_configurable_and_cleaned() {
     assert_eq!(clean.status.code(), Some(0));
     assert_eq!(stderr(&clean), format!("removed {}\n", cache.display()));
     assert!(!cache.exists());
-    assert_eq!(stderr(&run(root, &["clean"])), format!("no cache at {}\n", cache.display()));
+    assert_eq!(
+        stderr(&run(root, &["clean"])),
+        format!("no cache at {}\n", cache.display())
+    );
 
     // `cache-dir` of the configuration is read against the configuration's folder, and
     // `--cache-dir` wins over it.
@@ -234,10 +243,7 @@ fn the_cache_folder_is_tagged_ignored_configurable_and_cleaned() {
     assert!(kl.join("CACHEDIR.TAG").is_file());
     let given = root.join("given");
     let flag = run(root, &["check", "src/kernels.rs", "--cache-dir", "given"]);
-    assert_eq!(
-        tally(&flag),
-        format!("cache: 1 file analyzed, 0 taken from given")
-    );
+    assert_eq!(tally(&flag), format!("cache: 1 file analyzed, 0 taken from given"));
     assert!(given.join("CACHEDIR.TAG").is_file());
     assert_eq!(stderr(&run(root, &["clean"])), format!("removed {}\n", kl.display()));
     assert!(!kl.exists() && given.exists());
