@@ -1,13 +1,13 @@
 //! Reads and analyzes each file, keeping going past the ones that fail.
 
+use crate::cache::{self, Cache};
 use crate::cli::GlobalArgs;
-use crate::config::{Config, Configs, Resolver};
+use crate::config::{Config, Configs, Resolver, RunSettings};
 use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
-use kernel_lint_analyzer::{
-    analyze_parallel, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
-};
+use kernel_lint_analyzer::Progress;
+use kernel_lint_analyzer::{analyze_watched, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;
@@ -160,15 +160,71 @@ pub struct Totals {
     pub errors: usize,
 }
 
+/// Whether a run may take its results from the result cache and keep them there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// Read and write the cache unless `--no-cache` (`check`, `accesses`, `fix`).
+    Cache,
+    /// Analyze every file and keep nothing: the commands that read what the cache does not
+    /// keep (the warp pictures of `review`, the harness's programs).
+    Fresh,
+}
+
 /// Finds the files (the paths given, or the workspace's), resolves each one's configuration,
 /// analyzes them and checks the configuration against the kernels found.
 ///
 /// Warnings about the configuration and the launch hints go to stderr here, so every command
 /// that analyzes shows them; errors in the configuration stop the command.
 pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    crate::limits::apply(global.max_file_size, global.file_time_budget);
+    analyze_with(global, paths, Reuse::Fresh)
+}
+
+/// Like [`analyze`], taking the results from the cache when nothing they depend on changed.
+pub fn analyze_reusing(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
+    analyze_with(global, paths, Reuse::Cache)
+}
+
+/// The settings of the run, the command line winning over the configuration.
+pub struct Run {
+    /// Files analyzed at once.
+    pub jobs: usize,
+    /// The cache, unless turned off or not wanted.
+    pub cache: Option<Cache>,
+    /// The limits, as they enter the cache's key.
+    pub limits: String,
+}
+
+impl Run {
+    /// Applies the limits and picks the cache folder.
+    pub fn settle(global: &GlobalArgs, settings: &RunSettings, reuse: Reuse) -> Run {
+        let size = global.max_file_size.or(settings.max_file_size).unwrap_or_default();
+        let time = global
+            .file_time_budget
+            .or(settings.file_time_budget)
+            .unwrap_or_default();
+        crate::limits::apply(size, time);
+        let cache = (reuse == Reuse::Cache && !global.no_cache).then(|| Cache::new(cache_dir(global, settings)));
+        Run {
+            jobs: crate::jobs::count(global.jobs.or(settings.jobs)),
+            cache,
+            limits: format!("{size:?} {time:?}"),
+        }
+    }
+}
+
+/// `--cache-dir`, else `cache-dir` of the configuration, else the default at the workspace root.
+pub fn cache_dir(global: &GlobalArgs, settings: &RunSettings) -> PathBuf {
+    global
+        .cache_dir
+        .clone()
+        .or_else(|| settings.cache_dir.clone())
+        .unwrap_or_else(|| cache::workspace_root(global.manifest_path.as_deref()).join(cache::DEFAULT_DIR))
+}
+
+fn analyze_with(global: &GlobalArgs, paths: &[PathBuf], reuse: Reuse) -> Result<Outcome, CliError> {
     // `--config` is read first: its errors come before those of finding the files.
     let mut resolver = Resolver::new(global)?;
+    let run_settings = Run::settle(global, &resolver.run_settings()?, reuse);
     let candidates = if paths.is_empty() {
         discover::from_workspace(global.manifest_path.as_deref())?
     } else {
@@ -185,16 +241,23 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
         .iter()
         .map(|f| (f.display.clone(), f.path.clone()))
         .collect();
-    let jobs = crate::jobs::count(global.jobs);
-    let (entries, context, modules) = run(
-        jobs,
-        candidates.errors,
-        candidates.files,
-        &configured,
-        &configs,
-        &candidates.uses,
-        &candidates.features,
+    let progress = crate::progress::Bar::for_stderr(global.no_progress);
+    let (entries, context, modules, tally) = run(
+        &run_settings,
+        &progress,
+        Program {
+            failed: candidates.errors,
+            inputs: candidates.files,
+            configured: &configured,
+            configs: &configs,
+            uses: &candidates.uses,
+            features: &candidates.features,
+        },
     );
+    progress.finish();
+    if global.verbose {
+        eprintln!("{}", tally.line(run_settings.cache.as_ref()));
+    }
     let mut outcome = Outcome {
         entries,
         context,
@@ -228,21 +291,65 @@ pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliErr
     Ok(outcome)
 }
 
-/// Reads every input, analyzes them together (so names resolve across files), each under its
-/// configuration's plan, and lints the reported ones at their configuration's levels.
-fn run(
-    jobs: usize,
+/// What a run read: the paths that failed, the files found and their configurations.
+struct Program<'a> {
     failed: Vec<FileError>,
     inputs: Vec<Input>,
-    configured: &[usize],
-    configs: &Configs,
-    uses: &[kernel_lint_analyzer::CrateUse],
-    features: &kernel_lint_analyzer::workspace::CrateFeatures,
-) -> (
+    configured: &'a [usize],
+    configs: &'a Configs,
+    uses: &'a [kernel_lint_analyzer::CrateUse],
+    features: &'a kernel_lint_analyzer::workspace::CrateFeatures,
+}
+
+/// How many reported files were analyzed and how many taken from the cache.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    analyzed: usize,
+    reused: usize,
+}
+
+impl Tally {
+    /// The `--verbose` line.
+    fn line(self, cache: Option<&Cache>) -> String {
+        let Tally { analyzed, reused } = self;
+        match cache {
+            Some(cache) => format!(
+                "cache: {analyzed} {} analyzed, {reused} taken from {}",
+                files(analyzed),
+                cache.dir().display()
+            ),
+            None => format!("cache: {analyzed} {} analyzed, none kept (no cache)", files(analyzed)),
+        }
+    }
+}
+
+fn files(n: usize) -> &'static str {
+    if n == 1 {
+        "file"
+    } else {
+        "files"
+    }
+}
+
+type Ran = (
     Vec<Entry>,
     Vec<SourceFile>,
     Vec<(String, kernel_lint_analyzer::ModulePath)>,
-) {
+    Tally,
+);
+
+/// Reads every input, analyzes them together (so names resolve across files), each under its
+/// configuration's plan, and lints the reported ones at their configuration's levels; or takes
+/// all of that from the cache when the cache holds it for exactly these inputs.
+fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> Ran {
+    let Program {
+        failed,
+        inputs,
+        configured,
+        configs,
+        uses,
+        features,
+    } = given;
     let fallback = Config::default();
     let config_of = |index: usize| configs.get(index).unwrap_or(&fallback);
     let mut entries: Vec<Entry> = failed.into_iter().map(|e| Entry::Failed(e, None)).collect();
@@ -266,6 +373,35 @@ fn run(
         .iter()
         .map(|m| (m.source.path.clone(), m.module.clone()))
         .collect();
+    let address = settings.cache.as_ref().map(|_| {
+        cache::Address::of(&cache::Inputs {
+            program: &program,
+            configured: &read_ok,
+            configs,
+            uses,
+            features,
+            limits: settings.limits.clone(),
+        })
+    });
+    if let (Some(cache), Some(address)) = (&settings.cache, &address) {
+        match cache.lookup(address) {
+            cache::Lookup::Hit(kept) => {
+                if let Some(restored) = restore(kept, &sources, &read_ok) {
+                    let reused = restored.len();
+                    entries.extend(restored);
+                    let context = sources
+                        .into_iter()
+                        .zip(&read_ok)
+                        .filter(|(_, (reported, _))| !reported)
+                        .map(|(source, _)| source)
+                        .collect();
+                    return (entries, context, modules, Tally { analyzed: 0, reused });
+                }
+            }
+            cache::Lookup::Miss => {}
+            cache::Lookup::Unreadable(why) => eprintln!("warning: ignoring the unreadable cache file {why}"),
+        }
+    }
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     // Rewrites are analyzed again on a copy of the same program.
     let workspace = Workspace {
@@ -278,11 +414,13 @@ fn run(
         uses,
         features,
     };
-    let results = analyze_parallel(program, uses, features, &plans, jobs);
+    progress.phase("analyzing", program.len());
+    let results = analyze_watched(program, uses, features, &plans, settings.jobs, progress);
     // The fixes may edit any file read (a struct defined in another module).
     let all_sources = sources.clone();
     let mut context = Vec::new();
     let suppressions = crate::triage::suppressions(&sources);
+    let from_analysis = entries.len();
     for ((source, result), (reported, config)) in sources.into_iter().zip(results).zip(read_ok) {
         if !reported {
             context.push(source);
@@ -314,12 +452,77 @@ fn run(
         .collect();
     crate::triage::finish(&mut findings, suppressions);
     // Only the findings that are reported are worth a rewrite, each analyzed again.
+    let reported = entries.len() - from_analysis;
+    progress.phase("proving rewrites", reported);
     for entry in &mut entries {
         if let Entry::Ok(analyzed) = entry {
+            progress.started(&analyzed.source.path);
             attach_fixes(&workspace, &analyzed.report, &mut analyzed.diagnostics);
+            progress.finished(&analyzed.source.path);
         }
     }
-    (entries, context, modules)
+    if let (Some(cache), Some(address)) = (&settings.cache, &address) {
+        let kept: Vec<cache::Kept> = entries[from_analysis..].iter().map(keep).collect();
+        if kept.iter().all(cache::keepable) {
+            if let Err(why) = cache.store(address, kept) {
+                eprintln!("warning: the result cache is not written: {why}");
+            }
+        }
+    }
+    let tally = Tally {
+        analyzed: reported,
+        reused: 0,
+    };
+    (entries, context, modules, tally)
+}
+
+/// What the cache keeps of an entry of the analysis.
+fn keep(entry: &Entry) -> cache::Kept {
+    match entry {
+        Entry::Ok(analyzed) => cache::Kept {
+            path: analyzed.source.path.clone(),
+            analyzed: Some((analyzed.report.clone(), analyzed.diagnostics.clone())),
+            failed: None,
+        },
+        Entry::Failed(err, source) => cache::Kept {
+            path: source.as_ref().map_or_else(|| err.path.clone(), |s| s.path.clone()),
+            analyzed: None,
+            failed: Some(err.clone()),
+        },
+    }
+}
+
+/// The entries of the reported files from what the cache kept, each with the text read now;
+/// `None` when they do not line up with the files (never for a file written by this build
+/// under this key, but nothing is taken on trust).
+fn restore(kept: Vec<cache::Kept>, sources: &[SourceFile], read_ok: &[(bool, usize)]) -> Option<Vec<Entry>> {
+    let reported: Vec<(&SourceFile, usize)> = sources
+        .iter()
+        .zip(read_ok)
+        .filter(|(_, (reported, _))| *reported)
+        .map(|(source, &(_, config))| (source, config))
+        .collect();
+    if kept.len() != reported.len() {
+        return None;
+    }
+    kept.into_iter()
+        .zip(reported)
+        .map(|(kept, (source, config))| {
+            if kept.path != source.path {
+                return None;
+            }
+            match (kept.analyzed, kept.failed) {
+                (Some((report, diagnostics)), None) => Some(Entry::Ok(Box::new(Analyzed {
+                    source: source.clone(),
+                    report,
+                    diagnostics,
+                    config,
+                }))),
+                (None, Some(err)) => Some(Entry::Failed(err, Some(source.clone()))),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// A file's text; a failure keeps what could be read, for a snippet of the error.

@@ -19,6 +19,7 @@ pub fn run(cli: &Cli) -> Result<Status, CliError> {
         Some(Command::Validate(args)) => crate::harness::validate(&cli.global, args),
         Some(Command::Lsp) => crate::lsp::run(),
         Some(Command::Review(args)) => crate::review::run(&cli.global, args),
+        Some(Command::Clean) => clean(&cli.global),
         None => check(&cli.global, &cli.check),
     }
 }
@@ -29,7 +30,7 @@ fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
     }
     // A bad baseline stops the run before the analysis.
     let known = args.baseline.baseline.as_deref().map(Baseline::read).transpose()?;
-    let mut outcome = analysis::analyze(global, &args.paths)?;
+    let mut outcome = analysis::analyze_reusing(global, &args.paths)?;
     if let Some(path) = &args.baseline.write_baseline {
         return baseline::write_reporting(&outcome, path);
     }
@@ -44,7 +45,7 @@ fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
 }
 
 fn accesses(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
-    let outcome = analysis::analyze(global, &args.paths)?;
+    let outcome = analysis::analyze_reusing(global, &args.paths)?;
     let text = match args.format.unwrap_or_default() {
         Format::Human => {
             for err in outcome.errors() {
@@ -65,5 +66,17 @@ fn rule(args: &RuleArgs) -> Result<Status, CliError> {
         Some(code) => rules::docs(kernel_lint_lints::find(code).ok_or_else(|| CliError::UnknownLint(code.clone()))?),
     };
     print(&text)?;
+    Ok(Status::Clean)
+}
+
+/// Removes the result cache.
+fn clean(global: &GlobalArgs) -> Result<Status, CliError> {
+    let settings = crate::config::Resolver::new(global)?.run_settings()?;
+    let cache = crate::cache::Cache::new(analysis::cache_dir(global, &settings));
+    match cache.clean() {
+        Ok(true) => eprintln!("removed {}", cache.dir().display()),
+        Ok(false) => eprintln!("no cache at {}", cache.dir().display()),
+        Err(why) => return Err(CliError::Config(why)),
+    }
     Ok(Status::Clean)
 }

@@ -67,6 +67,12 @@ pub enum Command {
     /// Compare the findings of the working tree with those of a git revision, for review.
     #[command(after_help = REVIEW_HELP)]
     Review(ReviewArgs),
+    /// Remove the result cache (`--cache-dir`, else `cache-dir` of the configuration, else
+    /// `.kernel-lint-cache` at the workspace root).
+    #[command(after_help = "Only a folder holding kernel-lint's CACHEDIR.TAG is removed.\n\n\
+                            Exit status: 0 removed or nothing to remove, 2 when the folder is not a \
+                            kernel-lint cache or cannot be removed.")]
+    Clean,
 }
 
 /// Arguments of `review`.
@@ -103,9 +109,6 @@ fetched first (`git fetch --depth=1 origin <rev>`). `--base` is taken literally:
 branch changed, pass its merge base (`$(git merge-base origin/main HEAD)`).\n\n\
 Exit status: 0 when the change introduces no finding at warn or deny level, 1 when it does, 2 when \
 the base cannot be read, this is not a git repository, or for the errors of `check`.";
-
-/// `--file-time-budget` unless given (see `budget::DEFAULT_FILE_TIME_BUDGET`).
-const DEFAULT_FILE_TIME_BUDGET: &str = if cfg!(debug_assertions) { "200s" } else { "10s" };
 
 /// `harness` subcommands.
 #[derive(Debug, Subcommand)]
@@ -289,13 +292,27 @@ pub struct GlobalArgs {
     #[arg(skip)]
     pub level_flags: Vec<(Level, String)>,
     /// Largest source file analyzed (`10MB`, `512kB`, `none`); a larger one is reported as an
-    /// error and skipped.
-    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::limits::parse_size, default_value = "10MB")]
-    pub max_file_size: crate::limits::MaxFileSize,
+    /// error and skipped [default: 10MB, or `max-file-size` of the configuration].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_file_size: Option<crate::limits::MaxFileSize>,
     /// Time the analysis of one file may take (`10s`, `500ms`, `none`); past it the file is
-    /// reported as an error and the run goes on.
-    #[arg(long, global = true, value_name = "TIME", value_parser = crate::limits::parse_duration, default_value = DEFAULT_FILE_TIME_BUDGET)]
-    pub file_time_budget: crate::limits::FileTimeBudget,
+    /// reported as an error and the run goes on [default: 10s, or `file-time-budget` of the
+    /// configuration].
+    #[arg(long, global = true, value_name = "TIME", value_parser = crate::limits::parse_duration)]
+    pub file_time_budget: Option<crate::limits::FileTimeBudget>,
+    /// Analyze every file, neither reading nor writing the result cache.
+    #[arg(long, global = true, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+    /// Where the result cache is kept [default: `cache-dir` of the configuration, else
+    /// `.kernel-lint-cache` at the workspace root].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Show no progress bar (it is shown only when stderr is a terminal).
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+    /// Say on stderr how many files were analyzed and how many taken from the cache.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
     /// `--min-efficiency` and `--min-wasted-sectors` of `check` or `accesses`.
     #[arg(skip)]
     pub threshold_flags: crate::thresholds::ThresholdArgs,
@@ -385,7 +402,12 @@ impl Cli {
                 Some(Command::Accesses(args)) => args.format = args.format.or(Some(format)),
                 Some(Command::Fix(args)) => args.analyze.format = args.analyze.format.or(Some(format)),
                 Some(
-                    Command::Rule(_) | Command::Harness(_) | Command::Validate(_) | Command::Lsp | Command::Review(_),
+                    Command::Rule(_)
+                    | Command::Harness(_)
+                    | Command::Validate(_)
+                    | Command::Lsp
+                    | Command::Review(_)
+                    | Command::Clean,
                 ) => {
                     let message = "`--format` before the subcommand applies to `check` and `accesses` only";
                     return Err(command.error(clap::error::ErrorKind::ArgumentConflict, message));

@@ -50,6 +50,32 @@ pub struct Table {
     lints: Vec<(String, Level, String)>,
     /// The `[thresholds]` settings.
     thresholds: kernel_lint_lints::Thresholds,
+    /// The settings of the run as a whole.
+    run: RunSettings,
+}
+
+/// Settings of a run rather than of a file: read from `--config`, else from the configuration
+/// found from the current folder; the command line wins over each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSettings {
+    /// `cache-dir`, made absolute against the folder of the file that sets it.
+    pub cache_dir: Option<PathBuf>,
+    /// `max-file-size`.
+    pub max_file_size: Option<crate::limits::MaxFileSize>,
+    /// `file-time-budget`.
+    pub file_time_budget: Option<crate::limits::FileTimeBudget>,
+    /// `jobs`.
+    pub jobs: Option<u16>,
+}
+
+impl RunSettings {
+    /// Each key of `over` that is set wins.
+    fn overlay(&mut self, over: &RunSettings) {
+        self.cache_dir = over.cache_dir.clone().or(self.cache_dir.take());
+        self.max_file_size = over.max_file_size.or(self.max_file_size);
+        self.file_time_budget = over.file_time_budget.or(self.file_time_budget);
+        self.jobs = over.jobs.or(self.jobs);
+    }
 }
 
 /// A `[[kernel]]` entry and where its parts are written.
@@ -199,6 +225,13 @@ struct Metadata {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
+    #[serde(rename = "cache-dir")]
+    cache_dir: Option<Spanned<String>>,
+    #[serde(rename = "max-file-size")]
+    max_file_size: Option<Spanned<String>>,
+    #[serde(rename = "file-time-budget")]
+    file_time_budget: Option<Spanned<String>>,
+    jobs: Option<Spanned<i64>>,
     #[serde(default)]
     kernel: Vec<RawKernel>,
     #[serde(default)]
@@ -223,12 +256,15 @@ struct RawKernel {
 struct Text {
     display: String,
     text: String,
+    /// The folder of the file, against which the paths it gives are read.
+    folder: PathBuf,
 }
 
 impl Text {
     fn read(path: &Path, display: String, what: &str) -> Result<Text, String> {
+        let folder = resolved(path).parent().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::read_to_string(path) {
-            Ok(text) => Ok(Text { display, text }),
+            Ok(text) => Ok(Text { display, text, folder }),
             Err(err) => Err(format!("cannot read {what} `{display}`: {}", io_message(&err))),
         }
     }
@@ -341,6 +377,20 @@ impl<'a> Resolver<'a> {
         let index = self.configs.configs.len() - 1;
         self.keys.insert(key, index);
         Ok(index)
+    }
+
+    /// The run's settings: those of `--config`, else of the configuration found from the
+    /// current folder (a package's keys win over its workspace's).
+    pub fn run_settings(&mut self) -> Result<RunSettings, CliError> {
+        let tables = match self.explicit {
+            Some(table) => vec![table],
+            None => self.current_dir_key()?.levels,
+        };
+        let mut settings = RunSettings::default();
+        for table in tables.iter().filter_map(|&t| self.configs.tables.get(t)) {
+            settings.overlay(&table.run);
+        }
+        Ok(settings)
     }
 
     /// Every configuration resolved.
@@ -564,6 +614,46 @@ fn table(raw: &RawConfig, text: &Text) -> Result<Table, CliError> {
         entries,
         lints,
         thresholds,
+        run: run_settings(raw, text)?,
+    })
+}
+
+/// The run's settings a table gives, each value checked at its place.
+fn run_settings(raw: &RawConfig, text: &Text) -> Result<RunSettings, CliError> {
+    let located =
+        |value: &Spanned<String>, message: String| CliError::Config(text.error_at(Some(value.span()), &message));
+    let max_file_size = raw
+        .max_file_size
+        .as_ref()
+        .map(|v| crate::limits::parse_size(v.get_ref()).map_err(|m| located(v, m)))
+        .transpose()?;
+    let file_time_budget = raw
+        .file_time_budget
+        .as_ref()
+        .map(|v| crate::limits::parse_duration(v.get_ref()).map_err(|m| located(v, m)))
+        .transpose()?;
+    let jobs = raw
+        .jobs
+        .as_ref()
+        .map(|v| {
+            u16::try_from(*v.get_ref()).ok().filter(|&n| n >= 1).ok_or_else(|| {
+                let message = format!("`jobs` is {}, out of range (1 to {})", v.get_ref(), u16::MAX);
+                CliError::Config(text.error_at(Some(v.span()), &message))
+            })
+        })
+        .transpose()?;
+    let cache_dir = match &raw.cache_dir {
+        Some(v) if v.get_ref().trim().is_empty() => {
+            return Err(located(v, "`cache-dir` is empty".to_string()));
+        }
+        Some(v) => Some(text.folder.join(v.get_ref())),
+        None => None,
+    };
+    Ok(RunSettings {
+        cache_dir,
+        max_file_size,
+        file_time_budget,
+        jobs,
     })
 }
 
@@ -707,6 +797,7 @@ mod tests {
         let text = Text {
             display: "k.toml".into(),
             text: text.into(),
+            folder: PathBuf::from("/cfg"),
         };
         let raw: RawConfig = text.parse().map_err(CliError::Config)?;
         table(&raw, &text)
@@ -819,6 +910,33 @@ mod tests {
         let launches =
             "[[kernel]]\nname = \"k\"\n[kernel.params]\nn = 1\n[[kernel]]\nname = \"k\"\n[kernel.params]\nn = 2\n";
         assert!(parse_table(launches).is_ok());
+    }
+
+    #[test]
+    fn run_settings_are_read_at_their_place_and_later_tables_win() {
+        let text = "cache-dir = \"target/kl\"\nmax-file-size = \"1MiB\"\nfile-time-budget = \"250ms\"\njobs = 3\n";
+        let table = parse_table(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            table.run,
+            RunSettings {
+                cache_dir: Some(PathBuf::from("/cfg/target/kl")),
+                max_file_size: Some(crate::limits::MaxFileSize(Some(1_048_576))),
+                file_time_budget: Some(crate::limits::FileTimeBudget(Some(std::time::Duration::from_millis(250)))),
+                jobs: Some(3),
+            }
+        );
+        let mut settings = table.run.clone();
+        let package = parse_table("jobs = 1\n").unwrap_or_else(|e| panic!("{e}"));
+        settings.overlay(&package.run);
+        assert_eq!(settings.jobs, Some(1));
+        assert_eq!(settings.cache_dir, Some(PathBuf::from("/cfg/target/kl")));
+        let err = |text: &str| parse_table(text).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(err("jobs = 70000\n"), "k.toml:1:8: `jobs` is 70000, out of range (1 to 65535)");
+        assert_eq!(err("cache-dir = \" \"\n"), "k.toml:1:13: `cache-dir` is empty");
+        assert_eq!(
+            err("max-file-size = \"1 parsec\"\n"),
+            "k.toml:1:17: unknown unit `parsec` (use B, kB, MB, GB, KiB, MiB, GiB or `none`)"
+        );
     }
 
     #[test]

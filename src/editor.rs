@@ -33,7 +33,7 @@ pub fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError
 }
 
 fn lint(global: &GlobalArgs, args: &AnalyzeArgs, known: Option<Baseline>) -> Result<Status, CliError> {
-    let mut outcome = analysis::analyze(global, &args.paths)?;
+    let mut outcome = analysis::analyze_reusing(global, &args.paths)?;
     if let Some(path) = &args.baseline.write_baseline {
         return baseline::write_reporting(&outcome, path);
     }

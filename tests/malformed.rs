@@ -396,6 +396,63 @@ fn cases() -> Vec<Case> {
             2,
             &["invalid value '10 parsecs' for '--max-file-size <SIZE>': unknown unit `parsecs`"],
         ),
+        // The limits in the configuration, the command line winning.
+        case(
+            "size limit of the configuration",
+            &[("kernel-lint.toml", b"max-file-size = \"99\"\n"), ("k.rs", k)],
+            &["k.rs"],
+            2,
+            &["error: k.rs: file is 100 bytes, over the 99 bytes limit (`--max-file-size` raises it)"],
+        ),
+        case(
+            "size limit of the command line over the configuration's",
+            &[("kernel-lint.toml", b"max-file-size = \"99\"\njobs = 2\n"), ("k.rs", k)],
+            &["--max-file-size", "1MB", "k.rs"],
+            0,
+            &["1 kernel in 1 file"],
+        ),
+        case(
+            "time budget of the configuration",
+            &[("kernel-lint.toml", b"file-time-budget = \"0ms\"\n"), ("k.rs", k)],
+            &["k.rs"],
+            2,
+            &["error: analysis stopped after 0 ms in `fn k` (time budget, `--file-time-budget`)"],
+        ),
+        case(
+            "jobs of the wrong type",
+            &[("kernel-lint.toml", b"jobs = \"four\"\n"), ("k.rs", k)],
+            &["k.rs"],
+            2,
+            &["error: kernel-lint.toml:1:8: invalid type: string \"four\", expected i64"],
+        ),
+        case(
+            "no jobs",
+            &[("kernel-lint.toml", b"jobs = 0\n"), ("k.rs", k)],
+            &["k.rs"],
+            2,
+            &["error: kernel-lint.toml:1:8: `jobs` is 0, out of range (1 to 65535)"],
+        ),
+        case(
+            "size limit of the wrong type",
+            &[("kernel-lint.toml", b"max-file-size = 5\n"), ("k.rs", k)],
+            &["k.rs"],
+            2,
+            &["error: kernel-lint.toml:1:17: invalid type: integer `5`, expected a string"],
+        ),
+        case(
+            "time budget that does not parse",
+            &[("kernel-lint.toml", b"file-time-budget = \"soon\"\n"), ("k.rs", k)],
+            &["k.rs"],
+            2,
+            &["error: kernel-lint.toml:1:20: `soon` is not a time (`10s`, `500ms`, `none`)"],
+        ),
+        case(
+            "cache folder of the wrong type",
+            &[("Cargo.toml", format!("{PACKAGE}[package.metadata.kernel-lint]\ncache-dir = [1]\n").as_bytes()), ("src/lib.rs", k)],
+            &[],
+            2,
+            &["error: Cargo.toml:6:13: invalid type: sequence, expected a string"],
+        ),
     ];
     // Nesting 10,000 and 100,000 deep, in every bracket and in prefix operators.
     for (name, open, close, depth, expect) in [

@@ -143,6 +143,12 @@ pub fn stopped(kernel: Option<&str>) -> String {
     format!("analysis stopped after {budget}{place} (time budget, `--file-time-budget`)")
 }
 
+/// Whether an error message is [`stopped`]'s: the outcome of a race with the clock, not of
+/// the input, so it is never kept for a later run.
+pub fn is_stop(message: &str) -> bool {
+    message.ends_with("(time budget, `--file-time-budget`)")
+}
+
 /// A duration as a person writes it: `10 s`, `1.5 s`, `250 ms`.
 pub fn describe(budget: Duration) -> String {
     let ms = budget.as_millis();

@@ -21,7 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod incremental;
 mod resident;
 mod workers;
-pub use workers::{analyze_only, analyze_parallel};
+pub use workers::{analyze_only, analyze_parallel, analyze_watched, Progress, Unwatched};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;

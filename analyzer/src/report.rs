@@ -8,10 +8,10 @@ use crate::model::layout::FieldOf;
 use crate::source::{FileError, Span, Unsupported};
 use crate::warp::shared::BankPrediction;
 use crate::warp::verdict::Prediction;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Everything found in one file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileReport {
     /// The path as given.
     pub path: String,
@@ -21,7 +21,7 @@ pub struct FileReport {
     /// comment: warnings, not code left unanalyzed.
     pub unsupported: Vec<Unsupported>,
     /// Entry points of dialects that are recognized but not analyzed yet, in source order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unanalyzed: Vec<UnanalyzedKernel>,
     /// Top-level items left out of the analysis (a syntax error, nesting too deep), each with
     /// a located error: the rest of the file is analyzed, but the file still counts as failed.
@@ -29,7 +29,7 @@ pub struct FileReport {
 }
 
 /// One kernel and its accesses.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KernelReport {
     /// Function name.
     pub name: String,
@@ -38,10 +38,10 @@ pub struct KernelReport {
     /// The launch the predictions assume.
     pub launch: ResolvedLaunch,
     /// The host launch `launch` was read from, when its block source is the launch.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_site: Option<LaunchSite>,
     /// Why launches found on the host were not used (a block sized at run time, say).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub launch_notes: Vec<String>,
     /// Its parameters, in order.
     pub params: Vec<KernelParam>,
@@ -52,7 +52,7 @@ pub struct KernelReport {
 }
 
 /// One memory access and what a warp does with it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AccessReport {
     /// The whole access expression.
     pub span: Span,
@@ -77,17 +77,17 @@ pub struct AccessReport {
     pub banks: Option<BankPrediction>,
     /// The file the access is written in, when it is not the kernel's own (a helper or method
     /// of another module).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// The calls followed from the kernel to reach the access, outermost first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub via: Vec<CallSite>,
     /// How many loops enclose the access (0: a warp makes it once per run of the kernel).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub loop_depth: u32,
     /// How many times one warp makes the access in one run of the kernel, when every loop
     /// around it is a range that the launch bounds (1 outside loops).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests_per_warp: Option<f64>,
 }
 
@@ -96,7 +96,7 @@ fn is_zero(n: &u32) -> bool {
 }
 
 /// A call the analysis followed from a kernel into a helper or method.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CallSite {
     /// The function called, as the call names it (`kernel::blur`, `grid.get_node`).
     pub callee: String,

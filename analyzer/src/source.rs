@@ -1,6 +1,6 @@
 //! Source files, the spans that point into them, and the problems located by those spans.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One source file as given by the user: its path as written and its text.
@@ -14,7 +14,7 @@ pub struct SourceFile {
 }
 
 /// A region of a source file: byte offsets plus 1-based line and column of its start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 pub struct Span {
     /// Byte offset of the first character.
     pub start: usize,
@@ -106,7 +106,7 @@ impl SourceFile {
 }
 
 /// Why a file, or an item of it, could not be read or analyzed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileError {
     /// The path as given.
     pub path: String,
@@ -176,12 +176,12 @@ impl SourceFile {
 }
 
 /// Code the analyzer could not see into, at a place in a file.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Unsupported {
     /// Where.
     pub span: Span,
     /// The file, when not the one reported on (a helper of another module).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// What and why, as one lowercase sentence.
     pub message: String,

@@ -1,10 +1,10 @@
 //! The findings model: what a lint reports, independent of how it is rendered.
 
 use kernel_lint_analyzer::Span;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How seriously a lint's findings are taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Not reported.
@@ -41,7 +41,7 @@ impl Level {
 }
 
 /// Whether a fix may be applied without review.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Applicability {
     /// Preserves behaviour; may be applied automatically.
@@ -53,7 +53,7 @@ pub enum Applicability {
 }
 
 /// One text replacement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edit {
     /// The file, as printed (a rewrite may touch a struct defined in another module).
     pub file: String,
@@ -64,7 +64,7 @@ pub struct Edit {
 }
 
 /// A suggested change to the source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fix {
     /// What the fix does, one line.
     pub title: String,
@@ -73,10 +73,10 @@ pub struct Fix {
     /// The replacements, non-overlapping within each file.
     pub edits: Vec<Edit>,
     /// What the analysis predicts once the fix is applied, when it was re-analyzed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gain: Option<Gain>,
     /// What the user must change by hand (the host's buffers, say), one sentence each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub follow_up: Vec<String>,
 }
 
@@ -106,7 +106,7 @@ impl GainUnit {
 }
 
 /// The figures of the rewritten access, before and after, from re-analyzing the fixed source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gain {
     /// What `sectors_before` and `sectors_after` count: sectors, or for a shared-memory access
     /// wavefronts (absent from JSON for sectors).
@@ -121,14 +121,14 @@ pub struct Gain {
     /// Efficiency after, 0 to 1.
     pub efficiency_after: f64,
     /// Estimated DRAM bytes a block moves for the access now (its distinct sectors), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_bytes_before: Option<u64>,
     /// The same after the rewrite.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_bytes_after: Option<u64>,
     /// When the rewrite folds several requests into fewer (a lane's run of loads into one wide
     /// load): the requests of the rewritten code before, and after.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<(u32, u32)>,
     /// One warp's request of the access now, for a picture; not in the JSON report.
     #[serde(skip)]
@@ -139,7 +139,7 @@ pub struct Gain {
 }
 
 /// A span with a message under it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Label {
     /// Where.
     pub span: Span,
@@ -173,6 +173,55 @@ pub struct Diagnostic {
     /// Suggested code changes.
     pub fixes: Vec<Fix>,
     /// What the access costs, for access findings: thresholds and the order of findings use it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impact: Option<crate::impact::Impact>,
+}
+
+/// A diagnostic as read back (from the result cache): its code and name become the
+/// registry's own text, so that no other lint can be named.
+#[derive(Deserialize)]
+struct Stored {
+    code: String,
+    name: String,
+    level: Level,
+    file: String,
+    kernel: String,
+    message: String,
+    primary: Label,
+    secondary: Vec<Label>,
+    help: Option<String>,
+    notes: Vec<String>,
+    fixes: Vec<Fix>,
+    #[serde(default)]
+    impact: Option<crate::impact::Impact>,
+}
+
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Diagnostic, D::Error> {
+        Diagnostic::try_from(Stored::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<Stored> for Diagnostic {
+    type Error = String;
+
+    fn try_from(stored: Stored) -> Result<Diagnostic, String> {
+        let lint = crate::find(&stored.code)
+            .filter(|lint| lint.code == stored.code && lint.name == stored.name)
+            .ok_or_else(|| format!("no lint `{}` named `{}`", stored.code, stored.name))?;
+        Ok(Diagnostic {
+            code: lint.code,
+            name: lint.name,
+            level: stored.level,
+            file: stored.file,
+            kernel: stored.kernel,
+            message: stored.message,
+            primary: stored.primary,
+            secondary: stored.secondary,
+            help: stored.help,
+            notes: stored.notes,
+            fixes: stored.fixes,
+            impact: stored.impact,
+        })
+    }
 }

@@ -3,24 +3,24 @@
 
 use crate::Diagnostic;
 use kernel_lint_analyzer::{AccessReport, KernelReport};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The cost of an access finding, from its prediction and the launch.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Impact {
     /// Predicted efficiency, 0 to 1, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub efficiency: Option<f64>,
     /// Sectors per request beyond the ideal, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wasted_sectors_per_request: Option<f64>,
     /// Loops around the access.
     pub loop_depth: u32,
     /// Requests all warps of one launch make, when the grid and the loops' trip counts are known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests_per_launch: Option<f64>,
     /// `requests_per_launch` times the wasted sectors per request, when both are known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wasted_sectors_per_launch: Option<f64>,
     /// Shared-memory wavefronts per request, when known.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs `fix`.
 pub fn run(global: &GlobalArgs, args: &FixArgs) -> Result<Status, CliError> {
-    let before = analysis::analyze(global, &args.analyze.paths)?;
+    let before = analysis::analyze_reusing(global, &args.analyze.paths)?;
     let diagnostics: Vec<Diagnostic> = before.analyzed().flat_map(|a| a.diagnostics.iter().cloned()).collect();
     let texts = texts(&before, &diagnostics, &workspace_root(global));
     let mut plan = engine::plan(
@@ -57,7 +57,7 @@ pub fn run(global: &GlobalArgs, args: &FixArgs) -> Result<Status, CliError> {
             .count();
         eprintln!("fixed {} ({})", change.path, plural(count, "fix", "fixes"));
     }
-    let after = analysis::analyze(global, &args.analyze.paths)?;
+    let after = analysis::analyze_reusing(global, &args.analyze.paths)?;
     render(global, args, &after)?;
     let remaining = after.analyzed().map(|a| a.diagnostics.len()).sum::<usize>();
     eprintln!(

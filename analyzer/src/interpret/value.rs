@@ -6,7 +6,7 @@ use crate::model::layout::Layout;
 use crate::source::Span;
 
 /// Which memory a pointer or place refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum MemorySpace {
     /// Device global memory.
@@ -19,7 +19,7 @@ pub enum MemorySpace {
 }
 
 /// Whether an access reads or writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
     /// A read.

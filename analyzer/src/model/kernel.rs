@@ -7,7 +7,7 @@ use crate::model::launch::{
 use crate::model::rust_gpu;
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use syn::{Attribute, FnArg, Item, ItemFn, Pat, Type, Visibility};
 
 /// A kernel entry point.
@@ -29,7 +29,7 @@ pub struct Kernel {
 }
 
 /// A parameter of a kernel, as the configuration names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelParam {
     /// The parameter's name.
     pub name: String,
@@ -40,7 +40,7 @@ pub struct KernelParam {
 }
 
 /// The kinds of kernel parameter the configuration's values are checked against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamKind {
     /// `u8` to `u128`, `usize`: no negative value fits.
@@ -95,7 +95,7 @@ impl KernelParam {
 }
 
 /// A GPU dialect whose entry points are recognized but not analyzed yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Dialect {
     /// AMD GPU kernels: `extern "gpu-kernel"`, `extern "amdgpu-kernel"`.
     #[serde(rename = "amdgpu")]
@@ -113,7 +113,7 @@ impl Dialect {
 
 /// An entry point of a recognized dialect that is not analyzed: reported so that its kernels
 /// are not silently taken for free of findings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnanalyzedKernel {
     /// Function name.
     pub name: String,

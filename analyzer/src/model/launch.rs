@@ -1,7 +1,7 @@
 //! Launch configuration: the block (and grid) a kernel runs with, and where it came from.
 
 use crate::source::Span;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Three extents, x fastest.
@@ -11,7 +11,7 @@ pub type Dim3 = [u32; 3];
 pub const DEFAULT_BLOCK: Dim3 = [256, 1, 1];
 
 /// Where the block size of a kernel came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BlockSource {
     /// A `[[kernel]]` entry of the configuration.
@@ -82,7 +82,7 @@ impl LaunchPlan {
 }
 
 /// The launch a kernel is analyzed under.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedLaunch {
     /// Block extents.
     pub block: Dim3,
@@ -93,12 +93,12 @@ pub struct ResolvedLaunch {
     /// Known integer parameter values.
     pub params: BTreeMap<String, i64>,
     /// Known float parameter values; they play no part in addressing.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub float_params: BTreeMap<String, f64>,
 }
 
 /// Where the host launches a kernel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchSite {
     /// The file of the launch, as given.
     pub file: String,

@@ -474,7 +474,7 @@ fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
 }
 
 /// The struct a field access belongs to.
-#[derive(Debug, Clone, serde::Serialize, PartialEq)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct FieldOf {
     /// Struct type name.
     pub type_name: String,

@@ -13,6 +13,23 @@ use std::sync::Mutex;
 
 type Slot = Option<Result<FileReport, FileError>>;
 
+/// Told, from the worker threads, as the analysis of each file starts and ends: what a
+/// progress display shows.
+pub trait Progress: Sync {
+    /// A worker took the file printed as `path`.
+    fn started(&self, path: &str);
+    /// A worker is done with it.
+    fn finished(&self, path: &str);
+}
+
+/// Progress nobody watches.
+pub struct Unwatched;
+
+impl Progress for Unwatched {
+    fn started(&self, _: &str) {}
+    fn finished(&self, _: &str) {}
+}
+
 /// Like [`super::analyze_configured`], on `jobs` workers (at least one, at most one per file),
 /// each on a thread with a stack deep enough for any input the parser accepts.
 pub fn analyze_parallel(
@@ -22,8 +39,20 @@ pub fn analyze_parallel(
     plans: &[&LaunchPlan],
     jobs: usize,
 ) -> Vec<Result<FileReport, FileError>> {
+    analyze_watched(inputs, uses, features, plans, jobs, &Unwatched)
+}
+
+/// Like [`analyze_parallel`], telling `progress` as each file starts and ends.
+pub fn analyze_watched(
+    inputs: Vec<ModuleSource>,
+    uses: &[CrateUse],
+    features: &CrateFeatures,
+    plans: &[&LaunchPlan],
+    jobs: usize,
+    progress: &dyn Progress,
+) -> Vec<Result<FileReport, FileError>> {
     let all: Vec<usize> = (0..inputs.len()).collect();
-    analyze_files(inputs, uses, features, plans, &all, jobs)
+    analyze_files(inputs, uses, features, plans, &all, jobs, progress)
 }
 
 /// The reports of the inputs `wanted` (indices into `inputs`), in that order, with every
@@ -72,6 +101,7 @@ fn analyze_files(
     plans: &[&LaunchPlan],
     wanted: &[usize],
     jobs: usize,
+    progress: &dyn Progress,
 ) -> Vec<Result<FileReport, FileError>> {
     let count = wanted.len();
     let jobs = jobs.clamp(1, count.max(1));
@@ -101,7 +131,10 @@ fn analyze_files(
                                 break;
                             };
                             let plan = plans.get(i).or(plans.last()).copied().unwrap_or(default);
-                            let report = crate::budget::within(&program.files[i].path, || program.report(i, plan));
+                            let path = &program.files[i].path;
+                            progress.started(path);
+                            let report = crate::budget::within(path, || program.report(i, plan));
+                            progress.finished(path);
                             if let Ok(mut slots) = slots.lock() {
                                 slots[at] = Some(report);
                             }

@@ -1,10 +1,10 @@
 //! The verdict types of an access: its class, sectors per request, efficiency and the cases
 //! when the figure depends on a runtime value.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What kind of access pattern a warp makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum AccessClass {
     /// As few sectors as the bytes need.
@@ -46,7 +46,7 @@ impl AccessClass {
 }
 
 /// One outcome when the figure depends on a runtime value.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Case {
     /// The condition, as Rust-like text (`stride == 2`, `offset % 8 == 0`).
     pub condition: String,
@@ -55,7 +55,7 @@ pub struct Case {
 }
 
 /// The warp-level prediction for one global access.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
     /// The verdict.
     pub class: AccessClass,
@@ -76,16 +76,16 @@ pub struct Prediction {
     pub row_length: Option<String>,
     /// The figure counts every lane the guards the analysis reads let through, but data (or a
     /// condition it cannot read) masks some of them off: each request touches at most that.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub upper_bound: bool,
     /// Distinct 32-byte sectors all warps of one block touch together for one execution of the
     /// access (averaged over the blocks and iterations counted): what the block moves from
     /// DRAM when L1 and L2 serve the sectors its warps share. `None` when the block is assumed
     /// or the figure depends on a value that is not known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_footprint_sectors: Option<f64>,
     /// The sectors the block's distinct bytes would need, contiguous and aligned.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_footprint_ideal_sectors: Option<f64>,
     /// The addresses of one representative request, for pictures of the warp; kept out of the
     /// JSON report, whose figures already say what it shows.
@@ -96,7 +96,7 @@ pub struct Prediction {
 /// The byte addresses the 32 lanes of one warp request: the first warp of the block that
 /// makes the request, at the first block and loop iteration counted, under the headline's
 /// alignment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WarpSample {
     /// Which warp of the block (0 for the first).
     pub warp: usize,
