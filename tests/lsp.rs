@@ -553,3 +553,65 @@ fn saving_the_configuration_reads_the_workspace_again() {
     );
     client.shut_down_cleanly();
 }
+
+#[test]
+fn rewrites_are_proven_when_quick_fixes_are_asked_for_and_a_declined_one_says_why() {
+    let dir = workspace();
+    let offset_kernel = "use cuda_std::prelude::*;\nuse cuda_std::thread;\n\n#[kernel]\n\
+        pub unsafe fn read_offset(a: &[f32], out: *mut f32, n: u32, offset: u32) {\n    \
+        let i = thread::index_1d();\n    let k = i + offset;\n    if k < n {\n        \
+        *out.add(i as usize) = a[k as usize];\n    }\n}\n";
+    let path = dir.path().join("src/offset.rs");
+    std::fs::write(&path, offset_kernel).expect("written");
+    let lib = dir.path().join("src/lib.rs");
+    std::fs::write(&lib, format!("pub mod other;\npub mod offset;\n{KERNEL}")).expect("written");
+    let offset_uri = uri(&path);
+    let mut client = Client::start(dir.path());
+    initialize(&mut client, dir.path(), json!({}));
+    open(&mut client, &offset_uri, offset_kernel);
+    // On open, the finding is published before any rewrite of it is tried.
+    let diagnostics = client.diagnostics(&offset_uri);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let finding = diagnostics[0].clone();
+    assert_eq!(finding["code"], "KL003");
+    let message = finding["message"].as_str().expect("text");
+    assert!(
+        message.starts_with("misaligned access to `a[k as usize]`: 5 sectors per request"),
+        "{message}"
+    );
+    assert!(!message.contains("no rewrite is offered"), "{message}");
+
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": { "uri": offset_uri },
+            "range": finding["range"],
+            "context": { "diagnostics": [finding] },
+        }),
+    );
+    // The proof declines every rewrite: no quick fix, and the finding now says why.
+    assert_eq!(actions["result"], json!([]));
+    let again = client.diagnostics(&offset_uri);
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0]["range"], finding["range"]);
+    let message = again[0]["message"].as_str().expect("text");
+    assert!(
+        message.ends_with(
+            "\nnote: no rewrite is offered: the offset `offset` is part of what the kernel computes: no rewrite \
+             of the kernel aligns the run without reading other elements (the host can keep offset % 8 == 0, \
+             or place `a` so that the element at the offset starts a 32-byte sector)"
+        ),
+        "{message}"
+    );
+    // Asking again gives the same answer from the proof already made.
+    let repeated = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": { "uri": offset_uri },
+            "range": finding["range"],
+            "context": { "diagnostics": [again[0]] },
+        }),
+    );
+    assert_eq!(repeated["result"], json!([]));
+    client.shut_down_cleanly();
+}

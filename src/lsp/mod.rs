@@ -245,11 +245,11 @@ impl Server {
     fn analyze(&mut self, path: &Path) {
         let pass = self.state.analyze(path);
         self.log(MessageType::LOG, pass.message());
-        self.publish(path);
+        self.publish(Some(path));
     }
 
-    /// Publishes the diagnostics of `path`, and of every other file whose list changed.
-    fn publish(&mut self, path: &Path) {
+    /// Publishes the diagnostics of `path`, if given, and of every other file whose list changed.
+    fn publish(&mut self, path: Option<&Path>) {
         let mut current: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
         for (file, (findings, errors)) in self.state.findings() {
             let (Some(uri), Some(text)) = (convert::uri_of(&file), self.state.text(&file)) else {
@@ -275,9 +275,11 @@ impl Server {
         for file in gone {
             current.insert(file, Vec::new());
         }
-        current.entry(path.to_path_buf()).or_default();
+        if let Some(path) = path {
+            current.entry(path.to_path_buf()).or_default();
+        }
         for (file, list) in current {
-            if file != path && self.published.get(&file) == Some(&list) {
+            if Some(file.as_path()) != path && self.published.get(&file) == Some(&list) {
                 continue;
             }
             let Some(uri) = convert::uri_of(&file) else {
@@ -427,7 +429,7 @@ impl Server {
         }
     }
 
-    fn code_actions(&self, params: CodeActionParams) -> Value {
+    fn code_actions(&mut self, params: CodeActionParams) -> Value {
         let wanted = params.context.only.as_ref().is_none_or(|kinds| {
             kinds
                 .iter()
@@ -441,6 +443,11 @@ impl Server {
         };
         let start = convert::offset(&text, params.range.start, self.encoding);
         let end = convert::offset(&text, params.range.end, self.encoding);
+        // The findings' rewrites are proven now; where that changed what a finding says (a
+        // note on why no rewrite is offered), its file's diagnostics are published again.
+        if self.state.prove(&path, start, end) {
+            self.publish(None);
+        }
         let actions = actions::quick_fixes(&self.state, &path, start, end, self.encoding);
         serde_json::to_value(actions).unwrap_or(Value::Null)
     }

@@ -39,6 +39,11 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// What could not be analyzed: the file, or items of it (syntax errors).
     pub errors: Vec<FileError>,
+    /// Which diagnostics have had their rewrites proven: a proof re-analyzes the kernel, so it
+    /// is made when an editor asks for the quick fixes of a finding, not on every keystroke.
+    proven: Vec<bool>,
+    /// Whether the file was analyzed alone, outside the kept workspace.
+    alone: bool,
 }
 
 /// One pass of analysis after an event: which files were analyzed, and how long it took.
@@ -256,6 +261,52 @@ impl State {
             .collect()
     }
 
+    /// Proves the rewrites of the findings in file `path` that overlap bytes `start..=end` and
+    /// were not proven yet, wherever their analysis was made (a helper's finding belongs to the
+    /// analysis of its kernel's file). Returns whether any finding was proven: its fixes, or
+    /// the notes that say why no rewrite is offered, have changed.
+    pub fn prove(&mut self, path: &Path, start: usize, end: usize) -> bool {
+        let display = self.display(path);
+        let mut proven_any = false;
+        for analysis in self.analyses.values_mut() {
+            let Some(report) = &analysis.report else {
+                continue;
+            };
+            let wanted: Vec<usize> = (0..analysis.diagnostics.len())
+                .filter(|&i| {
+                    let d = &analysis.diagnostics[i];
+                    let span = d.primary.span;
+                    !analysis.proven[i] && d.file == display && span.start <= end && span.end >= start
+                })
+                .collect();
+            if wanted.is_empty() {
+                continue;
+            }
+            let mut findings: Vec<Diagnostic> = wanted.iter().map(|&i| analysis.diagnostics[i].clone()).collect();
+            match (&self.model, analysis.alone) {
+                (Some(model), false) => {
+                    let plans = model.plans();
+                    attach_fixes(&model.workspace(&plans), report, &mut findings);
+                }
+                _ => {
+                    let (module, config, features) = standalone(&analysis.source);
+                    let workspace = Workspace {
+                        files: vec![(analysis.source.clone(), module.module, &config.plan)],
+                        uses: &[],
+                        features: &features,
+                    };
+                    attach_fixes(&workspace, report, &mut findings);
+                }
+            }
+            for (i, finding) in wanted.into_iter().zip(findings) {
+                analysis.diagnostics[i] = finding;
+                analysis.proven[i] = true;
+            }
+            proven_any = true;
+        }
+        proven_any
+    }
+
     /// Every file some analysis reports on, with its findings and errors.
     pub fn findings(&self) -> BTreeMap<PathBuf, (Vec<&Diagnostic>, Vec<&FileError>)> {
         let mut out: BTreeMap<PathBuf, (Vec<&Diagnostic>, Vec<&FileError>)> = BTreeMap::new();
@@ -283,42 +334,55 @@ impl Model {
             .unwrap_or_else(|| DEFAULT.get_or_init(Config::default))
     }
 
-    /// Reports and lints one file of the kept program, the rewrites of its findings proven.
-    fn analyze(&self, file: usize) -> Analysis {
-        let files = self.program.files();
-        let config = self.settings(file);
-        let plans: Vec<&LaunchPlan> = (0..files.len()).map(|i| &self.settings(i).plan).collect();
-        let workspace = Workspace {
-            files: files
+    /// Each file's launch plan, in the program's order.
+    fn plans(&self) -> Vec<&LaunchPlan> {
+        (0..self.program.files().len())
+            .map(|i| &self.settings(i).plan)
+            .collect()
+    }
+
+    /// The kept program as the rewrites read it.
+    fn workspace<'m>(&'m self, plans: &[&'m LaunchPlan]) -> Workspace<'m> {
+        Workspace {
+            files: self
+                .program
+                .files()
                 .iter()
                 .zip(&self.modules)
-                .zip(&plans)
+                .zip(plans)
                 .map(|((source, module), plan)| (source.clone(), module.clone(), *plan))
                 .collect(),
             uses: &self.uses,
             features: &self.features,
-        };
-        lint(&self.program, file, config, &workspace)
+        }
     }
+
+    /// Reports and lints one file of the kept program; its rewrites are proven on demand.
+    fn analyze(&self, file: usize) -> Analysis {
+        lint(&self.program, file, self.settings(file), false)
+    }
+}
+
+/// What a file outside the workspace is analyzed with: a crate of its own, under the default
+/// configuration.
+fn standalone(source: &SourceFile) -> (ModuleSource, Config, CrateFeatures) {
+    (
+        ModuleSource::standalone(source.clone()),
+        Config::default(),
+        CrateFeatures::new(),
+    )
 }
 
 /// A file outside the workspace: a crate of its own, under the default configuration.
 fn alone(source: SourceFile) -> Analysis {
-    let module = ModuleSource::standalone(source.clone());
-    let program = Program::parse(vec![module.clone()]);
-    let config = Config::default();
-    let features = CrateFeatures::new();
-    let workspace = Workspace {
-        files: vec![(source, module.module, &config.plan)],
-        uses: &[],
-        features: &features,
-    };
-    lint(&program, 0, &config, &workspace)
+    let (module, config, _) = standalone(&source);
+    let program = Program::parse(vec![module]);
+    lint(&program, 0, &config, true)
 }
 
-/// The report of one file, its findings at its configuration's levels after suppressions and
-/// thresholds, and the rewrites that prove out.
-fn lint(program: &Program, file: usize, config: &Config, workspace: &Workspace<'_>) -> Analysis {
+/// The report of one file and its findings at its configuration's levels after suppressions
+/// and thresholds; their rewrites are not proven yet.
+fn lint(program: &Program, file: usize, config: &Config, alone: bool) -> Analysis {
     let source = program.files()[file].clone();
     match program.report(file, &config.plan) {
         Ok(report) => {
@@ -329,12 +393,13 @@ fn lint(program: &Program, file: usize, config: &Config, workspace: &Workspace<'
                 diagnostics: &mut diagnostics,
             }];
             triage::finish(&mut findings, triage::suppressions(program.files()));
-            attach_fixes(workspace, &report, &mut diagnostics);
             Analysis {
                 errors: report.errors.clone(),
                 report: Some(report),
+                proven: vec![false; diagnostics.len()],
                 diagnostics,
                 source,
+                alone,
             }
         }
         Err(err) => Analysis {
@@ -342,6 +407,8 @@ fn lint(program: &Program, file: usize, config: &Config, workspace: &Workspace<'
             report: None,
             diagnostics: Vec::new(),
             errors: vec![err],
+            proven: Vec::new(),
+            alone,
         },
     }
 }
