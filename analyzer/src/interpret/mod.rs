@@ -360,8 +360,6 @@ impl<'a> Interpreter<'a> {
                 None => self.parameter_value(self.scope(), &name, &typed.ty, 0),
             },
         };
-            None => self.parameter_value(self.scope(), &name, &typed.ty, 0),
-        };
         self.bind_pattern(&typed.pat, value);
     }
 
