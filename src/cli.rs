@@ -284,8 +284,8 @@ pub struct GlobalArgs {
     /// When to color the output.
     #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
-    /// Files analyzed at once (default: one per available core); the output is the same for
-    /// any number.
+    /// Files analyzed at once (default: `jobs` of the configuration, else one per available
+    /// core); the output is the same for any number.
     #[arg(long, short = 'j', global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Every `--allow`, `--warn` and `--deny` in command-line order (later ones win).

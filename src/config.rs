@@ -921,7 +921,9 @@ mod tests {
             RunSettings {
                 cache_dir: Some(PathBuf::from("/cfg/target/kl")),
                 max_file_size: Some(crate::limits::MaxFileSize(Some(1_048_576))),
-                file_time_budget: Some(crate::limits::FileTimeBudget(Some(std::time::Duration::from_millis(250)))),
+                file_time_budget: Some(crate::limits::FileTimeBudget(Some(std::time::Duration::from_millis(
+                    250
+                )))),
                 jobs: Some(3),
             }
         );
@@ -931,7 +933,10 @@ mod tests {
         assert_eq!(settings.jobs, Some(1));
         assert_eq!(settings.cache_dir, Some(PathBuf::from("/cfg/target/kl")));
         let err = |text: &str| parse_table(text).err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(err("jobs = 70000\n"), "k.toml:1:8: `jobs` is 70000, out of range (1 to 65535)");
+        assert_eq!(
+            err("jobs = 70000\n"),
+            "k.toml:1:8: `jobs` is 70000, out of range (1 to 65535)"
+        );
         assert_eq!(err("cache-dir = \" \"\n"), "k.toml:1:13: `cache-dir` is empty");
         assert_eq!(
             err("max-file-size = \"1 parsec\"\n"),
