@@ -6,7 +6,7 @@ use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::{
-    analyze_parallel, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
+    analyze_wanted, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
 };
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
@@ -268,8 +268,8 @@ fn run(
         .collect();
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     // Rewrites are analyzed again on a copy of the same program.
-    let workspace = Workspace {
-        files: sources
+    let workspace = Workspace::new(
+        sources
             .iter()
             .zip(&modules)
             .zip(&plans)
@@ -277,8 +277,14 @@ fn run(
             .collect(),
         uses,
         features,
-    };
-    let results = analyze_parallel(program, uses, features, &plans, jobs);
+    );
+    // The other files are read for their names; only the reported ones are analyzed.
+    let wanted: Vec<usize> = (0..read_ok.len()).filter(|&i| read_ok[i].0).collect();
+    let mut reported = analyze_wanted(program, uses, features, &plans, &wanted, jobs).into_iter();
+    let results: Vec<Option<Result<FileReport, FileError>>> = read_ok
+        .iter()
+        .map(|&(is_reported, _)| if is_reported { reported.next() } else { None })
+        .collect();
     // The fixes may edit any file read (a struct defined in another module).
     let all_sources = sources.clone();
     let mut context = Vec::new();
@@ -288,6 +294,9 @@ fn run(
             context.push(source);
             continue;
         }
+        let Some(result) = result else {
+            continue;
+        };
         entries.push(match result {
             Ok(report) => {
                 let diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);

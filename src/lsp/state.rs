@@ -288,16 +288,16 @@ impl Model {
         let files = self.program.files();
         let config = self.settings(file);
         let plans: Vec<&LaunchPlan> = (0..files.len()).map(|i| &self.settings(i).plan).collect();
-        let workspace = Workspace {
-            files: files
-                .iter()
-                .zip(&self.modules)
-                .zip(&plans)
-                .map(|((source, module), plan)| (source.clone(), module.clone(), *plan))
-                .collect(),
-            uses: &self.uses,
-            features: &self.features,
-        };
+        let workspace = Workspace::new(
+            files
+            .iter()
+            .zip(&self.modules)
+            .zip(&plans)
+            .map(|((source, module), plan)| (source.clone(), module.clone(), *plan))
+            .collect(),
+            &self.uses,
+            &self.features,
+        );
         lint(&self.program, file, config, &workspace)
     }
 }
@@ -308,11 +308,11 @@ fn alone(source: SourceFile) -> Analysis {
     let program = Program::parse(vec![module.clone()]);
     let config = Config::default();
     let features = CrateFeatures::new();
-    let workspace = Workspace {
-        files: vec![(source, module.module, &config.plan)],
-        uses: &[],
-        features: &features,
-    };
+    let workspace = Workspace::new(
+        vec![(source, module.module, &config.plan)],
+        &[],
+        &features,
+    );
     lint(&program, 0, &config, &workspace)
 }
 
