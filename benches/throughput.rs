@@ -34,6 +34,7 @@ fn corpus(mixed: bool) -> Corpus {
         kernels,
         mixed,
         seed: 1,
+        ..CorpusSpec::default()
     };
     let stats = write_corpus(&spec, &root).expect("the corpus is written");
     let mut files = Vec::new();

@@ -7,7 +7,7 @@ use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::Progress;
-use kernel_lint_analyzer::{analyze_watched, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
+use kernel_lint_analyzer::{analyze_wanted, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;
@@ -404,8 +404,8 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
     }
     let plans: Vec<&LaunchPlan> = read_ok.iter().map(|&(_, config)| &config_of(config).plan).collect();
     // Rewrites are analyzed again on a copy of the same program.
-    let workspace = Workspace {
-        files: sources
+    let workspace = Workspace::new(
+        sources
             .iter()
             .zip(&modules)
             .zip(&plans)
@@ -413,9 +413,15 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
             .collect(),
         uses,
         features,
-    };
-    progress.phase("analyzing", program.len());
-    let results = analyze_watched(program, uses, features, &plans, settings.jobs, progress);
+    );
+    // The other files are read for their names; only the reported ones are analyzed.
+    let wanted: Vec<usize> = (0..read_ok.len()).filter(|&i| read_ok[i].0).collect();
+    progress.phase("analyzing", wanted.len());
+    let mut reported = analyze_wanted(program, uses, features, &plans, &wanted, settings.jobs, progress).into_iter();
+    let results: Vec<Option<Result<FileReport, FileError>>> = read_ok
+        .iter()
+        .map(|&(is_reported, _)| if is_reported { reported.next() } else { None })
+        .collect();
     // The fixes may edit any file read (a struct defined in another module).
     let all_sources = sources.clone();
     let mut context = Vec::new();
@@ -426,6 +432,9 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
             context.push(source);
             continue;
         }
+        let Some(result) = result else {
+            continue;
+        };
         entries.push(match result {
             Ok(report) => {
                 let diagnostics = check_file_with_fixes(&report, &config_of(config).levels, &all_sources);

@@ -56,6 +56,7 @@ fn a_generated_workspace_gives_the_same_bytes_with_one_or_more_workers() {
         kernels: 60,
         mixed: true,
         seed: 3,
+        ..CorpusSpec::default()
     };
     let stats = write_corpus(&spec, &dir.path().join("ws")).expect("written");
     assert_eq!(stats.kernels, 60);

@@ -8,7 +8,7 @@ use crate::model::kernel::{find_kernels, find_unanalyzed, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
-use crate::parse::ParsedFile;
+use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Unsupported};
 use crate::warp::predict::predict;
@@ -21,7 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod incremental;
 mod resident;
 mod workers;
-pub use workers::{analyze_only, analyze_parallel, analyze_watched, Progress, Unwatched};
+pub use workers::{analyze_only, analyze_parallel, analyze_wanted, analyze_watched, Progress, Unwatched};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;
@@ -61,6 +61,9 @@ pub struct CrateUse {
 pub struct Program {
     files: Vec<SourceFile>,
     parsed: Vec<Result<ParsedFile, FileError>>,
+    /// Files not parsed up front: no entry point, launch or hint can be in them and no name
+    /// of a parsed file reaches them ([`needed_files`]); parsed when reported, never indexed.
+    deferred: Vec<bool>,
     modules: Vec<ModulePath>,
     index: ItemIndex,
     /// The host launches of every file, by kernel name.
@@ -95,9 +98,22 @@ impl Program {
     /// Like [`Program::parse_with`], with the features each crate is compiled with deciding
     /// its `#[cfg]`s.
     pub fn parse_configured(inputs: Vec<ModuleSource>, uses: &[CrateUse], features: &CrateFeatures) -> Program {
+        let all = vec![true; inputs.len()];
+        Program::parse_needed(inputs, uses, features, &all)
+    }
+
+    /// Like [`Program::parse_configured`], parsing and indexing up front only the files
+    /// `needed` marks (all beyond its end); the others are parsed when reported.
+    pub fn parse_needed(
+        inputs: Vec<ModuleSource>,
+        uses: &[CrateUse],
+        features: &CrateFeatures,
+        needed: &[bool],
+    ) -> Program {
         let mut program = Program {
             files: Vec::with_capacity(inputs.len()),
             parsed: Vec::with_capacity(inputs.len()),
+            deferred: Vec::with_capacity(inputs.len()),
             modules: Vec::with_capacity(inputs.len()),
             index: ItemIndex::default(),
             launches: BTreeMap::new(),
@@ -110,7 +126,13 @@ impl Program {
             program.index.set_features(krate, enabled.clone());
         }
         for (i, input) in inputs.into_iter().enumerate() {
-            let parsed = resident::parse(&input.source);
+            let deferred = !needed.get(i).copied().unwrap_or(true);
+            let parsed = if deferred {
+                Err(FileError::without_span(&input.source.path, "not parsed yet"))
+            } else {
+                resident::parse(&input.source)
+            };
+            program.deferred.push(deferred);
             if let Ok(parsed) = &parsed {
                 program.index.add_file(input.module.clone(), i, &parsed.syntax);
             }
@@ -214,9 +236,34 @@ impl Program {
 
     /// The report of every kernel of file `file` under the launch the plan resolves for it.
     pub fn report(&self, file: usize, plan: &LaunchPlan) -> Result<FileReport, FileError> {
+        self.report_of(file, plan, None)
+    }
+
+    /// Like [`Program::report`], with only the kernels named `only` analyzed when given (the
+    /// file's other kernels are left out of the report).
+    pub fn report_of(&self, file: usize, plan: &LaunchPlan, only: Option<&str>) -> Result<FileReport, FileError> {
         let source = self.files.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?;
-        let unanalyzed = find_unanalyzed(source, self.syntax(file).map_err(Clone::clone)?);
-        let (kernels, unsupported) = self.kernels(file, plan);
+        let fresh;
+        let deferred = self.deferred.get(file).copied().unwrap_or(false);
+        let parsed = if deferred {
+            fresh = parse_file(source)?;
+            &fresh
+        } else {
+            self.parsed.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?.as_ref().map_err(Clone::clone)?
+        };
+        let syntax = &parsed.syntax;
+        let unanalyzed = find_unanalyzed(source, syntax);
+        let mut unsupported = Vec::new();
+        let mut kernels = find_kernels(source, syntax, plan, &mut unsupported);
+        if deferred && !kernels.is_empty() {
+            return Err(FileError::without_span(
+                &source.path,
+                "internal error while analyzing this file: a kernel in a file read as host code only",
+            ));
+        }
+        if let Some(only) = only {
+            kernels.retain(|k| k.name == only);
+        }
         let mut reports = Vec::with_capacity(kernels.len());
         for kernel in kernels {
             for launch in self.launches_of(file, &kernel, plan) {
@@ -240,11 +287,7 @@ impl Program {
                 reports.push(report);
             }
         }
-        let mut errors = match self.parsed.get(file) {
-            Some(Ok(parsed)) => parsed.skipped.clone(),
-            _ => Vec::new(),
-        };
-        let syntax = self.syntax(file).map_err(Clone::clone)?;
+        let mut errors = parsed.skipped.clone();
         for (name, span) in crate::model::kernel::find_bodiless(source, &syntax.items) {
             errors.push(FileError::at(
                 &source.path,
@@ -260,6 +303,19 @@ impl Program {
             errors,
         })
     }
+}
+
+/// Which inputs a program must parse up front ([`Program::parse_needed`]): those whose bytes
+/// may hold a kernel entry point, a launch or a hint, the files that define a name one of
+/// them writes (and so on), and the files of the modules above them, through which paths
+/// resolve. The others cannot change any kernel's analysis.
+pub fn needed_files(inputs: &[ModuleSource], uses: &[CrateUse]) -> Vec<bool> {
+    let scans: Vec<std::rc::Rc<crate::parse::scan::FileScan>> = inputs.iter().map(|i| resident::scan(&i.source)).collect();
+    let scans: Vec<&crate::parse::scan::FileScan> = scans.iter().map(|s| &**s).collect();
+    let modules: Vec<ModulePath> = inputs.iter().map(|i| i.module.clone()).collect();
+    let seeds: Vec<bool> = scans.iter().map(|s| s.entry).collect();
+    let names: Vec<(String, String)> = uses.iter().map(|u| (u.name.clone(), u.root.clone())).collect();
+    crate::parse::scan::needed(&scans, &modules, &seeds, &names)
 }
 
 /// The error of a file index that is out of range (a caller's mistake, never the user's).
@@ -320,9 +376,11 @@ impl KernelAnalysis {
                 loop_depth: access.loop_depth,
             })
             .collect();
+        let item = files.get(file).map_or(kernel.span, |f| f.span_of_node(&kernel.item));
         KernelReport {
             name: kernel.name,
             span: kernel.span,
+            item,
             launch: kernel.launch,
             launch_site: None,
             launch_notes: Vec::new(),

@@ -35,6 +35,9 @@ pub struct KernelReport {
     pub name: String,
     /// Span of the function name.
     pub span: Span,
+    /// Span of the whole item, attributes and doc comments included.
+    #[serde(skip)]
+    pub item: Span,
     /// The launch the predictions assume.
     pub launch: ResolvedLaunch,
     /// The host launch `launch` was read from, when its block source is the launch.

@@ -51,7 +51,7 @@ pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [
                         if diagnostic.code == "KL009" {
                             crate::banks::prove(ws, &report.path, at, access, &d)
                         } else {
-                            prove(ws, &report.path, at, access, &d)
+                            prove(ws, report, at, access, &d)
                         }
                     })
                     .clone(),
@@ -147,33 +147,39 @@ fn drafts_for(
 /// the rewritten access, or why the rewrite is not offered.
 pub fn prove(
     ws: &Workspace<'_>,
-    path: &str,
+    report: &FileReport,
     (kernel, nth): (&KernelReport, usize),
     access: &AccessReport,
     draft: &Draft,
 ) -> Result<Fix, Declined> {
+    let path = report.path.as_str();
     let mut by_file: HashMap<String, Vec<Splice>> = HashMap::new();
     for (file, splice) in &draft.splices {
         by_file.entry(file.clone()).or_default().push(splice.clone());
     }
     let mut changed = HashMap::new();
+    let mut order = Vec::new();
     for (file, splices) in &mut by_file {
         splices.sort_by_key(|s| (s.range.start, s.range.end));
         let text = ws
             .text(file)
             .ok_or_else(|| Declined::new(format!("the text of `{file}` was not read")))?;
         let new = edits::apply(text, splices).ok_or_else(|| Declined::new("the rewrite's edits overlap"))?;
-        if let Err(err) = syn::parse_file(&new) {
+        changed.insert(file.clone(), new);
+        order.push(file.clone());
+    }
+    let changed = ws.proof_copy(changed, &by_file, report, &kernel.name);
+    for file in &order {
+        if let Err(err) = syn::parse_file(&changed[file]) {
             return Err(Declined::new(format!(
                 "the rewritten `{file}` does not parse ({err}): the rewrite is not offered"
             )));
         }
-        changed.insert(file.clone(), new);
     }
     let (target_file, target_splice) = &draft.splices[draft.target];
-    let reports = ws.reanalyze(&changed);
-    let new_report = match reports.get(path) {
-        Some(Ok(report)) => report,
+    let reanalyzed = ws.reanalyze_kernel(&changed, path, &kernel.name);
+    let new_report = match reanalyzed.as_ref() {
+        Some(Ok(new_report)) => new_report,
         Some(Err(err)) => {
             return Err(Declined::new(format!(
                 "the rewritten kernel is not analyzed: {}",

@@ -1,10 +1,13 @@
 //! The files an analysis read, kept so that a rewrite can be analyzed the same way.
 
+use crate::edits::Splice;
 use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
     analyze_only, CrateUse, FileError, FileReport, LaunchPlan, ModulePath, ModuleSource, SourceFile,
 };
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Mutex, OnceLock};
 
 /// Every file of a run, with the module it is and the launch plan it was analyzed under.
 pub struct Workspace<'a> {
@@ -14,9 +17,28 @@ pub struct Workspace<'a> {
     pub uses: &'a [CrateUse],
     /// The features each crate is compiled with.
     pub features: &'a CrateFeatures,
+    /// How often each word occurs in all the files, counted once when first needed.
+    words: OnceLock<HashMap<String, usize>>,
+    /// Per file, the kernels a proof in it may leave out (see [`Workspace::proof_copy`]).
+    separable: Mutex<HashMap<String, Vec<(String, Range<usize>)>>>,
 }
 
-impl Workspace<'_> {
+impl<'a> Workspace<'a> {
+    /// The workspace of these files.
+    pub fn new(
+        files: Vec<(SourceFile, ModulePath, &'a LaunchPlan)>,
+        uses: &'a [CrateUse],
+        features: &'a CrateFeatures,
+    ) -> Workspace<'a> {
+        Workspace {
+            files,
+            uses,
+            features,
+            words: OnceLock::new(),
+            separable: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// The text of a file, by its printed path.
     pub fn text(&self, path: &str) -> Option<&str> {
         self.files
@@ -25,9 +47,59 @@ impl Workspace<'_> {
             .map(|(f, ..)| f.text.as_str())
     }
 
-    /// The analysis of the workspace with some files' text replaced: the reports of those
-    /// files, by path (a file that no longer parses gives its error).
-    pub fn reanalyze(&self, changed: &HashMap<String, String>) -> HashMap<String, Result<FileReport, FileError>> {
+    /// The copy of the changed files a proof analyzes: `changed` (the new texts, made by
+    /// `splices` per file from the texts read), with the kernels of `report`'s file other than
+    /// `kernel` blanked byte for byte where no code outside their own item names them (no
+    /// call, launch, `use` or mention reaches them) and no splice touches them. Such a kernel
+    /// cannot change the report of `kernel`, so a proof costs its kernel, not its file. The
+    /// blanked items are the file's own, unchanged, and the file read parses whole (else
+    /// nothing is blanked), so the copy parses exactly when the rewritten file does.
+    pub fn proof_copy(
+        &self,
+        mut changed: HashMap<String, String>,
+        splices: &HashMap<String, Vec<Splice>>,
+        report: &FileReport,
+        kernel: &str,
+    ) -> HashMap<String, String> {
+        let path = report.path.as_str();
+        let blank: Vec<Range<usize>> = self
+            .separable(report)
+            .into_iter()
+            .filter(|(name, _)| name != kernel)
+            .filter_map(|(_, item)| moved(&item, splices.get(path).map_or(&[][..], Vec::as_slice)))
+            .collect();
+        if blank.is_empty() {
+            return changed;
+        }
+        let text = match changed.get(path) {
+            Some(text) => blanked(text, &blank),
+            None => match self.text(path) {
+                Some(text) => blanked(text, &blank),
+                None => return changed,
+            },
+        };
+        changed.insert(path.to_string(), text);
+        changed
+    }
+
+    /// The report of the kernels named `kernel` in file `path` with some files' text replaced
+    /// (every file is read for its names; only that file's kernels of that name are analyzed),
+    /// or its error when it no longer parses; `None` when there is no such file.
+    pub fn reanalyze_kernel(
+        &self,
+        changed: &HashMap<String, String>,
+        path: &str,
+        kernel: &str,
+    ) -> Option<Result<FileReport, FileError>> {
+        self.analyze_changed(changed, &[path], Some(kernel)).remove(path)
+    }
+
+    fn analyze_changed(
+        &self,
+        changed: &HashMap<String, String>,
+        wanted: &[&str],
+        kernel: Option<&str>,
+    ) -> HashMap<String, Result<FileReport, FileError>> {
         let inputs: Vec<ModuleSource> = self
             .files
             .iter()
@@ -40,18 +112,196 @@ impl Workspace<'_> {
             })
             .collect();
         let plans: Vec<&LaunchPlan> = self.files.iter().map(|(.., plan)| *plan).collect();
-        // Only the changed files are analyzed; the others are parsed for their names.
-        let (wanted, paths): (Vec<usize>, Vec<String>) = self
+        // Only the wanted files are analyzed; the others are parsed for their names.
+        let (indices, paths): (Vec<usize>, Vec<String>) = self
             .files
             .iter()
             .enumerate()
-            .filter(|(_, (f, ..))| changed.contains_key(&f.path))
+            .filter(|(_, (f, ..))| wanted.contains(&f.path.as_str()))
             .map(|(i, (f, ..))| (i, f.path.clone()))
             .unzip();
-        analyze_only(inputs, self.uses, self.features, &plans, &wanted)
+        analyze_only(inputs, self.uses, self.features, &plans, &indices, kernel)
             .into_iter()
             .zip(paths)
             .map(|(report, path)| (path, report))
             .collect()
+    }
+
+    /// The kernels of the report's file that no code outside their own item names, with the
+    /// byte range of each item; none when the file read does not parse whole.
+    fn separable(&self, report: &FileReport) -> Vec<(String, Range<usize>)> {
+        let Ok(mut cache) = self.separable.lock() else {
+            return Vec::new();
+        };
+        if let Some(found) = cache.get(&report.path) {
+            return found.clone();
+        }
+        let found = self.find_separable(report);
+        cache.insert(report.path.clone(), found.clone());
+        found
+    }
+
+    fn find_separable(&self, report: &FileReport) -> Vec<(String, Range<usize>)> {
+        let Some(text) = self.text(&report.path) else {
+            return Vec::new();
+        };
+        if syn::parse_file(text).is_err() {
+            return Vec::new();
+        }
+        let words = self.words.get_or_init(|| {
+            let mut counts = HashMap::new();
+            for (file, ..) in &self.files {
+                for word in words_of(&file.text) {
+                    *counts.entry(word.to_string()).or_default() += 1;
+                }
+            }
+            counts
+        });
+        let mut items: Vec<(String, Range<usize>)> = report
+            .kernels
+            .iter()
+            .map(|k| (k.name.clone(), k.item.start..k.item.end))
+            .collect();
+        items.sort_by_key(|(_, item)| (item.start, item.end));
+        items.dedup();
+        // An item inside another (a kernel in a kernel's body) is left alone.
+        let nested: Vec<bool> = items
+            .iter()
+            .map(|(_, a)| {
+                items
+                    .iter()
+                    .any(|(_, b)| b != a && b.start <= a.start && a.end <= b.end)
+            })
+            .collect();
+        items
+            .into_iter()
+            .zip(nested)
+            .filter(|((name, item), nested)| {
+                let own = text
+                    .get(item.clone())
+                    .map_or(usize::MAX, |t| words_of(t).filter(|w| w == name).count());
+                !nested && words.get(name.as_str()) == Some(&own)
+            })
+            .map(|(item, _)| item)
+            .collect()
+    }
+}
+
+/// Where `item` lies in the new text, when no splice touches it.
+fn moved(item: &Range<usize>, splices: &[Splice]) -> Option<Range<usize>> {
+    let mut shift: isize = 0;
+    for s in splices {
+        if s.range.end <= item.start {
+            shift += s.text.len() as isize - s.range.len() as isize;
+        } else if s.range.start < item.end {
+            return None;
+        }
+    }
+    let start = usize::try_from(item.start as isize + shift).ok()?;
+    Some(start..start + item.len())
+}
+
+/// `text` with each range's characters replaced by spaces, line breaks kept: every offset,
+/// line and column of the rest is unchanged.
+fn blanked(text: &str, ranges: &[Range<usize>]) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for range in ranges {
+        if let Some(part) = bytes.get_mut(range.clone()) {
+            for b in part.iter_mut().filter(|b| !matches!(b, b'\n' | b'\r')) {
+                *b = b' ';
+            }
+        }
+    }
+    // Every byte of a multi-byte character was replaced with it, so the text stays UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
+}
+
+/// The identifier-like words of a text outside its comments (a comment names nothing the
+/// analysis follows; words in string literals count): runs of letters, digits and `_`.
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    code_of(text)
+        .into_iter()
+        .flat_map(|part| part.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        .filter(|w| !w.is_empty())
+}
+
+/// The parts of a text that are not comments: `//` to the end of the line, `/* .. */` nested.
+fn code_of(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut parts = Vec::new();
+    let (mut at, mut start) = (0, 0);
+    while at < bytes.len() {
+        match bytes[at] {
+            // The character literal `'"'` starts no string.
+            b'\'' if bytes.get(at + 1) == Some(&b'"') && bytes.get(at + 2) == Some(&b'\'') => at += 3,
+            b'"' => {
+                // A string literal, escapes skipped: a `//` inside it starts no comment.
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+                at += 1;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                parts.push(&text[start..at]);
+                at = text[at..].find('\n').map_or(bytes.len(), |e| at + e);
+                start = at;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                parts.push(&text[start..at]);
+                let mut depth = 0;
+                while at < bytes.len() {
+                    if bytes[at..].starts_with(b"/*") {
+                        depth += 1;
+                        at += 2;
+                    } else if bytes[at..].starts_with(b"*/") {
+                        depth -= 1;
+                        at += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        at += 1;
+                    }
+                }
+                start = at.min(bytes.len());
+            }
+            _ => at += 1,
+        }
+    }
+    if let Some(rest) = text.get(start.min(bytes.len())..) {
+        parts.push(rest);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_in_comments_are_not_counted() {
+        let text = "/// Calls `k`.\nfn f() { /* k /* k */ k */ g(\"// k\"); } // k\nk";
+        assert_eq!(words_of(text).filter(|w| *w == "k").count(), 2);
+    }
+
+    #[test]
+    fn blanking_keeps_offsets_and_lines() {
+        let text = "a\nfn k() { é }\nb";
+        let out = blanked(text, &[2..15]);
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out, "a\n              \nb");
+    }
+
+    #[test]
+    fn an_item_moves_with_the_splices_before_it_and_none_may_touch_it() {
+        let at = |range: Range<usize>, text: &str| Splice {
+            range,
+            text: text.into(),
+        };
+        assert_eq!(moved(&(10..20), &[at(0..0, "abc")]), Some(13..23));
+        assert_eq!(moved(&(10..20), &[at(25..30, "")]), Some(10..20));
+        assert_eq!(moved(&(10..20), &[at(12..14, "x")]), None);
+        assert_eq!(moved(&(10..20), &[at(5..12, "x")]), None);
     }
 }

@@ -84,14 +84,14 @@ fn rewritten_crate(dir: &str, files: &[(&str, &[&str])]) -> Vec<Diagnostic> {
         })
         .collect();
     let plans: Vec<&LaunchPlan> = sources.iter().map(|_| &plan).collect();
-    let ws = Workspace {
-        files: sources
+    let ws = Workspace::new(
+        sources
             .iter()
             .map(|m| (m.source.clone(), m.module.clone(), &plan))
             .collect(),
-        uses: &[],
-        features: &features,
-    };
+        &[],
+        &features,
+    );
     let reports = analyze_configured(sources.clone(), &[], &features, &plans);
     let mut all = Vec::new();
     for report in reports.into_iter().flatten() {
@@ -354,11 +354,11 @@ fn an_aligned_copy_is_declined_for_a_struct_that_is_not_copy() {
     let report = analyze_source(&file, &plan).expect("analyzed");
     let features = CrateFeatures::new();
     let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace {
-        files: vec![(file, module, &plan)],
-        uses: &[],
-        features: &features,
-    };
+    let ws = Workspace::new(
+        vec![(file, module, &plan)],
+        &[],
+        &features,
+    );
     let kernel = report.kernels.iter().find(|k| k.name == "sum").expect("sum");
     let access = kernel
         .accesses

@@ -290,11 +290,11 @@ impl State {
                 }
                 _ => {
                     let (module, config, features) = standalone(&analysis.source);
-                    let workspace = Workspace {
-                        files: vec![(analysis.source.clone(), module.module, &config.plan)],
-                        uses: &[],
-                        features: &features,
-                    };
+                    let workspace = Workspace::new(
+                        vec![(analysis.source.clone(), module.module, &config.plan)],
+                        &[],
+                        &features,
+                    );
                     attach_fixes(&workspace, report, &mut findings);
                 }
             }
@@ -343,18 +343,17 @@ impl Model {
 
     /// The kept program as the rewrites read it.
     fn workspace<'m>(&'m self, plans: &[&'m LaunchPlan]) -> Workspace<'m> {
-        Workspace {
-            files: self
-                .program
+        Workspace::new(
+            self.program
                 .files()
                 .iter()
                 .zip(&self.modules)
                 .zip(plans)
                 .map(|((source, module), plan)| (source.clone(), module.clone(), *plan))
                 .collect(),
-            uses: &self.uses,
-            features: &self.features,
-        }
+            &self.uses,
+            &self.features,
+        )
     }
 
     /// Reports and lints one file of the kept program; its rewrites are proven on demand.

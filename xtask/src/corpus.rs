@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Kernels per kernel file: about 30 lines each.
+/// Kernels per kernel file by default: about 30 lines each.
 const KERNELS_PER_FILE: usize = 10;
 /// Kernel files per folder module.
 const FILES_PER_GROUP: usize = 20;
@@ -25,6 +25,8 @@ pub struct CorpusSpec {
     pub mixed: bool,
     /// Varies names and constants.
     pub seed: u64,
+    /// Kernels written to each kernel file (at least one).
+    pub kernels_per_file: usize,
 }
 
 impl Default for CorpusSpec {
@@ -33,6 +35,7 @@ impl Default for CorpusSpec {
             kernels: 1000,
             mixed: false,
             seed: 1,
+            kernels_per_file: KERNELS_PER_FILE,
         }
     }
 }
@@ -86,7 +89,8 @@ pub fn write_corpus(spec: &CorpusSpec, out: &Path) -> std::io::Result<CorpusStat
 /// The files of the corpus, in a fixed order.
 pub fn generate(spec: &CorpusSpec) -> Vec<GeneratedFile> {
     let mut rng = Rng(spec.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let kernel_files = spec.kernels.div_ceil(KERNELS_PER_FILE);
+    let per_file = spec.kernels_per_file.max(1);
+    let kernel_files = spec.kernels.div_ceil(per_file);
     let groups = kernel_files.div_ceil(FILES_PER_GROUP);
     let mut files = Vec::new();
     let mut lib =
@@ -104,7 +108,7 @@ pub fn generate(spec: &CorpusSpec) -> Vec<GeneratedFile> {
             let mut text = String::from(
                 "use cuda_std::prelude::*;\nuse cuda_std::thread;\n\nuse crate::helpers;\nuse crate::types::*;\n",
             );
-            let count = KERNELS_PER_FILE.min(spec.kernels - kernel);
+            let count = per_file.min(spec.kernels - kernel);
             for _ in 0..count {
                 let name = kernel_name(&mut rng, kernel);
                 text.push('\n');
@@ -479,6 +483,7 @@ mod tests {
             kernels: 25,
             mixed: true,
             seed: 7,
+            ..CorpusSpec::default()
         };
         assert_eq!(generate(&spec), generate(&spec));
     }
@@ -489,6 +494,7 @@ mod tests {
             kernels: 25,
             mixed: true,
             seed: 1,
+            ..CorpusSpec::default()
         };
         let files = generate(&spec);
         let kernels: usize = files.iter().map(|f| f.text.matches("pub unsafe fn").count()).sum();
@@ -497,5 +503,21 @@ mod tests {
         // Three kernel files, nine host-only files beside each.
         assert_eq!(host_only, 27);
         assert!(files.iter().any(|f| f.path == "src/types.rs"));
+    }
+
+    #[test]
+    fn all_kernels_in_one_file() {
+        let spec = CorpusSpec {
+            kernels: 25,
+            kernels_per_file: 25,
+            ..CorpusSpec::default()
+        };
+        let files = generate(&spec);
+        let with_kernels: Vec<usize> = files
+            .iter()
+            .map(|f| f.text.matches("pub unsafe fn").count())
+            .filter(|&n| n > 0)
+            .collect();
+        assert_eq!(with_kernels, vec![25]);
     }
 }

@@ -1,11 +1,11 @@
-//! `cargo run -p xtask -- corpus --kernels 1000 --out DIR [--mixed]`: writes a synthetic kernel
+//! `cargo run -p xtask -- corpus --kernels 1000 --out DIR [--mixed] [--kernels-per-file N]`: writes a synthetic kernel
 //! workspace for benchmarks.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use xtask::corpus::{write_corpus, CorpusSpec};
 
-const USAGE: &str = "usage: xtask corpus --kernels N --out DIR [--mixed] [--seed N]";
+const USAGE: &str = "usage: xtask corpus --kernels N --out DIR [--mixed] [--seed N] [--kernels-per-file N]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -53,6 +53,14 @@ fn parse(args: &[String]) -> Result<(CorpusSpec, PathBuf), String> {
             "--seed" => {
                 let v = value("--seed")?;
                 spec.seed = v.parse().map_err(|_| format!("`--seed {v}`: not a number"))?;
+            }
+            "--kernels-per-file" => {
+                let v = value("--kernels-per-file")?;
+                spec.kernels_per_file = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("`--kernels-per-file {v}`: not a positive count"))?;
             }
             "--out" => out = Some(PathBuf::from(value("--out")?)),
             "--mixed" => spec.mixed = true,

@@ -3,6 +3,7 @@
 
 pub(crate) mod depth;
 mod items;
+pub mod scan;
 mod lex;
 
 use crate::source::{FileError, SourceFile, Span};

@@ -5,9 +5,11 @@
 //! workspace.
 
 use super::ANALYSIS_STACK_BYTES;
+use crate::parse::scan::{scan as scan_text, FileScan};
 use crate::parse::{parse_file, ParsedFile};
 use crate::source::{FileError, SourceFile};
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Sender};
@@ -18,9 +20,33 @@ type Task = Box<dyn FnOnce() + Send>;
 /// A parse kept with the text it was parsed from, by path.
 type Kept = HashMap<String, (String, Result<ParsedFile, FileError>)>;
 
+/// A byte scan kept with the text it was made from, by path.
+type Scanned = HashMap<String, (String, Rc<FileScan>)>;
+
 thread_local! {
     /// The parsed files of this thread, by path: only the resident thread keeps any.
     static PARSED: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    /// The byte scans of this thread, by path: only the resident thread keeps any.
+    static SCANNED: RefCell<Option<Scanned>> = const { RefCell::new(None) };
+}
+
+/// `file` scanned ([`crate::parse::scan`]): from this thread's kept scans when its text is
+/// the same, else scanned now (and kept, on the resident thread).
+pub(super) fn scan(file: &SourceFile) -> Rc<FileScan> {
+    SCANNED.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        let Some(kept) = kept.as_mut() else {
+            return Rc::new(scan_text(&file.text));
+        };
+        if let Some((text, scanned)) = kept.get(&file.path) {
+            if *text == file.text {
+                return Rc::clone(scanned);
+            }
+        }
+        let scanned = Rc::new(scan_text(&file.text));
+        kept.insert(file.path.clone(), (file.text.clone(), Rc::clone(&scanned)));
+        scanned
+    })
 }
 
 static RESIDENT: OnceLock<Option<Mutex<Sender<Task>>>> = OnceLock::new();
@@ -71,6 +97,7 @@ fn start() -> Option<Mutex<Sender<Task>>> {
         .stack_size(ANALYSIS_STACK_BYTES)
         .spawn(move || {
             PARSED.with(|cell| *cell.borrow_mut() = Some(HashMap::new()));
+            SCANNED.with(|cell| *cell.borrow_mut() = Some(HashMap::new()));
             for task in tasks {
                 task();
             }

@@ -3,7 +3,7 @@
 //! files it takes from a shared counter; the reports are put back in input order, so the
 //! output is the same whatever the number of workers and however the files were shared out.
 
-use super::{resident, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use super::{needed_files, resident, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
 use crate::report::FileReport;
 use crate::source::FileError;
@@ -52,7 +52,7 @@ pub fn analyze_watched(
     progress: &dyn Progress,
 ) -> Vec<Result<FileReport, FileError>> {
     let all: Vec<usize> = (0..inputs.len()).collect();
-    analyze_files(inputs, uses, features, plans, &all, jobs, progress)
+    analyze_wanted(inputs, uses, features, plans, &all, jobs, progress)
 }
 
 /// The reports of the inputs `wanted` (indices into `inputs`), in that order, with every
@@ -60,28 +60,33 @@ pub fn analyze_watched(
 /// few files needs, without analyzing the kernels of the others.
 ///
 /// Runs on the resident analysis thread, which parses again only the files whose text it has
-/// not parsed before.
+/// not parsed before. With `kernel`, only the kernels of that name are analyzed and reported.
 pub fn analyze_only(
     inputs: Vec<ModuleSource>,
     uses: &[CrateUse],
     features: &CrateFeatures,
     plans: &[&LaunchPlan],
     wanted: &[usize],
+    kernel: Option<&str>,
 ) -> Vec<Result<FileReport, FileError>> {
     let paths: Vec<String> = wanted
         .iter()
         .map(|&i| inputs.get(i).map_or_else(String::new, |m| m.source.path.clone()))
         .collect();
     let (uses, features, wanted) = (uses.to_vec(), features.clone(), wanted.to_vec());
+    let kernel = kernel.map(str::to_string);
     let plans: Vec<LaunchPlan> = plans.iter().map(|&plan| plan.clone()).collect();
     let analyzed = resident::run(move || {
-        let program = Program::parse_configured(inputs, &uses, &features);
+        let needed = needed_files(&inputs, &uses);
+        let program = Program::parse_needed(inputs, &uses, &features, &needed);
         let default = LaunchPlan::default();
         wanted
             .iter()
             .map(|&i| {
                 let plan = plans.get(i).or(plans.last()).unwrap_or(&default);
-                crate::budget::within(&program.files[i].path, || program.report(i, plan))
+                crate::budget::within(&program.files[i].path, || {
+                    program.report_of(i, plan, kernel.as_deref())
+                })
             })
             .collect::<Vec<_>>()
     });
@@ -94,7 +99,11 @@ pub fn analyze_only(
     })
 }
 
-fn analyze_files(
+/// Like [`analyze_parallel`], reporting only the inputs `wanted` (indices into `inputs`), in
+/// that order: the other files are read for their names. Every worker parses the files that
+/// may hold an entry point and those their names reach ([`needed_files`]); any other file is
+/// parsed only by the worker that reports it.
+pub fn analyze_wanted(
     inputs: Vec<ModuleSource>,
     uses: &[CrateUse],
     features: &CrateFeatures,
@@ -112,6 +121,8 @@ fn analyze_files(
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Slot>> = Mutex::new((0..count).map(|_| None).collect());
     let default = LaunchPlan::default();
+    let needed = needed_files(&inputs, uses);
+    let needed = &needed;
     let mut copies: Vec<Vec<ModuleSource>> = (1..jobs).map(|_| inputs.clone()).collect();
     copies.push(inputs);
     let failures: Vec<String> = std::thread::scope(|scope| {
@@ -124,7 +135,7 @@ fn analyze_files(
                     .name(format!("kernel-lint-analysis-{worker}"))
                     .stack_size(ANALYSIS_STACK_BYTES)
                     .spawn_scoped(scope, move || {
-                        let program = Program::parse_configured(own, uses, features);
+                        let program = Program::parse_needed(own, uses, features, needed);
                         loop {
                             let at = next.fetch_add(1, Ordering::Relaxed);
                             let Some(&i) = wanted.get(at) else {

@@ -184,7 +184,8 @@ pub struct SourceEntry {
     pub standalone: bool,
     /// The modules it is, first the one it is analyzed as, then the others that reach it too.
     pub memberships: Vec<Membership>,
-    /// Why it could not be read or parsed, if so (it is still listed, for the error to be reported).
+    /// Why it could not be read, or its `mod` items parsed, if so (it is still listed, for the
+    /// error to be reported); a file with no `mod` or `include` in its text is not parsed here.
     pub problem: Option<FileProblem>,
 }
 

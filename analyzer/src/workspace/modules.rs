@@ -29,8 +29,13 @@ pub struct ModItem {
     pub include: Option<String>,
 }
 
-/// The `mod` items of a file, or why it could not be parsed (then no items).
+/// The `mod` items of a file, or why it could not be parsed (then no items). A file whose
+/// text has neither the word `mod` nor `include` holds no `mod` item and no `include!`: it is
+/// not parsed here, and its syntax errors are the analysis's to report.
 pub fn extract(file: &SourceFile) -> (Vec<ModItem>, Option<FileProblem>) {
+    if !has_word(&file.text, "mod") && !has_word(&file.text, "include") {
+        return (Vec::new(), None);
+    }
     // Nesting syn would recurse through until the stack overflows: the analyzer's parser
     // leaves out only the items beyond its limits.
     if let Ok(tokens) = file.text.parse::<proc_macro2::TokenStream>() {
@@ -54,6 +59,14 @@ pub fn extract(file: &SourceFile) -> (Vec<ModItem>, Option<FileProblem>) {
             (Vec::new(), Some(problem))
         }
     }
+}
+
+/// Whether `word` stands in `text` on its own, not inside a longer identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(is_word) && !text[at + word.len()..].chars().next().is_some_and(is_word)
+    })
 }
 
 fn collect(file: &SourceFile, items: &[Item], outer_cfg: &[String]) -> Vec<ModItem> {

@@ -170,7 +170,7 @@ fn an_orphan_file_with_a_syntax_error_is_not_included() {
         ("Cargo.toml", PACKAGE),
         ("src/lib.rs", "// mod orphan;\nmod ok;\n"),
         ("src/ok.rs", "pub fn ok() {}\n"),
-        ("src/orphan.rs", "fn broken( {\n"),
+        ("src/orphan.rs", "mod inner {}\nfn broken( {\n"),
     ]);
     let expected = pairs(&[("src/lib.rs", "kern:crate"), ("src/ok.rs", "kern:crate::ok")]);
     assert_eq!(primaries(&discover(&dir)), expected);
@@ -184,16 +184,17 @@ fn an_orphan_file_with_a_syntax_error_is_not_included() {
     let orphan = &asked.files[0];
     assert!(orphan.standalone);
     let problem = orphan.problem.as_ref().expect("a syntax error");
-    assert_eq!(problem.span.map(|s| s.line), Some(1));
+    assert_eq!(problem.span.map(|s| s.line), Some(2));
 }
 
 #[test]
 fn a_syntax_error_in_a_tree_file_is_located_and_the_file_kept() {
     let dir = tree(&[
         ("Cargo.toml", PACKAGE),
-        ("src/lib.rs", "mod bad;\nmod good;\n"),
-        ("src/bad.rs", "fn ok() {}\n\nfn broken( {\n"),
+        ("src/lib.rs", "mod bad;\nmod good;\nmod host;\n"),
+        ("src/bad.rs", "mod ok {}\n\nfn broken( {\n"),
         ("src/good.rs", ""),
+        ("src/host.rs", "fn broken( {\n"),
     ]);
     let ws = discover(&dir);
     assert_eq!(
@@ -202,11 +203,14 @@ fn a_syntax_error_in_a_tree_file_is_located_and_the_file_kept() {
             ("src/lib.rs", "kern:crate"),
             ("src/bad.rs", "kern:crate::bad"),
             ("src/good.rs", "kern:crate::good"),
+            ("src/host.rs", "kern:crate::host"),
         ])
     );
     let bad = ws.file(Path::new("src/bad.rs")).expect("bad");
     assert_eq!(bad.problem.as_ref().and_then(|p| p.span).map(|s| s.line), Some(3));
     assert!(ws.file(Path::new("src/good.rs")).expect("good").problem.is_none());
+    // A file that cannot declare a module is not parsed by the walk; the analysis reports it.
+    assert!(ws.file(Path::new("src/host.rs")).expect("host").problem.is_none());
 }
 
 #[test]

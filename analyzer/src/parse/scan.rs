@@ -1,0 +1,231 @@
+//! What a file may hold, read from its bytes without parsing: whether it can hold a kernel
+//! entry point, a launch site or a launch hint, which names it defines and which it writes.
+//! The program parses up front only the files that can hold an entry point and those whose
+//! names such files reach (see [`needed`]); the scan errs on the side of parsing, since a file
+//! taken for needed only costs a parse.
+
+use std::collections::{HashMap, HashSet};
+
+/// Text that starts every form the analyzer recognizes as a kernel entry point, a launch,
+/// a launch configuration or a `kernel-lint:` comment: `#[kernel]`, `cuda_std::kernel`,
+/// `extern "ptx-kernel"` / `"gpu-kernel"`, `#[spirv(..)]`, `#[cube(launch)]`, `launch!`,
+/// `.launch(..)`, `launch_builder`, `LaunchConfig`, cuda_min's `Param`, cuda-oxide's
+/// `#[cuda_module]`.
+const ENTRY_MARKERS: &[&str] = &["kernel", "launch", "Launch", "spirv", "cube", "Param", "cuda_module"];
+
+/// Keywords whose next word is a name the item defines.
+const DEFINING: &[&str] = &["fn", "struct", "enum", "union", "type", "const", "static", "trait", "mod"];
+
+/// Words skipped between a defining keyword and the name (`static mut X`, `const fn f`).
+const MODIFIERS: &[&str] = &["mut", "fn", "unsafe", "async", "extern", "r"];
+
+/// A file's bytes, read for names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileScan {
+    /// It may hold a kernel entry point, a launch site or a `kernel-lint:` comment.
+    pub entry: bool,
+    /// Names it may define: items, methods, `extern crate` names, and every word of its `use`
+    /// items (an import or re-export defines the name in its module).
+    pub defines: HashSet<String>,
+    /// Words it writes anywhere (comments and strings included), except the names of the
+    /// modules it declares with `mod name`: declaring a module reaches none of its items.
+    pub mentions: HashSet<String>,
+}
+
+/// Scans one file's text.
+pub fn scan(text: &str) -> FileScan {
+    let mut out = FileScan {
+        entry: ENTRY_MARKERS.iter().any(|m| text.contains(m)),
+        ..FileScan::default()
+    };
+    let words: Vec<(usize, &str)> = words(text).collect();
+    let mut i = 0;
+    while i < words.len() {
+        let (at, word) = words[i];
+        // `'static` is a lifetime, not an item.
+        let lifetime = text[..at].ends_with('\'');
+        if word == "use" {
+            // A `use` item ends at its `;`.
+            let end = text[at..].find(';').map_or(text.len(), |e| at + e);
+            while i < words.len() && words[i].0 < end {
+                out.defines.insert(words[i].1.to_string());
+                out.mentions.insert(words[i].1.to_string());
+                i += 1;
+            }
+            continue;
+        }
+        if word == "extern" && words.get(i + 1).is_some_and(|w| w.1 == "crate") {
+            // `extern crate a as b;` defines both names.
+            let end = text[at..].find(';').map_or(text.len(), |e| at + e);
+            while i < words.len() && words[i].0 < end {
+                out.defines.insert(words[i].1.to_string());
+                out.mentions.insert(words[i].1.to_string());
+                i += 1;
+            }
+            continue;
+        }
+        out.mentions.insert(word.to_string());
+        i += 1;
+        if !DEFINING.contains(&word) || lifetime {
+            continue;
+        }
+        while i < words.len() && MODIFIERS.contains(&words[i].1) {
+            out.mentions.insert(words[i].1.to_string());
+            i += 1;
+        }
+        if let Some(&(_, name)) = words.get(i) {
+            out.defines.insert(name.to_string());
+            // A declared module's name is no mention: its items are reached only by a path or
+            // a `use` that writes it again.
+            if word != "mod" {
+                out.mentions.insert(name.to_string());
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The identifier-like words of a text, with their offsets: runs of letters, digits and `_`.
+fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut rest = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        while rest.peek().is_some_and(|&(_, c)| !is_word(c)) {
+            rest.next();
+        }
+        let &(start, _) = rest.peek()?;
+        let mut end = start;
+        while let Some(&(at, c)) = rest.peek() {
+            if !is_word(c) {
+                break;
+            }
+            end = at + c.len_utf8();
+            rest.next();
+        }
+        Some((start, &text[start..end]))
+    })
+}
+
+/// Which files must be parsed for the analysis to resolve every name as it would with all of
+/// them parsed: those that may hold an entry point (`seeds`), then every file that defines a
+/// name some needed file writes and every file of a module above a needed one, until no more
+/// are reached. A file also defines its module's
+/// name (the last segment of `modules[i]`) and, for a crate root, each name code uses for its
+/// crate (`crate_names`). A name reaches an item only if it is written, so a file no needed
+/// file names cannot change a needed file's analysis.
+pub fn needed(scans: &[&FileScan], modules: &[Vec<String>], seeds: &[bool], crate_names: &[(String, String)]) -> Vec<bool> {
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, scan) in scans.iter().enumerate() {
+        for name in &scan.defines {
+            definers.entry(name.as_str()).or_default().push(i);
+        }
+        let own = modules.get(i).map_or(&[][..], Vec::as_slice);
+        if let Some(last) = own.last() {
+            definers.entry(last.as_str()).or_default().push(i);
+        }
+        if own.len() == 1 {
+            for (name, root) in crate_names {
+                if Some(root) == own.first() {
+                    definers.entry(name.as_str()).or_default().push(i);
+                }
+            }
+        }
+    }
+    let mut by_module: HashMap<&[String], Vec<usize>> = HashMap::new();
+    for (i, module) in modules.iter().enumerate() {
+        by_module.entry(module.as_slice()).or_default().push(i);
+    }
+    let mut needed: Vec<bool> = (0..scans.len()).map(|i| seeds.get(i).copied().unwrap_or(true)).collect();
+    let mut queue: Vec<usize> = (0..scans.len()).filter(|&i| needed[i]).collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    while let Some(file) = queue.pop() {
+        // A path resolves from the crate root down: every module above a needed one is read.
+        let own = modules.get(file).map_or(&[][..], Vec::as_slice);
+        for depth in 1..own.len() {
+            for &other in by_module.get(&own[..depth]).map_or(&[][..], Vec::as_slice) {
+                if !needed[other] {
+                    needed[other] = true;
+                    queue.push(other);
+                }
+            }
+        }
+        for word in &scans[file].mentions {
+            if !seen.insert(word.as_str()) {
+                continue;
+            }
+            for &other in definers.get(word.as_str()).map_or(&[][..], Vec::as_slice) {
+                if !needed[other] {
+                    needed[other] = true;
+                    queue.push(other);
+                }
+            }
+        }
+    }
+    needed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(path: &str) -> Vec<String> {
+        path.split("::").map(String::from).collect()
+    }
+
+    #[test]
+    fn entry_points_launches_and_hints_are_seen() {
+        for text in [
+            "#[kernel]\npub unsafe fn k() {}",
+            "pub unsafe extern \"ptx-kernel\" fn k() {}",
+            "fn host() { unsafe { launch!(m.k<<<1, 32, 0, s>>>()) } }",
+            "fn host() { let cfg = LaunchConfig::for_num_elems(4); }",
+            "#[spirv(compute(threads(64)))] pub fn main_cs() {}",
+            "#[cube(launch)] fn k() {}",
+            "// kernel-lint: block(32)\n",
+        ] {
+            assert!(scan(text).entry, "{text}");
+        }
+        assert!(!scan("pub struct Settings { pub names: Vec<String> }").entry);
+    }
+
+    #[test]
+    fn definitions_and_mentions() {
+        let s = scan("mod inner;\nuse crate::types::{Body as B, Cell};\npub static mut COUNT: u32 = 0;\nimpl Grid { pub const fn get(&self) -> u32 { helpers::at(1) } }\n");
+        for name in ["inner", "types", "Body", "B", "Cell", "COUNT", "get"] {
+            assert!(s.defines.contains(name), "{name}");
+        }
+        assert!(!s.mentions.contains("inner"));
+        assert!(!scan("fn f(s: &'static str) {}").defines.contains("str"));
+        for word in ["Grid", "helpers", "at", "types"] {
+            assert!(s.mentions.contains(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn the_closure_follows_names_across_files() {
+        let scans = [
+            scan("#[kernel]\npub unsafe fn k(p: *mut Body) { let v = helpers::at(0); }"),
+            scan("pub fn at(i: u32) -> usize { i as usize }"),
+            scan("pub struct Body { pub x: Vec3 }"),
+            scan("pub struct Vec3 { pub x: f32 }"),
+            scan("pub struct Settings { pub verbose: bool }"),
+            scan("pub mod helpers;\npub mod types;\npub mod math;\npub mod settings;"),
+        ];
+        let modules = [
+            module("c::k"),
+            module("c::helpers"),
+            module("c::types"),
+            module("c::math"),
+            module("c::settings"),
+            module("c"),
+        ];
+        let seeds = [true, false, false, false, false, false];
+        let scans: Vec<&FileScan> = scans.iter().collect();
+        // The crate root is read for the paths that start there; `settings` is named by none.
+        assert_eq!(
+            needed(&scans, &modules, &seeds, &[]),
+            vec![true, true, true, true, false, true]
+        );
+    }
+}

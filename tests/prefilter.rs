@@ -1,0 +1,121 @@
+//! Files that cannot hold a kernel, a launch or a hint are parsed up front only when a name of
+//! a file that can reaches them: a helper of another module is still followed, and a host-only
+//! file with a syntax error is still reported.
+
+use kernel_lint_analyzer::{needed_files, ModuleSource, SourceFile};
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-kernel-lint");
+const PACKAGE: &str = "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+const LIB: &str = "pub mod kernels;\npub mod access;\npub mod settings;\n";
+const KERNELS: &str = "use cuda_std::prelude::*;\nuse crate::access::every_other;\n\n#[kernel]\npub unsafe fn halve(a: &[f32], out: *mut f32) {\n    let i = thread::index_1d() as usize;\n    *out.add(i) = every_other(a, i);\n}\n";
+const ACCESS: &str = "/// The element two steps along.\npub fn every_other(a: &[f32], i: usize) -> f32 {\n    a[i * 2]\n}\n";
+const SETTINGS: &str = "pub struct Settings {\n    pub verbose: bool,\n}\n";
+
+fn write(dir: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+}
+
+fn check_json(dir: &Path) -> (i32, serde_json::Value, String) {
+    let out = Command::new(BIN)
+        .current_dir(dir)
+        .args(["check", "--format", "json", "src"])
+        .output()
+        .expect("runs");
+    let json = serde_json::from_slice(&out.stdout).expect("a JSON document");
+    (
+        out.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn module(path: &str, text: &str, name: &[&str]) -> ModuleSource {
+    ModuleSource {
+        source: SourceFile::new(path, text),
+        module: name.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+#[test]
+fn only_the_files_a_kernel_reaches_are_parsed_up_front() {
+    let inputs = [
+        module("src/lib.rs", LIB, &["c"]),
+        module("src/kernels.rs", KERNELS, &["c", "kernels"]),
+        module("src/access.rs", ACCESS, &["c", "access"]),
+        module("src/settings.rs", SETTINGS, &["c", "settings"]),
+    ];
+    // The root is above a kernel's module; `access` is named by the kernel; nothing names
+    // `Settings`.
+    assert_eq!(needed_files(&inputs, &[]), vec![true, true, true, false]);
+}
+
+#[test]
+fn a_helper_without_a_kernel_called_from_another_file_keeps_its_finding() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write(
+        dir.path(),
+        &[
+            ("Cargo.toml", PACKAGE),
+            ("src/lib.rs", LIB),
+            ("src/kernels.rs", KERNELS),
+            ("src/access.rs", ACCESS),
+            ("src/settings.rs", SETTINGS),
+        ],
+    );
+    let (code, json, _) = check_json(dir.path());
+    assert_eq!(code, 1);
+    let diagnostics = json["diagnostics"].as_array().expect("diagnostics");
+    let found: Vec<(&str, &str, &str, u64)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or(""),
+                d["kernel"].as_str().unwrap_or(""),
+                d["file"].as_str().unwrap_or(""),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(found, vec![("KL001", "halve", "src/access.rs", 3)]);
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("8 sectors per request")),
+        "{}",
+        diagnostics[0]["message"]
+    );
+}
+
+#[test]
+fn a_host_only_file_with_a_syntax_error_is_still_reported() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write(
+        dir.path(),
+        &[
+            ("Cargo.toml", PACKAGE),
+            ("src/lib.rs", LIB),
+            ("src/kernels.rs", KERNELS),
+            ("src/access.rs", ACCESS),
+            ("src/settings.rs", "pub struct Settings {\n    pub verbose: bool,\n\nfn broken( {}\n"),
+        ],
+    );
+    let (code, json, stderr) = check_json(dir.path());
+    assert_eq!(code, 2, "{stderr}");
+    let errors = json["errors"].as_array().map_or(0, Vec::len);
+    let text = format!("{json}{stderr}");
+    assert!(text.contains("src/settings.rs"), "{text}");
+    assert!(errors > 0 || stderr.contains("settings.rs"), "{text}");
+    let codes: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(codes, vec!["KL001"]);
+}
