@@ -14,7 +14,7 @@ pub struct SourceFile {
 }
 
 /// A region of a source file: byte offsets plus 1-based line and column of its start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 pub struct Span {
     /// Byte offset of the first character.
     pub start: usize,

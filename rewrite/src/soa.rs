@@ -656,6 +656,12 @@ pub(crate) fn parameter<'f>(
     let found = syntax::array_parameter(sig, array)
         .ok_or_else(|| Declined::new(format!("`{array}` is not a parameter of `{}`", sig.ident)))?;
     let (arg, style, element) = found?;
+    // A rust-gpu buffer is a descriptor binding: new buffers need bindings the host creates.
+    if arg.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "spirv")) {
+        return Err(Declined::new(format!(
+            "`{array}` is a descriptor binding (`#[spirv(..)]`): one buffer per field needs new bindings that the host's pipeline layout must create too"
+        )));
+    }
     let element = syntax::type_name(element)
         .ok_or_else(|| Declined::new(format!("the element type of `{array}` is not a named struct")))?;
     Ok((arg, style, element))

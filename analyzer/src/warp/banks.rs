@@ -9,7 +9,7 @@ pub const BANKS: i64 = 32;
 pub const BANK_BYTES: i64 = 4;
 
 /// Two lanes of one phase that fall in one bank at different words: why a request conflicts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Collision {
     /// The two lanes, lower first.
     pub lanes: [usize; 2],

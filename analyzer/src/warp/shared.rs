@@ -9,11 +9,11 @@ use super::verdict::round2;
 use crate::algebra::{Atom, Poly, OVERFLOWS};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::ResolvedLaunch;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How the lanes of a warp meet the banks of shared memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum BankClass {
     /// As many wavefronts as phases: no two lanes of a phase in one bank at different words.
@@ -39,7 +39,7 @@ impl BankClass {
 }
 
 /// One outcome when the wavefronts depend on a runtime value.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BankCase {
     /// The condition, as Rust-like text (`stride == 2`).
     pub condition: String,
@@ -48,7 +48,7 @@ pub struct BankCase {
 }
 
 /// The bank-level prediction for one shared-memory access.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BankPrediction {
     /// The verdict.
     pub class: BankClass,
