@@ -223,11 +223,11 @@ fn shared_fixtures_match_the_wavefronts_recorded_on_an_h100() {
         "{text}"
     );
     assert!(
-        text.contains("     2  column_unpadded                20  load      32.000    32.000  within the excess"),
+        text.contains("     2  column_unpadded                 20  load      32.000    32.000  within the excess"),
         "{text}"
     );
     assert!(
-        text.contains("     7  f64_column                     18  load      32.000    32.000  within the excess"),
+        text.contains("     7  f64_column                      18  load      32.000    32.000  within the excess"),
         "{text}"
     );
 }

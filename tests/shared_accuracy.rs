@@ -6,7 +6,8 @@
 //!
 //! The measured wavefronts exceed the whole number the addresses give by up to 0.17 per request,
 //! in conflict-free kernels too: Nsight Compute counts each wavefront beyond one per instruction
-//! as a bank conflict (`bank_conflicts` is exactly `wavefronts - instructions` in every row), and
+//! of 4 bytes as a bank conflict (`bank_conflicts` is exactly `wavefronts - instructions` in
+//! every row but the one of 16-byte loads), and
 //! the shared-memory pipeline also waits on the L1 data banks that the kernels' global loads and
 //! stores fill at the same time (the per-line source counters, which count what the addresses
 //! need, show no excess: `tests/harness.rs`). That excess is the stated tolerance:
@@ -139,8 +140,14 @@ fn predicted(kernel: &KernelReport, op: Op) -> (f64, f64) {
 #[test]
 fn the_measured_conflicts_are_the_wavefronts_beyond_one_per_instruction() {
     for row in measured(H200).into_iter().chain(measured(H100)) {
-        assert_eq!(row.bank_conflicts, row.wavefronts - row.instructions, "{}", row.kernel);
         assert!((row.wavefronts / row.instructions - row.per_request).abs() < 0.001);
+        if (row.kernel.as_str(), row.op, row.instructions) == ("matmulTiled", Op::Load, 41943040.0) {
+            // nvcc's 16-byte broadcast reads (8 per warp and tile step, 1024 blocks of 32 warps,
+            // 32 steps) take 2 wavefronts each, the second not counted as a conflict.
+            assert_eq!(row.wavefronts - row.instructions - row.bank_conflicts, 8.0 * 1024.0 * 32.0 * 32.0);
+            continue;
+        }
+        assert_eq!(row.bank_conflicts, row.wavefronts - row.instructions, "{}", row.kernel);
     }
 }
 
