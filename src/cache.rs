@@ -361,7 +361,7 @@ mod tests {
         assert!(tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55\n"));
         let ignore = std::fs::read_to_string(dir.path().join("c/.gitignore")).unwrap_or_default();
         assert_eq!(ignore, "# Created by kernel-lint.\n*\n");
-        std::fs::write(cache.file(&address.scope), "{\"tool\": 3").unwrap_or_default();
+        std::fs::write(cache.file(&address.scope), "{\"tool\": \"0.1").unwrap_or_default();
         assert!(matches!(cache.lookup(&address), Lookup::Unreadable(m) if m.contains("EOF while parsing")));
         assert_eq!(cache.clean(), Ok(true));
         assert!(!dir.path().join("c").exists());
