@@ -81,7 +81,7 @@ pub struct Fix {
 }
 
 /// What a gain counts per request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum GainUnit {
     /// 32-byte sectors of global memory.

@@ -583,8 +583,9 @@ pub fn prove(
         )));
     }
     let changed = HashMap::from([(path.to_string(), new)]);
-    let reports = ws.reanalyze(&changed);
-    let new_report = match reports.get(path) {
+    // Only the kernel is analyzed again: the others of its file cannot change its figures.
+    let reanalyzed = ws.reanalyze_kernel(&changed, path, &kernel.name);
+    let new_report = match reanalyzed.as_ref() {
         Some(Ok(report)) => report,
         Some(Err(err)) => {
             return Err(Declined::new(format!(
