@@ -5,9 +5,7 @@ use crate::config::{Config, Configs, Resolver};
 use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
-use kernel_lint_analyzer::{
-    analyze_wanted, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
-};
+use kernel_lint_analyzer::{analyze_wanted, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;

@@ -25,9 +25,8 @@ pub use model::launch::{BlockSource, Dim3, LaunchPlan, LaunchSite, LaunchSpec, R
 pub use model::launch_sites::KernelLaunch;
 pub use model::layout::FieldOf;
 pub use pipeline::{
-    analyze_configured, analyze_only, analyze_parallel, analyze_program, analyze_source, analyze_wanted,
-    needed_files, CrateUse, KernelAnalysis,
-    ModuleSource, Program,
+    analyze_configured, analyze_only, analyze_parallel, analyze_program, analyze_source, analyze_wanted, needed_files,
+    CrateUse, KernelAnalysis, ModuleSource, Program,
 };
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};

@@ -290,11 +290,11 @@ impl Model {
         let plans: Vec<&LaunchPlan> = (0..files.len()).map(|i| &self.settings(i).plan).collect();
         let workspace = Workspace::new(
             files
-            .iter()
-            .zip(&self.modules)
-            .zip(&plans)
-            .map(|((source, module), plan)| (source.clone(), module.clone(), *plan))
-            .collect(),
+                .iter()
+                .zip(&self.modules)
+                .zip(&plans)
+                .map(|((source, module), plan)| (source.clone(), module.clone(), *plan))
+                .collect(),
             &self.uses,
             &self.features,
         );
@@ -308,11 +308,7 @@ fn alone(source: SourceFile) -> Analysis {
     let program = Program::parse(vec![module.clone()]);
     let config = Config::default();
     let features = CrateFeatures::new();
-    let workspace = Workspace::new(
-        vec![(source, module.module, &config.plan)],
-        &[],
-        &features,
-    );
+    let workspace = Workspace::new(vec![(source, module.module, &config.plan)], &[], &features);
     lint(&program, 0, &config, &workspace)
 }
 
