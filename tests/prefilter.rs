@@ -10,7 +10,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_cargo-kernel-lint");
 const PACKAGE: &str = "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
 const LIB: &str = "pub mod kernels;\npub mod access;\npub mod settings;\n";
 const KERNELS: &str = "use cuda_std::prelude::*;\nuse crate::access::every_other;\n\n#[kernel]\npub unsafe fn halve(a: &[f32], out: *mut f32) {\n    let i = thread::index_1d() as usize;\n    *out.add(i) = every_other(a, i);\n}\n";
-const ACCESS: &str = "/// The element two steps along.\npub fn every_other(a: &[f32], i: usize) -> f32 {\n    a[i * 2]\n}\n";
+const ACCESS: &str =
+    "/// The element two steps along.\npub fn every_other(a: &[f32], i: usize) -> f32 {\n    a[i * 2]\n}\n";
 const SETTINGS: &str = "pub struct Settings {\n    pub verbose: bool,\n}\n";
 
 fn write(dir: &Path, files: &[(&str, &str)]) {
@@ -102,7 +103,10 @@ fn a_host_only_file_with_a_syntax_error_is_still_reported() {
             ("src/lib.rs", LIB),
             ("src/kernels.rs", KERNELS),
             ("src/access.rs", ACCESS),
-            ("src/settings.rs", "pub struct Settings {\n    pub verbose: bool,\n\nfn broken( {}\n"),
+            (
+                "src/settings.rs",
+                "pub struct Settings {\n    pub verbose: bool,\n\nfn broken( {}\n",
+            ),
         ],
     );
     let (code, json, stderr) = check_json(dir.path());

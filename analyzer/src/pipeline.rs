@@ -249,7 +249,11 @@ impl Program {
             fresh = parse_file(source)?;
             &fresh
         } else {
-            self.parsed.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?.as_ref().map_err(Clone::clone)?
+            self.parsed
+                .get(file)
+                .ok_or_else(|| NO_SUCH_FILE.clone())?
+                .as_ref()
+                .map_err(Clone::clone)?
         };
         let syntax = &parsed.syntax;
         let unanalyzed = find_unanalyzed(source, syntax);
@@ -310,7 +314,8 @@ impl Program {
 /// them writes (and so on), and the files of the modules above them, through which paths
 /// resolve. The others cannot change any kernel's analysis.
 pub fn needed_files(inputs: &[ModuleSource], uses: &[CrateUse]) -> Vec<bool> {
-    let scans: Vec<std::rc::Rc<crate::parse::scan::FileScan>> = inputs.iter().map(|i| resident::scan(&i.source)).collect();
+    let scans: Vec<std::rc::Rc<crate::parse::scan::FileScan>> =
+        inputs.iter().map(|i| resident::scan(&i.source)).collect();
     let scans: Vec<&crate::parse::scan::FileScan> = scans.iter().map(|s| &**s).collect();
     let modules: Vec<ModulePath> = inputs.iter().map(|i| i.module.clone()).collect();
     let seeds: Vec<bool> = scans.iter().map(|s| s.entry).collect();

@@ -15,11 +15,7 @@ fn rewrite_all(text: &str) {
         source: source.clone(),
         module: module.clone(),
     }];
-    let workspace = Workspace::new(
-        vec![(source.clone(), module, &plan)],
-        &[],
-        &features,
-    );
+    let workspace = Workspace::new(vec![(source.clone(), module, &plan)], &[], &features);
     for report in analyze_configured(inputs, &[], &features, &[&plan])
         .into_iter()
         .flatten()

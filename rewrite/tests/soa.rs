@@ -354,11 +354,7 @@ fn an_aligned_copy_is_declined_for_a_struct_that_is_not_copy() {
     let report = analyze_source(&file, &plan).expect("analyzed");
     let features = CrateFeatures::new();
     let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace::new(
-        vec![(file, module, &plan)],
-        &[],
-        &features,
-    );
+    let ws = Workspace::new(vec![(file, module, &plan)], &[], &features);
     let kernel = report.kernels.iter().find(|k| k.name == "sum").expect("sum");
     let access = kernel
         .accesses

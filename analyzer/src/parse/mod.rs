@@ -3,8 +3,8 @@
 
 pub(crate) mod depth;
 mod items;
-pub mod scan;
 mod lex;
+pub mod scan;
 
 use crate::source::{FileError, SourceFile, Span};
 use proc_macro2::TokenTree;

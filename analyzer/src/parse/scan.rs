@@ -14,7 +14,9 @@ use std::collections::{HashMap, HashSet};
 const ENTRY_MARKERS: &[&str] = &["kernel", "launch", "Launch", "spirv", "cube", "Param", "cuda_module"];
 
 /// Keywords whose next word is a name the item defines.
-const DEFINING: &[&str] = &["fn", "struct", "enum", "union", "type", "const", "static", "trait", "mod"];
+const DEFINING: &[&str] = &[
+    "fn", "struct", "enum", "union", "type", "const", "static", "trait", "mod",
+];
 
 /// Words skipped between a defining keyword and the name (`static mut X`, `const fn f`).
 const MODIFIERS: &[&str] = &["mut", "fn", "unsafe", "async", "extern", "r"];
@@ -114,7 +116,12 @@ fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// name (the last segment of `modules[i]`) and, for a crate root, each name code uses for its
 /// crate (`crate_names`). A name reaches an item only if it is written, so a file no needed
 /// file names cannot change a needed file's analysis.
-pub fn needed(scans: &[&FileScan], modules: &[Vec<String>], seeds: &[bool], crate_names: &[(String, String)]) -> Vec<bool> {
+pub fn needed(
+    scans: &[&FileScan],
+    modules: &[Vec<String>],
+    seeds: &[bool],
+    crate_names: &[(String, String)],
+) -> Vec<bool> {
     let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, scan) in scans.iter().enumerate() {
         for name in &scan.defines {
@@ -136,7 +143,9 @@ pub fn needed(scans: &[&FileScan], modules: &[Vec<String>], seeds: &[bool], crat
     for (i, module) in modules.iter().enumerate() {
         by_module.entry(module.as_slice()).or_default().push(i);
     }
-    let mut needed: Vec<bool> = (0..scans.len()).map(|i| seeds.get(i).copied().unwrap_or(true)).collect();
+    let mut needed: Vec<bool> = (0..scans.len())
+        .map(|i| seeds.get(i).copied().unwrap_or(true))
+        .collect();
     let mut queue: Vec<usize> = (0..scans.len()).filter(|&i| needed[i]).collect();
     let mut seen: HashSet<&str> = HashSet::new();
     while let Some(file) = queue.pop() {

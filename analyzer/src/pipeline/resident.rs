@@ -9,9 +9,9 @@ use crate::parse::scan::{scan as scan_text, FileScan};
 use crate::parse::{parse_file, ParsedFile};
 use crate::source::{FileError, SourceFile};
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Mutex, OnceLock};
 

@@ -84,9 +84,7 @@ pub fn analyze_only(
             .iter()
             .map(|&i| {
                 let plan = plans.get(i).or(plans.last()).unwrap_or(&default);
-                crate::budget::within(&program.files[i].path, || {
-                    program.report_of(i, plan, kernel.as_deref())
-                })
+                crate::budget::within(&program.files[i].path, || program.report_of(i, plan, kernel.as_deref()))
             })
             .collect::<Vec<_>>()
     });

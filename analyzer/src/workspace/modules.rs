@@ -65,7 +65,8 @@ pub fn extract(file: &SourceFile) -> (Vec<ModItem>, Option<FileProblem>) {
 fn has_word(text: &str, word: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).any(|(at, _)| {
-        !text[..at].chars().next_back().is_some_and(is_word) && !text[at + word.len()..].chars().next().is_some_and(is_word)
+        !text[..at].chars().next_back().is_some_and(is_word)
+            && !text[at + word.len()..].chars().next().is_some_and(is_word)
     })
 }
 

@@ -15,11 +15,7 @@ pub fn rewritten_under(source: &str, plan: &LaunchPlan) -> Vec<Diagnostic> {
     let mut diagnostics = check_file(&report, &LintLevels::default());
     let features = CrateFeatures::new();
     let module = ModuleSource::standalone(file.clone()).module;
-    let ws = Workspace::new(
-        vec![(file, module, plan)],
-        &[],
-        &features,
-    );
+    let ws = Workspace::new(vec![(file, module, plan)], &[], &features);
     attach_fixes(&ws, &report, &mut diagnostics);
     diagnostics
 }
