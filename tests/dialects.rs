@@ -389,14 +389,10 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
     assert_eq!(
         human,
         "note: 1 kernel in amdgpu is not analyzed yet\n\
-         note: 1 kernel in amdgpu is not analyzed yet\n\
          kernel-lint: 0 kernels in 1 file, 0 global accesses; 0 warnings, 0 notes, 0 errors\n"
     );
     let table = run(&["accesses", OTHER_DIALECTS]);
-    assert_eq!(
-        table,
-        format!("not analyzed  {OTHER_DIALECTS}: amd_fill:13 (amdgpu)\n")
-    );
+    assert_eq!(table, format!("not analyzed  {OTHER_DIALECTS}: amd_fill:13 (amdgpu)\n"));
     let json: serde_json::Value =
         serde_json::from_str(&run(&["accesses", "--format", "json", OTHER_DIALECTS])).expect("json");
     assert_eq!(json["schema"], "kernel-lint/accesses/v1");
@@ -412,12 +408,7 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
             )
         })
         .collect();
-    assert_eq!(
-        listed,
-        [
-            ("amd_fill".to_string(), "amdgpu".to_string(), 13),
-        ]
-    );
+    assert_eq!(listed, [("amd_fill".to_string(), "amdgpu".to_string(), 13),]);
 }
 
 /// The kernels of a CubeCL fixture: (name, block, block source, launch line, accesses as

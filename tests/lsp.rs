@@ -581,17 +581,24 @@ fn rewrites_are_proven_when_quick_fixes_are_asked_for_and_a_declined_one_says_wh
     );
     assert!(!message.contains("no rewrite is offered"), "{message}");
 
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({
+    // The proof is made while the request is answered: the file's diagnostics, now with the
+    // note, are published before the answer.
+    client.next_id += 1;
+    let id = client.next_id;
+    client.send(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "textDocument/codeAction",
+        "params": {
             "textDocument": { "uri": offset_uri },
             "range": finding["range"],
             "context": { "diagnostics": [finding] },
-        }),
-    );
-    // The proof declines every rewrite: no quick fix, and the finding now says why.
-    assert_eq!(actions["result"], json!([]));
+        },
+    }));
     let again = client.diagnostics(&offset_uri);
+    let actions = client.wait_for(|m| m["id"] == id && m.get("method").is_none());
+    // Every rewrite is declined: no quick fix, and the finding now says why.
+    assert_eq!(actions["result"], json!([]));
     assert_eq!(again.len(), 1);
     assert_eq!(again[0]["range"], finding["range"]);
     let message = again[0]["message"].as_str().expect("text");

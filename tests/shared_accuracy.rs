@@ -144,7 +144,10 @@ fn the_measured_conflicts_are_the_wavefronts_beyond_one_per_instruction() {
         if (row.kernel.as_str(), row.op, row.instructions) == ("matmulTiled", Op::Load, 41943040.0) {
             // nvcc's 16-byte broadcast reads (8 per warp and tile step, 1024 blocks of 32 warps,
             // 32 steps) take 2 wavefronts each, the second not counted as a conflict.
-            assert_eq!(row.wavefronts - row.instructions - row.bank_conflicts, 8.0 * 1024.0 * 32.0 * 32.0);
+            assert_eq!(
+                row.wavefronts - row.instructions - row.bank_conflicts,
+                8.0 * 1024.0 * 32.0 * 32.0
+            );
             continue;
         }
         assert_eq!(row.bank_conflicts, row.wavefronts - row.instructions, "{}", row.kernel);

@@ -110,7 +110,7 @@ impl GainUnit {
 pub struct Gain {
     /// What `sectors_before` and `sectors_after` count: sectors, or for a shared-memory access
     /// wavefronts (absent from JSON for sectors).
-    #[serde(skip_serializing_if = "GainUnit::is_sectors")]
+    #[serde(default, skip_serializing_if = "GainUnit::is_sectors")]
     pub unit: GainUnit,
     /// Sectors per request of the access now.
     pub sectors_before: f64,

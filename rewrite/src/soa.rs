@@ -657,7 +657,11 @@ pub(crate) fn parameter<'f>(
         .ok_or_else(|| Declined::new(format!("`{array}` is not a parameter of `{}`", sig.ident)))?;
     let (arg, style, element) = found?;
     // A rust-gpu buffer is a descriptor binding: new buffers need bindings the host creates.
-    if arg.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "spirv")) {
+    if arg
+        .attrs
+        .iter()
+        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "spirv"))
+    {
         return Err(Declined::new(format!(
             "`{array}` is a descriptor binding (`#[spirv(..)]`): one buffer per field needs new bindings that the host's pipeline layout must create too"
         )));
