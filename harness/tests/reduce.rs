@@ -58,7 +58,7 @@ fn rows_survive_a_csv_round_trip() {
     let rows = rows();
     let text = write_csv(&rows).expect("written");
     assert!(text.starts_with(
-        "launch,kernel,file,line,space,op,access_bytes,instructions,requests,sectors,ideal_sectors,source\n"
+        "launch,kernel,file,line,space,op,access_bytes,instructions,requests,sectors,ideal_sectors,wavefronts,ideal_wavefronts,source\n"
     ));
     assert_eq!(read_csv(&text).expect("read back"), rows);
 }

@@ -2,7 +2,6 @@
 //! which are its device helpers (`#[cube]`), and the names under which a launch's line sizes
 //! and element types reach the analysis.
 
-use crate::model::kernel::Kernel;
 use std::collections::BTreeMap;
 use syn::ItemFn;
 
@@ -18,9 +17,9 @@ pub struct CubeArgs {
 
 /// The arguments of a launch that stand for the kernel's parameters: newer CubeCL versions
 /// pass the vector size of every `Vector<F, N>` buffer first, which is returned apart.
-pub fn kernel_arguments<'a, T>(kernel: &Kernel, args: &'a [T]) -> (Option<&'a T>, &'a [T]) {
+pub fn kernel_arguments<'a, T>(sig: &syn::Signature, args: &'a [T]) -> (Option<&'a T>, &'a [T]) {
     match args.split_first() {
-        Some((first, rest)) if rest.len() == kernel.item.sig.inputs.len() => (Some(first), rest),
+        Some((first, rest)) if rest.len() == sig.inputs.len() => (Some(first), rest),
         _ => (None, args),
     }
 }
@@ -28,11 +27,11 @@ pub fn kernel_arguments<'a, T>(kernel: &Kernel, args: &'a [T]) -> (Option<&'a T>
 /// The values a CubeCL launch gives the analysis: the line size of each buffer parameter
 /// ([`line_size_key`]) and the size of each generic element type the launch names as a
 /// primitive ([`type_size_key`]).
-pub fn launch_values(kernel: &Kernel, args: &[Option<i64>], cube: &CubeArgs) -> BTreeMap<String, i64> {
+pub fn launch_values(sig: &syn::Signature, args: &[Option<i64>], cube: &CubeArgs) -> BTreeMap<String, i64> {
     let mut values = BTreeMap::new();
-    let (vector_size, _) = kernel_arguments(kernel, args);
-    let (_, line_sizes) = kernel_arguments(kernel, &cube.line_sizes);
-    let names = kernel.item.sig.inputs.iter().map(|input| match input {
+    let (vector_size, _) = kernel_arguments(sig, args);
+    let (_, line_sizes) = kernel_arguments(sig, &cube.line_sizes);
+    let names = sig.inputs.iter().map(|input| match input {
         syn::FnArg::Typed(t) => match &*t.pat {
             syn::Pat::Ident(i) => Some(i.ident.to_string()),
             _ => None,
@@ -47,7 +46,7 @@ pub fn launch_values(kernel: &Kernel, args: &[Option<i64>], cube: &CubeArgs) -> 
             values.insert(line_size_key(&name), n);
         }
     }
-    let generics = kernel.item.sig.generics.type_params().map(|p| p.ident.to_string());
+    let generics = sig.generics.type_params().map(|p| p.ident.to_string());
     for (generic, ty) in generics.zip(&cube.types) {
         if let Some(size) = primitive_size(ty) {
             values.insert(type_size_key(&generic), size);

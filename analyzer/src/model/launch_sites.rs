@@ -116,7 +116,7 @@ pub fn resolve(
         let mut params = BTreeMap::new();
         let mut own_notes = Vec::new();
         let args = match (&launch.args, &launch.cube) {
-            (Some(args), Some(_)) => Some(cubecl::kernel_arguments(kernel, args).1),
+            (Some(args), Some(_)) => Some(cubecl::kernel_arguments(&kernel.item.sig, args).1),
             (args, None) => args.as_deref(),
             (None, Some(_)) => None,
         };
@@ -148,7 +148,7 @@ pub fn resolve(
             }
         }
         if let (Some(cube), Some(args)) = (&launch.cube, &launch.args) {
-            params.extend(cubecl::launch_values(kernel, args, cube));
+            params.extend(cubecl::launch_values(&kernel.item.sig, args, cube));
         }
         if let Some(spec) = spec {
             params.extend(spec.params.iter().map(|(k, v)| (k.clone(), *v)));

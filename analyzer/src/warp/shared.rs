@@ -163,9 +163,7 @@ pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction
     let shown = headline.unwrap_or(worst);
     let class = if broadcast || !address.is_lane_dependent() {
         BankClass::Broadcast
-    } else if headline.is_some_and(|h| h.degree <= 1) {
-        BankClass::ConflictFree
-    } else if headline.is_none() && results.iter().all(|r| r.1.degree <= 1) {
+    } else if headline.map_or_else(|| results.iter().all(|r| r.1.degree <= 1), |h| h.degree <= 1) {
         BankClass::ConflictFree
     } else {
         BankClass::Conflict

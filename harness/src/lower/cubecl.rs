@@ -86,7 +86,7 @@ impl Context<'_> {
                     .iter()
                     .filter_map(|l| {
                         let args = l.args.as_ref()?;
-                        cubecl::kernel_arguments(kernel, args)
+                        cubecl::kernel_arguments(&kernel.item.sig, args)
                             .1
                             .get(position)
                             .copied()
@@ -109,7 +109,7 @@ impl Context<'_> {
                                 .iter()
                                 .filter_map(|l| {
                                     let cube = l.cube.as_ref()?;
-                                    cubecl::kernel_arguments(kernel, &cube.line_sizes)
+                                    cubecl::kernel_arguments(&kernel.item.sig, &cube.line_sizes)
                                         .1
                                         .get(position)
                                         .cloned()
