@@ -415,7 +415,7 @@ fn the_cli_says_which_kernels_are_not_analyzed() {
 /// (array, op, space, class, sectors per request)), each asserted fully analyzed.
 type CubeRow = (String, Op, MemorySpace, Option<AccessClass>, Option<f64>);
 
-fn cube_fixture(path: &str) -> Vec<(String, [u32; 3], BlockSource, Option<usize>, Vec<CubeRow>)> {
+fn cube_fixture(path: &str) -> Vec<CubeKernel> {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
     let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
     assert!(report.unanalyzed.is_empty(), "{:?}", report.unanalyzed);
@@ -668,3 +668,7 @@ pub fn run<R: Runtime>(client: &ComputeClient<R>, out: &Handle, n: usize) {
         Some((Coalesced, Some(4.0)))
     );
 }
+
+/// A CubeCL kernel of a fixture: name, block, where the block came from, the launch's line,
+/// and its accesses.
+type CubeKernel = (String, [u32; 3], BlockSource, Option<usize>, Vec<CubeRow>);

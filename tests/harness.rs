@@ -284,7 +284,7 @@ fn cubecl_kernels_lower_under_their_launches_to_valid_programs() {
         "cubecl",
     );
     check_with_gxx(&dir.path().join("kernels.cu"));
-    let launches: Vec<(String, serde_json::Value, Vec<(u64, String, Option<f64>)>)> = manifest["launches"]
+    let launches: Vec<PinnedLaunch> = manifest["launches"]
         .as_array()
         .unwrap()
         .iter()
@@ -634,3 +634,6 @@ fn rust_gpu_and_cubecl_fixtures_match_the_recorded_h100_measurements() {
         "{text}"
     );
 }
+
+/// A launch of the manifest: kernel, block, and (line, op, predicted sectors) per global access.
+type PinnedLaunch = (String, serde_json::Value, Vec<(u64, String, Option<f64>)>);

@@ -156,7 +156,7 @@ fn the_measured_conflicts_are_the_wavefronts_beyond_one_per_instruction() {
 
 /// Each row's prediction, checked against the measurement within the excess; rows whose
 /// instruction count is not the predicted request count are returned apart.
-fn compare(file: &str) -> (Vec<(String, Op, f64)>, Vec<(String, Op, f64, f64, f64)>) {
+fn compare(file: &str) -> (Vec<(String, Op, f64)>, Vec<Apart>) {
     let rows = measured(file);
     assert_eq!(rows.len(), 6);
     let mut compared = Vec::new();
@@ -247,3 +247,7 @@ fn the_unpadded_column_is_a_32_way_conflict_between_lanes_0_and_1() {
     let c = load.collision.expect("a collision");
     assert_eq!((c.lanes, c.bank, c.words), ([0, 1], 0, [0, 32]));
 }
+
+/// A row whose instruction count is not the predicted request count: kernel, operation, and
+/// three figures of the comparison.
+type Apart = (String, Op, f64, f64, f64);

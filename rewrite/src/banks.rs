@@ -535,15 +535,17 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     return;
                 }
             }
-            Expr::MethodCall(call) if self.is_name(&call.receiver) => {
-                if matches!(call.method.to_string().as_str(), "add" | "offset") && call.args.len() == 1 {
-                    match self.flat(&call.args[0]) {
-                        Some(u) => self.uses.push(u),
-                        None => self.other = self.other.take().or(Some(self.text(e))),
-                    }
-                    self.visit_expr(&call.args[0]);
-                    return;
+            Expr::MethodCall(call)
+                if self.is_name(&call.receiver)
+                    && matches!(call.method.to_string().as_str(), "add" | "offset")
+                    && call.args.len() == 1 =>
+            {
+                match self.flat(&call.args[0]) {
+                    Some(u) => self.uses.push(u),
+                    None => self.other = self.other.take().or(Some(self.text(e))),
                 }
+                self.visit_expr(&call.args[0]);
+                return;
             }
             Expr::Path(_) if self.is_name(e) => {
                 self.other = self.other.take().or(Some(self.text(e)));

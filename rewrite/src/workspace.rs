@@ -20,8 +20,11 @@ pub struct Workspace<'a> {
     /// How often each word occurs in all the files, counted once when first needed.
     words: OnceLock<HashMap<String, usize>>,
     /// Per file, the kernels a proof in it may leave out (see [`Workspace::proof_copy`]).
-    separable: Mutex<HashMap<String, Vec<(String, Range<usize>)>>>,
+    separable: Mutex<HashMap<String, Vec<Separable>>>,
 }
+
+/// A kernel a proof may leave out: its name and the bytes of its item.
+type Separable = (String, Range<usize>);
 
 impl<'a> Workspace<'a> {
     /// The workspace of these files.
@@ -288,7 +291,7 @@ mod tests {
     #[test]
     fn blanking_keeps_offsets_and_lines() {
         let text = "a\nfn k() { é }\nb";
-        let out = blanked(text, &[2..15]);
+        let out = blanked(text, std::slice::from_ref(&(2..15)));
         assert_eq!(out.len(), text.len());
         assert_eq!(out, format!("a\n{}\nb", " ".repeat(13)));
     }

@@ -94,7 +94,7 @@ impl Context<'_> {
                     })
                     .collect();
                 let [value] = values.into_iter().collect::<Vec<_>>()[..] else {
-                    return self.fail(typed, &format!("comptime `{name}` is not one literal at its launches"));
+                    return self.fail(typed, format!("comptime `{name}` is not one literal at its launches"));
                 };
                 let ident = &binding.ident;
                 let value = syn::LitInt::new(&value.to_string(), proc_macro2::Span::call_site());
@@ -122,7 +122,7 @@ impl Context<'_> {
                                 _ => {
                                     return self.fail(
                                         typed,
-                                        &format!("the line size of `{name}` is not one literal at its launches"),
+                                        format!("the line size of `{name}` is not one literal at its launches"),
                                     )
                                 }
                             };
