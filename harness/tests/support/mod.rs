@@ -80,9 +80,17 @@ fn host_file(program: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     host.push_str(rest);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lowering");
     std::fs::create_dir_all(&dir).expect("directory");
-    // One file a program: tests run in parallel.
+    // One file a program: tests run in parallel, and two of them may write the same program
+    // while g++ reads it, so each is written whole under a name of its own and renamed.
     let file = dir.join(format!("program-{:016x}.cpp", fingerprint(&host)));
-    std::fs::write(&file, host).expect("written");
+    let own = dir.join(format!(
+        "program-{:016x}.{}.{:?}.tmp",
+        fingerprint(&host),
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&own, host).expect("written");
+    std::fs::rename(&own, &file).expect("renamed");
     (file, Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support"))
 }
 
