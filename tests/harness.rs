@@ -3,6 +3,8 @@
 //! measurements recorded on an H200 (`harness/measurements/`), so a change that makes a
 //! prediction wrong fails here.
 
+mod gxx;
+use gxx::check_with_gxx;
 use std::path::Path;
 use std::process::Command;
 
@@ -20,33 +22,6 @@ fn kernel_lint(args: &[&str]) -> std::process::Output {
 
 fn out_dir(name: &str) -> tempfile::TempDir {
     tempfile::Builder::new().prefix(name).tempdir().expect("temp dir")
-}
-
-/// Compiles generated CUDA C++ as host C++: kernel launches become plain calls.
-fn check_with_gxx(program: &Path) {
-    let text = std::fs::read_to_string(program).expect("program");
-    let mut host = String::new();
-    let mut rest = text.as_str();
-    while let Some(start) = rest.find("<<<") {
-        host.push_str(&rest[..start]);
-        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
-        rest = &rest[end..];
-    }
-    host.push_str(rest);
-    let host_file = program.with_extension("host.cpp");
-    std::fs::write(&host_file, host).expect("written");
-    let output = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
-        .arg(root().join("tests/support"))
-        .arg(&host_file)
-        .output()
-        .expect("g++ runs");
-    assert!(
-        output.status.success(),
-        "g++ rejects {}:\n{}",
-        program.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 fn emit(config: Option<&str>, paths: &str, name: &str) -> (tempfile::TempDir, serde_json::Value) {

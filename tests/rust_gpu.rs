@@ -3,6 +3,8 @@
 //! buffers as global memory, uniforms and push constants as values of the dispatch, workgroup
 //! arrays as shared memory.
 
+mod gxx;
+use gxx::check_with_gxx;
 use kernel_lint_analyzer::{
     analyze_source, AccessClass, BlockSource, FileReport, KernelReport, LaunchPlan, LaunchSpec, MemorySpace, Op,
     SourceFile,
@@ -378,33 +380,6 @@ fn the_cli_names_the_attribute_as_the_source_of_the_block() {
         })
         .collect();
     assert_eq!(sources, [("matmul_naive", "attribute"), ("matmul_tiled", "attribute")]);
-}
-
-/// Compiles generated CUDA C++ as host C++ (kernel launches become plain calls) with g++.
-fn check_with_gxx(program: &Path) {
-    let text = std::fs::read_to_string(program).expect("program");
-    let mut host = String::new();
-    let mut rest = text.as_str();
-    while let Some(start) = rest.find("<<<") {
-        host.push_str(&rest[..start]);
-        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
-        rest = &rest[end..];
-    }
-    host.push_str(rest);
-    let host_file = program.with_extension("host.cpp");
-    std::fs::write(&host_file, host).expect("written");
-    let output = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support"))
-        .arg(&host_file)
-        .output()
-        .expect("g++ runs");
-    assert!(
-        output.status.success(),
-        "g++ rejects {}:\n{}",
-        program.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 #[test]

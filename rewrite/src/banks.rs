@@ -586,23 +586,7 @@ pub fn prove(
     }
     let changed = HashMap::from([(path.to_string(), new)]);
     // Only the kernel is analyzed again: the others of its file cannot change its figures.
-    let reanalyzed = ws.reanalyze_kernel(&changed, path, &kernel.name);
-    let new_report = match reanalyzed.as_ref() {
-        Some(Ok(report)) => report,
-        Some(Err(err)) => {
-            return Err(Declined::new(format!(
-                "the rewritten kernel is not analyzed: {}",
-                err.message
-            )))
-        }
-        None => return Err(Declined::new("the rewritten file was not analyzed")),
-    };
-    let new_kernel = new_report
-        .kernels
-        .iter()
-        .filter(|k| k.name == kernel.name)
-        .nth(nth)
-        .ok_or_else(|| Declined::new("the rewritten kernel was not found by the analysis"))?;
+    let new_kernel = crate::proof::reanalyzed_kernel(ws, &changed, path, &kernel.name, nth)?;
     let counterpart = |a: &AccessReport| -> Option<&AccessReport> {
         let moved = edits::map_offset(a.span.start, &splices).ok()?;
         new_kernel

@@ -143,6 +143,30 @@ fn drafts_for(
     drafts
 }
 
+/// The `nth` report of kernel `name` of file `path` (the same launch of the kernel) once the
+/// files of `changed` have their new text: only that kernel is analyzed again.
+pub(crate) fn reanalyzed_kernel(
+    ws: &Workspace<'_>,
+    changed: &HashMap<String, String>,
+    path: &str,
+    name: &str,
+    nth: usize,
+) -> Result<KernelReport, Declined> {
+    match ws.reanalyze_kernel(changed, path, name) {
+        Some(Ok(report)) => report
+            .kernels
+            .into_iter()
+            .filter(|k| k.name == name)
+            .nth(nth)
+            .ok_or_else(|| Declined::new("the rewritten kernel was not found by the analysis")),
+        Some(Err(err)) => Err(Declined::new(format!(
+            "the rewritten kernel is not analyzed: {}",
+            err.message
+        ))),
+        None => Err(Declined::new("the rewritten file was not analyzed")),
+    }
+}
+
 /// Applies a draft to a copy of the workspace and analyzes it again: a fix with the gain of
 /// the rewritten access, or why the rewrite is not offered.
 pub fn prove(
@@ -177,24 +201,7 @@ pub fn prove(
         }
     }
     let (target_file, target_splice) = &draft.splices[draft.target];
-    let reanalyzed = ws.reanalyze_kernel(&changed, path, &kernel.name);
-    let new_report = match reanalyzed.as_ref() {
-        Some(Ok(new_report)) => new_report,
-        Some(Err(err)) => {
-            return Err(Declined::new(format!(
-                "the rewritten kernel is not analyzed: {}",
-                err.message
-            )))
-        }
-        None => return Err(Declined::new("the rewritten file was not analyzed")),
-    };
-    // The same launch of the kernel: the n-th report of that name.
-    let new_kernel = new_report
-        .kernels
-        .iter()
-        .filter(|k| k.name == kernel.name)
-        .nth(nth)
-        .ok_or_else(|| Declined::new("the rewritten kernel was not found by the analysis"))?;
+    let new_kernel = reanalyzed_kernel(ws, &changed, path, &kernel.name, nth)?;
     let splices = &by_file[target_file];
     let index = splices
         .iter()
@@ -218,11 +225,11 @@ pub fn prove(
             rewritten_text(&changed, target_file, rewritten)
         ))
     })?;
-    let (old_region, new_region) = no_access_worse(kernel, new_kernel, &by_file, path)?;
+    let (old_region, new_region) = no_access_worse(kernel, &new_kernel, &by_file, path)?;
     // Fewer sectors per request; or, for a run of accesses folded into one wide access (which
     // may touch as many sectors per request, or more), fewer sectors in all its requests; or as
     // many per request in a region that touches fewer in all (one whole copy per element).
-    let requests = folded_requests(kernel, new_kernel, &by_file, path, access.op);
+    let requests = folded_requests(kernel, &new_kernel, &by_file, path, access.op);
     let fewer_together = requests.is_some_and(|(old, new)| after.0 * f64::from(new) < before.0 * f64::from(old));
     let fewer_in_region = after.0 == before.0 && new_region < old_region;
     if after.0 >= before.0 && !fewer_together && !fewer_in_region {
