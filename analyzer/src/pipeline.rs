@@ -4,9 +4,9 @@
 
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{ItemIndex, ModulePath};
-use crate::model::kernel::{find_kernels, find_unanalyzed, Kernel};
+use crate::model::kernel::{find_kernels, find_unanalyzed, kernel_names, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
-use crate::model::launch_sites::{self, HostLaunch, KernelLaunch};
+use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
@@ -70,6 +70,10 @@ pub struct Program {
     launches: BTreeMap<String, Vec<HostLaunch>>,
     /// How many kernels of all files have each name.
     kernel_names: BTreeMap<String, usize>,
+    /// The names of each file's kernels, so that one file's can be taken back out.
+    file_kernels: Vec<Vec<String>>,
+    /// Each file's host launches and the constants they read, while those still hold.
+    file_launches: Vec<Option<(Vec<HostLaunch>, ConstAnswers)>>,
 }
 
 /// A kernel's interpreted body and the prediction for each of its accesses, in order.
@@ -118,6 +122,8 @@ impl Program {
             index: ItemIndex::default(),
             launches: BTreeMap::new(),
             kernel_names: BTreeMap::new(),
+            file_kernels: Vec::new(),
+            file_launches: Vec::new(),
         };
         for u in uses {
             program.index.add_dependency(&u.from, &u.name, &u.root);
@@ -130,7 +136,7 @@ impl Program {
             let parsed = if deferred {
                 Err(FileError::without_span(&input.source.path, "not parsed yet"))
             } else {
-                resident::parse(&input.source)
+                parse_file(&input.source)
             };
             program.deferred.push(deferred);
             if let Ok(parsed) = &parsed {
@@ -142,18 +148,48 @@ impl Program {
         }
         // Launches are read once every module is indexed: their values may name constants of
         // any crate.
-        for file in 0..program.files.len() {
-            let (Some(source), Ok(syntax)) = (program.files.get(file), program.syntax(file)) else {
-                continue;
-            };
-            for launch in launch_sites::scan(source, syntax, program.scope(file)) {
-                program.launches.entry(launch.kernel.clone()).or_default().push(launch);
+        program.link();
+        program
+    }
+
+    /// Reads the host launches and counts the kernel names of every parsed file.
+    fn link(&mut self) {
+        self.read_launches();
+        self.kernel_names.clear();
+        self.file_kernels.clear();
+        for file in 0..self.files.len() {
+            let names = self.syntax(file).map(|s| kernel_names(&s.items)).unwrap_or_default();
+            for name in &names {
+                *self.kernel_names.entry(name.clone()).or_default() += 1;
             }
-            for kernel in program.kernels(file, &LaunchPlan::default()).0 {
-                *program.kernel_names.entry(kernel.name).or_default() += 1;
+            self.file_kernels.push(names);
+        }
+    }
+
+    /// The host launches of every parsed file by kernel, in file order: each file's as read
+    /// before while the constants its launches read keep their values, else read again.
+    fn read_launches(&mut self) {
+        self.file_launches.resize_with(self.files.len(), || None);
+        for file in 0..self.files.len() {
+            let scope = self.scope(file);
+            if (self.file_launches[file].as_ref()).is_some_and(|(_, read)| launch_sites::answers_hold(read, scope)) {
+                continue;
+            }
+            let found = match (self.files.get(file), self.syntax(file)) {
+                (Some(source), Ok(syntax)) => Some(launch_sites::scan_recorded(source, syntax, scope)),
+                _ => None,
+            };
+            self.file_launches[file] = found;
+        }
+        self.launches.clear();
+        for (found, _) in self.file_launches.iter().flatten() {
+            for launch in found {
+                self.launches
+                    .entry(launch.kernel.clone())
+                    .or_default()
+                    .push(launch.clone());
             }
         }
-        program
     }
 
     /// The launches kernel `kernel` of file `file` is analyzed under, with the host launch

@@ -586,7 +586,7 @@ pub fn prove(
     }
     let changed = HashMap::from([(path.to_string(), new)]);
     // Only the kernel is analyzed again: the others of its file cannot change its figures.
-    let new_kernel = crate::proof::reanalyzed_kernel(ws, &changed, path, &kernel.name, nth)?;
+    let new_kernel = ws.reanalyzed_kernel(&changed, path, &kernel.name, nth)?;
     let counterpart = |a: &AccessReport| -> Option<&AccessReport> {
         let moved = edits::map_offset(a.span.start, &splices).ok()?;
         new_kernel

@@ -143,30 +143,6 @@ fn drafts_for(
     drafts
 }
 
-/// The `nth` report of kernel `name` of file `path` (the same launch of the kernel) once the
-/// files of `changed` have their new text: only that kernel is analyzed again.
-pub(crate) fn reanalyzed_kernel(
-    ws: &Workspace<'_>,
-    changed: &HashMap<String, String>,
-    path: &str,
-    name: &str,
-    nth: usize,
-) -> Result<KernelReport, Declined> {
-    match ws.reanalyze_kernel(changed, path, name) {
-        Some(Ok(report)) => report
-            .kernels
-            .into_iter()
-            .filter(|k| k.name == name)
-            .nth(nth)
-            .ok_or_else(|| Declined::new("the rewritten kernel was not found by the analysis")),
-        Some(Err(err)) => Err(Declined::new(format!(
-            "the rewritten kernel is not analyzed: {}",
-            err.message
-        ))),
-        None => Err(Declined::new("the rewritten file was not analyzed")),
-    }
-}
-
 /// Applies a draft to a copy of the workspace and analyzes it again: a fix with the gain of
 /// the rewritten access, or why the rewrite is not offered.
 pub fn prove(
@@ -201,7 +177,7 @@ pub fn prove(
         }
     }
     let (target_file, target_splice) = &draft.splices[draft.target];
-    let new_kernel = reanalyzed_kernel(ws, &changed, path, &kernel.name, nth)?;
+    let new_kernel = ws.reanalyzed_kernel(&changed, path, &kernel.name, nth)?;
     let splices = &by_file[target_file];
     let index = splices
         .iter()

@@ -1,9 +1,10 @@
 //! The files an analysis read, kept so that a rewrite can be analyzed the same way.
 
+use crate::draft::Declined;
 use crate::edits::Splice;
 use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
-    analyze_only, CrateUse, FileError, FileReport, LaunchPlan, ModulePath, ModuleSource, SourceFile,
+    analyze_only, CrateUse, FileError, FileReport, KernelReport, LaunchPlan, ModulePath, ModuleSource, SourceFile,
 };
 use std::collections::HashMap;
 use std::ops::Range;
@@ -95,6 +96,30 @@ impl<'a> Workspace<'a> {
         kernel: &str,
     ) -> Option<Result<FileReport, FileError>> {
         self.analyze_changed(changed, &[path], Some(kernel)).remove(path)
+    }
+
+    /// The `nth` report of kernel `name` of file `path` (the same launch of the kernel) once
+    /// the files of `changed` have their new text: only that kernel is analyzed again.
+    pub(crate) fn reanalyzed_kernel(
+        &self,
+        changed: &HashMap<String, String>,
+        path: &str,
+        name: &str,
+        nth: usize,
+    ) -> Result<KernelReport, Declined> {
+        match self.reanalyze_kernel(changed, path, name) {
+            Some(Ok(report)) => report
+                .kernels
+                .into_iter()
+                .filter(|k| k.name == name)
+                .nth(nth)
+                .ok_or_else(|| Declined::new("the rewritten kernel was not found by the analysis")),
+            Some(Err(err)) => Err(Declined::new(format!(
+                "the rewritten kernel is not analyzed: {}",
+                err.message
+            ))),
+            None => Err(Declined::new("the rewritten file was not analyzed")),
+        }
     }
 
     fn analyze_changed(

@@ -4,7 +4,7 @@
 
 use super::cfg;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use syn::{Expr, Item, Type};
 
 /// Where an item lives: the crate's name, then the modules down to it (`["common", "kernel"]`).
@@ -180,6 +180,16 @@ impl ItemIndex {
             child.push(name);
             self.add_items(child, file, &items);
         }
+    }
+
+    /// Forgets the items a file that is module `module` added: its own and those of the inline
+    /// modules written in it. The modules below it that `files` (the modules of the other
+    /// files) holds, and the modules below those, are other files' and are kept.
+    pub fn remove_file_items(&mut self, module: &ModulePath, files: &HashSet<ModulePath>) {
+        self.resolved.get_mut().clear();
+        self.modules.retain(|key, _| {
+            !key.starts_with(module) || (module.len() + 1..=key.len()).any(|len| files.contains(&key[..len]))
+        });
     }
 
     /// Forgets every module's items, keeping the crates' dependencies and features, so that

@@ -330,6 +330,14 @@ fn hint_problem(file: &SourceFile, comment: &Comment, message: &str) -> Unsuppor
     }
 }
 
+/// The names of the kernels among `items` (inline modules included), in source order: what
+/// counting kernels of one name needs, without building each kernel.
+pub fn kernel_names(items: &[Item]) -> Vec<String> {
+    let mut found = Vec::new();
+    collect(items, &mut Vec::new(), &mut found);
+    found.into_iter().map(|(_, f)| f.sig.ident.to_string()).collect()
+}
+
 fn collect<'a>(items: &'a [Item], path: &mut Vec<String>, out: &mut Vec<(Vec<String>, &'a ItemFn)>) {
     for item in items {
         match item {

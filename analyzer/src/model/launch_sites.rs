@@ -14,6 +14,7 @@ use crate::model::launch::{BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLa
 use crate::model::layout::{integer_binary, Scope};
 use crate::source::SourceFile;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use syn::punctuated::Punctuated;
 use syn::visit::Visit;
@@ -60,13 +61,29 @@ const OCCUPANCY_METHODS: [&str; 3] = [
     "occupancy_max_potential_block_size",
 ];
 
+/// The constants of other items a scan asked for, with the value each had: a file's scan
+/// depends on nothing else outside its own text.
+pub type ConstAnswers = Vec<(syn::Path, Option<i64>)>;
+
 /// Every launch in a file, in source order.
 pub fn scan<'a>(file: &'a SourceFile, syntax: &'a syn::File, scope: Option<Scope<'a>>) -> Vec<HostLaunch> {
+    scan_recorded(file, syntax, scope).0
+}
+
+/// Like [`scan`], with the constants it read through `scope` and their values: while each
+/// of them still has its value, the file's launches are the same.
+pub fn scan_recorded<'a>(
+    file: &'a SourceFile,
+    syntax: &'a syn::File,
+    scope: Option<Scope<'a>>,
+) -> (Vec<HostLaunch>, ConstAnswers) {
     let mut helpers = Helpers::default();
     helpers.visit_file(syntax);
+    let asked = RefCell::new(Vec::new());
     let mut walker = Walker {
         file,
         scope,
+        asked: &asked,
         for_num_elems: for_num_elems_block(syntax),
         env: vec![BTreeMap::new()],
         found: Vec::new(),
@@ -75,7 +92,14 @@ pub fn scan<'a>(file: &'a SourceFile, syntax: &'a syn::File, scope: Option<Scope
     };
     walker.visit_file(syntax);
     walker.found.sort_by_key(|l| l.site.span.start);
-    walker.found
+    (walker.found, asked.into_inner())
+}
+
+/// Whether every constant a scan read still has the value it had, under `scope`.
+pub fn answers_hold(answers: &ConstAnswers, scope: Option<Scope<'_>>) -> bool {
+    answers
+        .iter()
+        .all(|(path, value)| scope.as_ref().and_then(|scope| scope.const_named(path)) == *value)
 }
 
 /// The launches a kernel is analyzed under, given the launches of its name found on the host,
@@ -350,6 +374,8 @@ fn block_of(value: &Value, text: &str) -> Result<Dim3, String> {
 struct Walker<'a> {
     file: &'a SourceFile,
     scope: Option<Scope<'a>>,
+    /// The constants read through `scope`, with their values.
+    asked: &'a RefCell<ConstAnswers>,
     for_num_elems: Option<i64>,
     env: Vec<BTreeMap<String, Value>>,
     found: Vec<HostLaunch>,
@@ -480,10 +506,9 @@ impl Walker<'_> {
                 }
             }
         }
-        self.scope
-            .as_ref()
-            .and_then(|scope| scope.const_named(path))
-            .map_or(Value::Unknown(None), Value::Int)
+        let value = self.scope.as_ref().and_then(|scope| scope.const_named(path));
+        self.asked.borrow_mut().push((path.clone(), value));
+        value.map_or(Value::Unknown(None), Value::Int)
     }
 
     /// `LaunchConfig { grid_dim, block_dim, .. }`.
@@ -608,6 +633,7 @@ impl Walker<'_> {
         let mut inner = Walker {
             file: self.file,
             scope: self.scope,
+            asked: self.asked,
             for_num_elems: self.for_num_elems,
             env: Vec::new(),
             found: Vec::new(),

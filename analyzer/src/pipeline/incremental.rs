@@ -1,11 +1,15 @@
 //! A program kept between edits: one file's text replaced without reading or parsing the
-//! others again, for an editor that reports one buffer at a time.
+//! others again, for an editor that reports one buffer at a time and for the analyses of
+//! rewrites, each of which changes a file or two of the same workspace.
 
 use super::Program;
-use crate::model::launch::LaunchPlan;
-use crate::model::launch_sites;
-use crate::parse::parse_file;
-use crate::source::SourceFile;
+use crate::model::kernel::kernel_names;
+use crate::parse::{parse_file, ParsedFile};
+use crate::source::{FileError, SourceFile};
+use std::collections::HashSet;
+
+/// A file of a program: its text and its parse.
+pub type FileState = (SourceFile, Result<ParsedFile, FileError>);
 
 impl Program {
     /// The index of the file printed as `path`.
@@ -14,40 +18,66 @@ impl Program {
     }
 
     /// Replaces the text of file `file` and parses it alone; the other files keep their
-    /// syntax trees. Items are indexed again from the kept trees (a module may be spread over
-    /// several files, so one file's items cannot be told apart from its module's), and the
-    /// host launches and kernel names are read again, since they may name the file's items.
-    /// Returns `false`, changing nothing, when there is no such file.
+    /// syntax trees ([`Program::swap_file`]). Returns `false`, changing nothing, when there is
+    /// no such file.
     pub fn replace(&mut self, file: usize, source: SourceFile) -> bool {
-        if file >= self.files.len() {
-            return false;
-        }
-        self.parsed[file] = parse_file(&source);
-        self.files[file] = source;
-        self.relink();
-        true
+        let parsed = parse_file(&source);
+        self.swap_file(file, (source, parsed)).is_some()
     }
 
-    /// The item index, host launches and kernel names from the kept syntax trees.
-    fn relink(&mut self) {
-        self.index.clear_items();
-        for (i, parsed) in self.parsed.iter().enumerate() {
-            if let (Ok(parsed), Some(module)) = (parsed, self.modules.get(i)) {
-                self.index.add_file(module.clone(), i, &parsed.syntax);
+    /// Puts a file's new text and parse in place of file `file` and returns what was there
+    /// (`None`, changing nothing, when there is no such file). Only that file's items are
+    /// indexed again, unless another file is the same module (its items cannot be told apart
+    /// from the file's: then every file's are); only its host launches are read again, and
+    /// those of the files whose launches read a constant that changed.
+    pub fn swap_file(&mut self, file: usize, (source, parsed): FileState) -> Option<FileState> {
+        if file >= self.files.len() {
+            return None;
+        }
+        let old = (
+            std::mem::replace(&mut self.files[file], source),
+            std::mem::replace(&mut self.parsed[file], parsed),
+        );
+        self.deferred[file] = false;
+        self.reindex(file);
+        for name in std::mem::take(&mut self.file_kernels[file]) {
+            if let Some(count) = self.kernel_names.get_mut(&name) {
+                *count -= 1;
+                if *count == 0 {
+                    self.kernel_names.remove(&name);
+                }
             }
         }
-        self.launches.clear();
-        self.kernel_names.clear();
-        for file in 0..self.files.len() {
-            let (Some(source), Ok(syntax)) = (self.files.get(file), self.syntax(file)) else {
-                continue;
-            };
-            for launch in launch_sites::scan(source, syntax, self.scope(file)) {
-                self.launches.entry(launch.kernel.clone()).or_default().push(launch);
+        let names = self.syntax(file).map(|s| kernel_names(&s.items)).unwrap_or_default();
+        for name in &names {
+            *self.kernel_names.entry(name.clone()).or_default() += 1;
+        }
+        self.file_kernels[file] = names;
+        self.file_launches[file] = None;
+        self.read_launches();
+        Some(old)
+    }
+
+    /// Indexes file `file`'s items again, alone when no other file is the same module.
+    fn reindex(&mut self, file: usize) {
+        let module = &self.modules[file];
+        let shared = self.modules.iter().enumerate().any(|(i, m)| i != file && m == module);
+        if shared {
+            self.index.clear_items();
+            for (i, parsed) in self.parsed.iter().enumerate() {
+                if let (Ok(parsed), Some(module)) = (parsed, self.modules.get(i)) {
+                    self.index.add_file(module.clone(), i, &parsed.syntax);
+                }
             }
-            for kernel in self.kernels(file, &LaunchPlan::default()).0 {
-                *self.kernel_names.entry(kernel.name).or_default() += 1;
-            }
+            return;
+        }
+        let others: HashSet<_> = (self.modules.iter().enumerate())
+            .filter(|&(i, _)| i != file)
+            .map(|(_, m)| m.clone())
+            .collect();
+        self.index.remove_file_items(module, &others);
+        if let Ok(parsed) = &self.parsed[file] {
+            self.index.add_file(module.clone(), file, &parsed.syntax);
         }
     }
 }
@@ -55,6 +85,7 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::launch::LaunchPlan;
     use crate::pipeline::ModuleSource;
 
     const KERNEL: &str = "use crate::helpers::load;\n\
@@ -103,5 +134,92 @@ mod tests {
         assert_eq!(err.span.map(|s| (s.line, s.column)), Some((1, 12)));
         assert!(kept.report(0, &LaunchPlan::default()).is_ok());
         assert!(!kept.replace(2, SourceFile::new("src/other.rs", "")));
+    }
+
+    const HOST: &str = "use crate::sizes::THREADS;\n\
+        fn run() {\n\
+            unsafe { launch!(module.k<<<64, THREADS, 0, stream>>>(a, out)).unwrap() };\n\
+        }\n";
+
+    fn launched(sizes: &str) -> Program {
+        Program::parse(vec![
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", KERNEL),
+                module: vec!["k".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/helpers.rs", "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n"),
+                module: vec!["k".into(), "helpers".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/sizes.rs", sizes),
+                module: vec!["k".into(), "sizes".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/host.rs", HOST),
+                module: vec!["k".into(), "host".into()],
+            },
+        ])
+    }
+
+    fn block(program: &Program) -> u32 {
+        let report = program.report(0, &LaunchPlan::default()).expect("analyzed");
+        report.kernels[0].launch.block[0]
+    }
+
+    #[test]
+    fn a_launch_that_reads_a_constant_of_the_replaced_file_is_read_again() {
+        let mut kept = launched("pub const THREADS: u32 = 128;\n");
+        assert_eq!(block(&kept), 128);
+        let wider = SourceFile::new("src/sizes.rs", "pub const THREADS: u32 = 512;\n");
+        let old = kept.swap_file(2, (wider.clone(), parse_file(&wider))).expect("a file");
+        assert_eq!(old.0.text, "pub const THREADS: u32 = 128;\n");
+        assert_eq!(block(&kept), 512);
+        assert_eq!(block(&launched("pub const THREADS: u32 = 512;\n")), 512);
+        // Swapped back, the kept parse gives the first launch again.
+        let wider = kept.swap_file(2, old).expect("a file");
+        assert!(wider.1.is_ok());
+        assert_eq!(block(&kept), 128);
+    }
+
+    #[test]
+    fn the_inline_modules_of_a_replaced_file_are_indexed_again_and_other_files_kept() {
+        let kernel = |stride: &str| {
+            format!(
+                "mod inner {{ pub fn at(i: usize) -> usize {{ i * {stride} }} }}\n\
+                 use crate::helpers::load;\n\
+                 #[kernel]\n\
+                 pub unsafe fn k(a: &[f32], out: *mut f32) {{\n\
+                     let i = thread::index_1d() as usize;\n\
+                     *out.add(i) = load(a, inner::at(i));\n\
+                 }}\n"
+            )
+        };
+        let program = |text: &str| {
+            Program::parse(vec![
+                ModuleSource {
+                    source: SourceFile::new("src/lib.rs", text),
+                    module: vec!["k".into()],
+                },
+                ModuleSource {
+                    source: SourceFile::new("src/helpers.rs", "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n"),
+                    module: vec!["k".into(), "helpers".into()],
+                },
+            ])
+        };
+        let analyzed = |program: &Program| {
+            let report = program.report(0, &LaunchPlan::default()).expect("analyzed");
+            format!("{:?}", report.kernels)
+        };
+        let mut kept = program(&kernel("1"));
+        let before = analyzed(&kept);
+        assert!(kept.replace(0, SourceFile::new("src/lib.rs", kernel("4"))));
+        assert_eq!(analyzed(&kept), analyzed(&program(&kernel("4"))));
+        assert_ne!(analyzed(&kept), before);
+        // The helper of the other file is still followed, with the new stride.
+        let report = kept.report(0, &LaunchPlan::default()).expect("analyzed");
+        let load = &report.kernels[0].accesses[0];
+        assert_eq!(load.via[0].callee, "load");
+        assert_eq!(load.prediction.as_ref().and_then(|p| p.sectors_per_request), Some(16.0));
     }
 }

@@ -77,16 +77,16 @@ pub fn analyze_only(
     let kernel = kernel.map(str::to_string);
     let plans: Vec<LaunchPlan> = plans.iter().map(|&plan| plan.clone()).collect();
     let analyzed = resident::run(move || {
-        let needed = needed_files(&inputs, &uses);
-        let program = Program::parse_needed(inputs, &uses, &features, &needed);
-        let default = LaunchPlan::default();
-        wanted
-            .iter()
-            .map(|&i| {
-                let plan = plans.get(i).or(plans.last()).unwrap_or(&default);
-                crate::budget::within(&program.files[i].path, || program.report_of(i, plan, kernel.as_deref()))
-            })
-            .collect::<Vec<_>>()
+        resident::with_program(inputs, &uses, &features, |program| {
+            let default = LaunchPlan::default();
+            wanted
+                .iter()
+                .map(|&i| {
+                    let plan = plans.get(i).or(plans.last()).unwrap_or(&default);
+                    crate::budget::within(&program.files[i].path, || program.report_of(i, plan, kernel.as_deref()))
+                })
+                .collect::<Vec<_>>()
+        })
     });
     analyzed.unwrap_or_else(|message| {
         let message = format!("internal error while analyzing this file: {message}");
