@@ -35,7 +35,7 @@ pub fn draft(
     }
     let text = ws.text(path)?;
     let file = SourceFile::new(path, text);
-    let syntax = syn::parse_file(text).ok()?;
+    let syntax = crate::callers::parse_text(text).ok()?;
     let function = syntax::kernel_fn(&syntax, &kernel.name)?;
     let element = &field_of.type_name;
     let fields = soa::struct_fields(ws, element).ok()?;
@@ -189,7 +189,8 @@ fn rewrite(
 ) -> Result<Draft, Declined> {
     let text = file.text.as_str();
     let shape = shape(file, &function.block);
-    let syntax = syn::parse_file(text).map_err(|e| Declined::new(format!("`{}` does not parse: {e}", file.path)))?;
+    let syntax =
+        crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{}` does not parse: {e}", file.path)))?;
     let mut splices: Vec<Splice> = Vec::new();
     let mut target = None;
     let mut requests = 0;

@@ -75,8 +75,26 @@ impl std::ops::Deref for Index<'_> {
 thread_local! {
     /// The last workspace indexed, by a hash of its files: the findings of one run share it.
     static LAST: RefCell<Option<(u64, Rc<Found>)>> = const { RefCell::new(None) };
+    /// Texts parsed for drafts, by a hash of the text, with syn's message when one does not
+    /// parse.
+    static TEXTS: RefCell<std::collections::HashMap<u64, Result<Rc<syn::File>, String>>> = RefCell::new(Default::default());
     /// Files parsed, by a hash of their path and text.
     static PARSED: RefCell<std::collections::HashMap<u64, Option<Rc<syn::File>>>> = RefCell::new(Default::default());
+}
+
+/// A file's text parsed once per run, or syn's message: every draft of every finding of a
+/// file reads the same text.
+pub fn parse_text(text: &str) -> Result<Rc<syn::File>, String> {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    let key = hasher.finish();
+    TEXTS.with(|texts| {
+        texts
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| syn::parse_file(text).map(Rc::new).map_err(|e| e.to_string()))
+            .clone()
+    })
 }
 
 /// The syntax of a file, parsed once per run: every draft of every finding looks at the same

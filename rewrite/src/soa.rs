@@ -217,7 +217,7 @@ pub(crate) fn draft_with(
             }
             if def_file.path == path {
                 // Beside the kernel that takes it, when the struct is the kernel file's own.
-                let kernel_syntax = syn::parse_file(&def_file.text)
+                let kernel_syntax = crate::callers::parse_text(&def_file.text)
                     .map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
                 let function = syntax::kernel_fn(&kernel_syntax, &kernel.name)
                     .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;

@@ -90,7 +90,7 @@ enum SharedStyle {
 struct Kernel<'a> {
     path: &'a str,
     file: SourceFile,
-    syntax: syn::File,
+    syntax: std::rc::Rc<syn::File>,
     function: syn::ItemFn,
     report: &'a KernelReport,
     access: &'a AccessReport,
@@ -115,7 +115,8 @@ impl<'a> Kernel<'a> {
             .text(path)
             .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
         let file = SourceFile::new(path, text);
-        let syntax = syn::parse_file(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+        let syntax =
+            crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
         let function = crate::syntax::kernel_fn(&syntax, &report.name)
             .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", report.name)))?
             .clone();

@@ -53,8 +53,8 @@ impl<'a> Workspace<'a> {
 
     /// The copy of the changed files a proof analyzes: `changed` (the new texts, made by
     /// `splices` per file from the texts read), with the kernels of `report`'s file other than
-    /// `kernel` blanked byte for byte where no code outside their own item names them (no
-    /// call, launch, `use` or mention reaches them) and no splice touches them. Such a kernel
+    /// `kernel` blanked byte for byte where no code of the file outside their own item names
+    /// them (for CubeCL, no code of any file) and no splice touches them. Such a kernel
     /// cannot change the report of `kernel`, so a proof costs its kernel, not its file. The
     /// blanked items are the file's own, unchanged, and the file read parses whole (else
     /// nothing is blanked), so the copy parses exactly when the rewritten file does.
@@ -155,7 +155,7 @@ impl<'a> Workspace<'a> {
             .collect()
     }
 
-    /// The kernels of the report's file that no code outside their own item names, with the
+    /// The kernels of the report's file that no code outside their own item names ([`Workspace::proof_copy`] says which code counts), with the
     /// byte range of each item; none when the file read does not parse whole.
     fn separable(&self, report: &FileReport) -> Vec<(String, Range<usize>)> {
         let Ok(mut cache) = self.separable.lock() else {
@@ -176,15 +176,30 @@ impl<'a> Workspace<'a> {
         if syn::parse_file(text).is_err() {
             return Vec::new();
         }
-        let words = self.words.get_or_init(|| {
-            let mut counts = HashMap::new();
-            for (file, ..) in &self.files {
-                for word in words_of(&file.text) {
-                    *counts.entry(word.to_string()).or_default() += 1;
+        // An entry point cannot be called from device code (`extern "ptx-kernel"`, a compute
+        // shader's entry), so what other files write of it is host code (a launch, a
+        // `get_function`, an import) that the rewritten kernel's analysis never reaches: only
+        // the file's own words count. A CubeCL kernel is a `#[cube]` function other cube
+        // functions may call, so there every file's words count.
+        let local;
+        let words = if text.contains("cube") {
+            self.words.get_or_init(|| {
+                let mut counts = HashMap::new();
+                for (file, ..) in &self.files {
+                    for word in words_of(&file.text) {
+                        *counts.entry(word.to_string()).or_default() += 1;
+                    }
                 }
+                counts
+            })
+        } else {
+            let mut counts = HashMap::new();
+            for word in words_of(text) {
+                *counts.entry(word.to_string()).or_default() += 1;
             }
-            counts
-        });
+            local = counts;
+            &local
+        };
         let mut items: Vec<(String, Range<usize>)> = report
             .kernels
             .iter()
