@@ -347,4 +347,53 @@ mod tests {
         assert_eq!(moved(&(10..20), &[at(12..14, "x")]), None);
         assert_eq!(moved(&(10..20), &[at(5..12, "x")]), None);
     }
+
+    /// The two kernels of `kernels` as `proof_copy` leaves them in a proof of `k1`, with
+    /// `host` beside them naming `k2`.
+    fn copy_for_k1(kernels: &str, host: &str) -> String {
+        let plan = LaunchPlan::default();
+        let files = vec![
+            (
+                SourceFile::new("src/k.rs", kernels),
+                vec!["c".into(), "k".into()],
+                &plan,
+            ),
+            (
+                SourceFile::new("src/host.rs", host),
+                vec!["c".into(), "host".into()],
+                &plan,
+            ),
+        ];
+        let features = CrateFeatures::new();
+        let ws = Workspace::new(files, &[], &features);
+        let report =
+            kernel_lint_analyzer::analyze_source(&SourceFile::new("src/k.rs", kernels), &plan).expect("analyzed");
+        assert_eq!(report.kernels.len(), 2, "both kernels found");
+        ws.proof_copy(HashMap::new(), &HashMap::new(), &report, "k1")
+            .remove("src/k.rs")
+            .unwrap_or_else(|| kernels.to_string())
+    }
+
+    #[test]
+    fn an_entry_point_only_host_code_names_is_left_out_of_a_proof() {
+        let kernels = "#[kernel]\npub unsafe fn k1(a: &[f32]) { let _ = a[0]; }\n\
+                       #[kernel]\npub unsafe fn k2(a: &[f32]) { let _ = a[1]; }\n";
+        let host = "fn run() { launch!(module.k2<<<1, 32, 0, stream>>>(a)); }\n";
+        let copy = copy_for_k1(kernels, host);
+        assert_eq!(copy.len(), kernels.len());
+        assert!(copy.contains("fn k1"));
+        assert!(!copy.contains("k2"), "{copy}");
+        // Named by code of its own file, it stays.
+        let called = format!("{kernels}fn f() {{ k2(&[]); }}\n");
+        assert!(copy_for_k1(&called, host).contains("fn k2"));
+    }
+
+    #[test]
+    fn a_cube_kernel_another_file_names_stays_in_a_proof() {
+        let kernels = "#[cube(launch)]\npub fn k1(a: &Array<f32>) { let _ = a[0]; }\n\
+                       #[cube(launch)]\npub fn k2(a: &Array<f32>) { let _ = a[1]; }\n";
+        let host = "#[cube]\nfn g(a: &Array<f32>) { k2(a); }\n";
+        assert!(copy_for_k1(kernels, host).contains("fn k2"));
+        assert!(!copy_for_k1(kernels, "fn other() {}\n").contains("fn k2"));
+    }
 }
