@@ -673,6 +673,31 @@ pub(crate) fn parameter<'f>(
 
 /// The named fields of the struct `name`, found in the files of the workspace.
 pub(crate) fn struct_fields(ws: &Workspace<'_>, name: &str) -> Result<Vec<(String, Type)>, Declined> {
+    type Fields = Result<Vec<(String, Type)>, Declined>;
+    thread_local! {
+        /// The fields found, by workspace and struct: every finding on a struct asks.
+        static FOUND: std::cell::RefCell<(u64, std::collections::HashMap<String, Fields>)> =
+            std::cell::RefCell::new((u64::MAX, Default::default()));
+    }
+    let kept = FOUND.with(|found| {
+        let found = found.borrow();
+        (found.0 == ws.id).then(|| found.1.get(name).cloned()).flatten()
+    });
+    if let Some(kept) = kept {
+        return kept;
+    }
+    let fields = find_struct_fields(ws, name);
+    FOUND.with(|found| {
+        let mut found = found.borrow_mut();
+        if found.0 != ws.id {
+            *found = (ws.id, Default::default());
+        }
+        found.1.insert(name.to_string(), fields.clone());
+    });
+    fields
+}
+
+fn find_struct_fields(ws: &Workspace<'_>, name: &str) -> Result<Vec<(String, Type)>, Declined> {
     let mut found = Vec::new();
     for (source, ..) in &ws.files {
         if !source.text.contains(name) {

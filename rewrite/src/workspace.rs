@@ -22,7 +22,12 @@ pub struct Workspace<'a> {
     words: OnceLock<HashMap<String, usize>>,
     /// Per file, the kernels a proof in it may leave out (see [`Workspace::proof_copy`]).
     separable: Mutex<HashMap<String, Vec<Separable>>>,
+    /// Tells this workspace apart from every other of the process, for what drafts remember
+    /// of it.
+    pub(crate) id: u64,
 }
+
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// A kernel a proof may leave out: its name and the bytes of its item.
 type Separable = (String, Range<usize>);
@@ -40,6 +45,7 @@ impl<'a> Workspace<'a> {
             features,
             words: OnceLock::new(),
             separable: Mutex::new(HashMap::new()),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
