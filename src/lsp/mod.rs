@@ -8,6 +8,7 @@
 mod actions;
 mod convert;
 mod hover;
+mod reuse;
 mod state;
 
 use crate::error::CliError;
