@@ -728,12 +728,14 @@ fn a_change_analyzes_again_only_the_kernels_it_may_touch_and_publishes_what_a_fr
         .iter()
         .find(|d| d["range"]["start"] == position(KERNELS, "3 * i]", true))
         .expect("the launched kernel's finding");
-    let launch_line = KERNELS[..KERNELS.find("launch!(").expect("there")].matches('\n').count() + 1;
+    let launch_line = KERNELS[..KERNELS.find("launch!(").expect("there")]
+        .matches('\n')
+        .count()
+        + 1;
     assert!(
-        launched["message"]
-            .as_str()
-            .expect("text")
-            .contains(&format!("block (128, 1, 1) from the launch site src/kernels.rs:{launch_line}")),
+        launched["message"].as_str().expect("text").contains(&format!(
+            "block (128, 1, 1) from the launch site src/kernels.rs:{launch_line}"
+        )),
         "{launched}"
     );
 
@@ -807,9 +809,17 @@ fn a_change_analyzes_again_only_the_kernels_it_may_touch_and_publishes_what_a_fr
     let lib_uri = uri(&dir.path().join("src/lib.rs"));
     open(&mut session.client, &lib_uri, "pub mod kernels;\n");
     session.client.diagnostics(&lib_uri);
-    change(&mut session.client, &lib_uri, 2, "pub mod kernels;\npub const N: usize = 4;\n");
+    change(
+        &mut session.client,
+        &lib_uri,
+        2,
+        "pub mod kernels;\npub const N: usize = 4;\n",
+    );
     session.client.diagnostics(&lib_uri);
-    assert_eq!(analyzed(&session.client.logs), "analyzed 1 file (src/lib.rs); workspace of 2 files kept");
+    assert_eq!(
+        analyzed(&session.client.logs),
+        "analyzed 1 file (src/lib.rs); workspace of 2 files kept"
+    );
     session.edit(|t| t.replace("a[8 * i]", "a[6 * i]"), "5 of 5 kernels");
     session.edit(|t| t.replace("a[6 * i]", "a[4 * i]"), "1 of 5 kernels");
     session.client.shut_down_cleanly();

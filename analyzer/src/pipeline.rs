@@ -273,7 +273,12 @@ impl Program {
         }))
     }
 
-    fn report_where(&self, file: usize, plan: &LaunchPlan, wanted: impl Fn(&str) -> bool) -> Result<FileReport, FileError> {
+    fn report_where(
+        &self,
+        file: usize,
+        plan: &LaunchPlan,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<FileReport, FileError> {
         let source = self.files.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?;
         let fresh;
         let deferred = self.deferred.get(file).copied().unwrap_or(false);

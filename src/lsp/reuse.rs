@@ -37,7 +37,13 @@ pub struct KeptKernels {
 impl KeptKernels {
     /// The kernels of a whole report of file `file`, in source order; `None` when the report
     /// cannot be told apart by kernel.
-    pub fn of(program: &Program, file: usize, plan: &LaunchPlan, report: &FileReport, edits: u64) -> Option<KeptKernels> {
+    pub fn of(
+        program: &Program,
+        file: usize,
+        plan: &LaunchPlan,
+        report: &FileReport,
+        edits: u64,
+    ) -> Option<KeptKernels> {
         let source = program.files().get(file)?;
         let kernels = program.kernels(file, plan).0;
         let items = item_ranges(source, &kernels)?;
@@ -126,7 +132,8 @@ pub fn reanalyze(
     // and those in between pair by position when no kernel was added or removed.
     let (n, m) = (kept.kernels.len(), kernels.len());
     let same = |i: usize, j: usize| {
-        kernels[i].inline_module == kept.kernels[j].module && source.text[items[i].clone()] == old.text[old_items[j].clone()]
+        kernels[i].inline_module == kept.kernels[j].module
+            && source.text[items[i].clone()] == old.text[old_items[j].clone()]
     };
     let mut prefix = 0;
     while prefix < n.min(m) && same(prefix, prefix) {
@@ -136,13 +143,9 @@ pub fn reanalyze(
     while suffix < n.min(m) - prefix && same(m - 1 - suffix, n - 1 - suffix) {
         suffix += 1;
     }
-    let mut pairs: Vec<Option<usize>> = vec![None; m];
-    for i in 0..prefix {
-        pairs[i] = Some(i);
-    }
-    for k in 0..suffix {
-        pairs[m - 1 - k] = Some(n - 1 - k);
-    }
+    let mut pairs: Vec<Option<usize>> = (0..m)
+        .map(|i| (i < prefix).then_some(i).or((i >= m - suffix).then(|| i + n - m)))
+        .collect();
     // Names that enter or leave the item index (a kernel added, removed, renamed, moved to
     // another module or under another `#[cfg]`).
     let mut renamed: BTreeSet<&str> = BTreeSet::new();
@@ -164,7 +167,10 @@ pub fn reanalyze(
         renamed.extend(kept.kernels[prefix..n - suffix].iter().map(|k| k.name.as_str()));
     }
     let paired: BTreeSet<usize> = pairs.iter().flatten().copied().collect();
-    let changed: Vec<Range<usize>> = (0..m).filter(|&i| pairs[i].is_none()).map(|i| items[i].clone()).collect();
+    let changed: Vec<Range<usize>> = (0..m)
+        .filter(|&i| pairs[i].is_none())
+        .map(|i| items[i].clone())
+        .collect();
     // Such a name changes what code resolves only where code writes it: it must be written
     // nowhere but in the changed kernels (comments and strings count).
     for name in &renamed {
@@ -192,8 +198,15 @@ pub fn reanalyze(
             .filter(|&i| pairs[i].is_none())
             .map(|i| key(&kernels[i].inline_module, &kernels[i].name)),
     );
-    let mut names: BTreeSet<String> = (0..m).filter(|&i| pairs[i].is_none()).map(|i| kernels[i].name.clone()).collect();
-    names.extend((0..n).filter(|j| !paired.contains(j)).map(|j| kept.kernels[j].name.clone()));
+    let mut names: BTreeSet<String> = (0..m)
+        .filter(|&i| pairs[i].is_none())
+        .map(|i| kernels[i].name.clone())
+        .collect();
+    names.extend(
+        (0..n)
+            .filter(|j| !paired.contains(j))
+            .map(|j| kept.kernels[j].name.clone()),
+    );
 
     let map = Mover {
         before: &before,
@@ -209,7 +222,13 @@ pub fn reanalyze(
         let reports = pairs[i]
             .map(|j| &kept.kernels[j])
             .filter(|k| k.reaches.as_ref().is_some_and(|r| r.is_disjoint(&changed_keys)))
-            .and_then(|k| old_reports.get_mut(k.reports.clone())?.iter_mut().map(Option::take).collect())
+            .and_then(|k| {
+                old_reports
+                    .get_mut(k.reports.clone())?
+                    .iter_mut()
+                    .map(Option::take)
+                    .collect()
+            })
             .and_then(|reports| map.reports(program, file, plan, kernel, reports));
         if reports.is_none() {
             names.insert(kernel.name.clone());
@@ -232,7 +251,14 @@ pub fn reanalyze(
                 report_kernels.push(r);
             }
             let reports = start..report_kernels.len();
-            kept_kernels.push(KeptKernel::fresh(program, file, source, kernel, items[i].clone(), reports));
+            kept_kernels.push(KeptKernel::fresh(
+                program,
+                file,
+                source,
+                kernel,
+                items[i].clone(),
+                reports,
+            ));
         } else {
             report_kernels.extend(moved[i].take()?);
             let mut reused = old_kernels.get_mut(pairs[i]?)?.take()?;
@@ -390,7 +416,11 @@ impl Mover<'_> {
     /// kernels, at the same place of the text outside them. Its line and column are read
     /// from the new text.
     fn span(&self, span: Span) -> Option<Span> {
-        let start = match self.kernels.iter().find(|(old, _)| old.start <= span.start && span.end <= old.end) {
+        let start = match self
+            .kernels
+            .iter()
+            .find(|(old, _)| old.start <= span.start && span.end <= old.end)
+        {
             Some((old, now)) => now + (span.start - old.start),
             None => {
                 let &(at, _, cut) = self

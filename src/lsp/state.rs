@@ -2,10 +2,10 @@
 //! file parsed, its items indexed, each file's configuration), and the last analysis of each
 //! file, from which diagnostics, code actions and hovers are answered.
 
+use super::reuse::{self, KeptKernels};
 use crate::cli::GlobalArgs;
 use crate::config::{Config, Configs, Resolver};
 use crate::discover;
-use super::reuse::{self, KeptKernels};
 use crate::triage::{self, Findings};
 use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
@@ -417,16 +417,30 @@ impl Model {
             source, report, kept, ..
         } = previous;
         let again = match (report, kept) {
-            (Some(report), Some(kept)) => {
-                reuse::reanalyze(&self.program, file, &config.plan, &self.modules[file], &source, report, kept)
-            }
+            (Some(report), Some(kept)) => reuse::reanalyze(
+                &self.program,
+                file,
+                &config.plan,
+                &self.modules[file],
+                &source,
+                report,
+                kept,
+            ),
             _ => None,
         };
         match again {
             Some(mut again) => {
                 again.kept.edits = self.edits;
                 let count = (again.kept.len(), again.analyzed);
-                lint(&self.program, file, config, Ok(again.report), Some(again.kept), count, false)
+                lint(
+                    &self.program,
+                    file,
+                    config,
+                    Ok(again.report),
+                    Some(again.kept),
+                    count,
+                    false,
+                )
             }
             None => self.analyze(file),
         }

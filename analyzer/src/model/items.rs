@@ -794,4 +794,46 @@ mod tests {
         let through_root = index.resolve(&m(&["user", "lights"]), &["Tuple4D".to_string()]);
         assert_eq!(through_root, found);
     }
+
+    #[test]
+    fn what_a_function_may_reach_counts_macros_constants_methods_and_nested_items() {
+        let mut index = ItemIndex::default();
+        let file = |text: &str| syn::parse_str::<syn::File>(text).unwrap();
+        let m = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<ModulePath>();
+        index.add_file(
+            m(&["k"]),
+            0,
+            &file(
+                "pub mod util { pub fn checked(i: usize) -> bool { deeper(i) } fn deeper(_: usize) -> bool { true } }
+                 pub fn width() -> usize { 4 }
+                 pub const W: usize = width();
+                 pub struct P; impl P { pub fn get(&self) -> usize { 0 } }
+                 pub fn unrelated() {}
+                 pub fn other_kernel() {}
+                 pub fn kernel(p: P) {
+                     assert!(util::checked(W));
+                     let _ = p.get();
+                     fn local() { other_kernel() }
+                 }",
+            ),
+        );
+        let key = |module: &[&str], ty: Option<&str>, name: &str| (m(module), ty.map(str::to_string), name.to_string());
+        let kernel = index
+            .function(&Target::Item(m(&["k"]), "kernel".into()))
+            .expect("indexed");
+        assert_eq!(
+            index.reachable(&kernel),
+            BTreeSet::from([
+                key(&["k", "util"], None, "checked"),
+                key(&["k", "util"], None, "deeper"),
+                key(&["k"], None, "width"),
+                key(&["k"], Some("P"), "get"),
+                key(&["k"], None, "other_kernel"),
+            ])
+        );
+        // What the recursion check follows leaves the macro's call out.
+        let mut calls = CallNames::default();
+        syn::visit::Visit::visit_block(&mut calls, kernel.block);
+        assert!(calls.paths.is_empty());
+    }
 }

@@ -76,7 +76,10 @@ impl Kernel {
     /// the item.
     pub fn item_span(&self, file: &SourceFile) -> Span {
         let item = &self.item;
-        let first = match (item.attrs.iter().find(|a| matches!(a.style, syn::AttrStyle::Outer)), &item.vis) {
+        let first = match (
+            item.attrs.iter().find(|a| matches!(a.style, syn::AttrStyle::Outer)),
+            &item.vis,
+        ) {
             (Some(attr), _) => file.span_of_node(attr),
             (None, Visibility::Inherited) => file.span_of_node(&item.sig),
             (None, vis) => file.span_of_node(vis),
@@ -471,7 +474,12 @@ mod inner {
         let (found, _) = kernels(src, &LaunchPlan::default());
         assert_eq!(found.len(), 4);
         for kernel in &found {
-            assert_eq!(kernel.item_span(&file), file.span_of_node(&kernel.item), "{}", kernel.name);
+            assert_eq!(
+                kernel.item_span(&file),
+                file.span_of_node(&kernel.item),
+                "{}",
+                kernel.name
+            );
         }
         let a = found[0].item_span(&file);
         assert_eq!(&src[a.start..a.end], &src[1..src.find("\nfn helper").expect("there")]);

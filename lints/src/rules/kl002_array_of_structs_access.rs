@@ -242,11 +242,14 @@ fn span_at(source: &SourceFile, start: usize, end: usize, at: proc_macro2::LineC
     }
 }
 
+/// The structs of a file, by its path, with the text they were read from.
+type StructsByFile = HashMap<String, (String, Rc<Vec<syn::ItemStruct>>)>;
+
 thread_local! {
-    /// The structs of each file read for a definition, with the text they were read from: the
-    /// findings of a file (and an editor's every change) look into the same files again, and
-    /// a file is parsed once while its text stays the same.
-    static STRUCTS: RefCell<HashMap<String, (String, Rc<Vec<syn::ItemStruct>>)>> = RefCell::new(HashMap::new());
+    /// The structs of each file read for a definition: the findings of a file (and an editor's
+    /// every change) look into the same files again, and a file is parsed once while its text
+    /// stays the same.
+    static STRUCTS: RefCell<StructsByFile> = RefCell::new(HashMap::new());
 }
 
 /// The structs `source` defines, inline modules included; `None` when it does not parse.
