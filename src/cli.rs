@@ -58,7 +58,8 @@ pub enum Command {
                             the fixes are offered as quick fixes and the prediction of a global access \
                             shows on hover over its index. The workspace of the first workspace folder \
                             is read at initialize and again when a Cargo.toml or kernel-lint.toml is \
-                            saved; a change parses and analyzes only the changed file. Logs go to \
+                            saved; a change parses only the changed file and analyzes again only its \
+                            kernels that the change may touch. Logs go to \
                             stderr and window/logMessage.\n\n\
                             Exit status: 0 after shutdown then exit, 1 on exit without shutdown, 2 when \
                             the connection failed."

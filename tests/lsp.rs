@@ -275,7 +275,7 @@ fn an_editor_session_from_initialize_to_exit() {
     let diagnostics = client.diagnostics(&lib_uri);
     assert_eq!(
         analyzed(&client.logs),
-        "analyzed 1 file (src/lib.rs); workspace of 2 files kept"
+        "analyzed 1 file (src/lib.rs: 1 of 1 kernel); workspace of 2 files kept"
     );
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     let finding = &diagnostics[0];
@@ -345,7 +345,7 @@ fn an_editor_session_from_initialize_to_exit() {
     // Only the changed buffer was parsed and analyzed; the workspace was kept.
     assert_eq!(
         analyzed(&client.logs),
-        "analyzed 1 file (src/lib.rs); workspace of 2 files kept"
+        "analyzed 1 file (src/lib.rs: 1 of 1 kernel); workspace of 2 files kept"
     );
     assert_eq!(
         client
@@ -386,7 +386,7 @@ fn utf8_positions_when_the_client_offers_them() {
     let diagnostics = client.diagnostics(&lib_uri);
     assert_eq!(
         analyzed(&client.logs),
-        "analyzed 1 file (src/lib.rs); workspace of 2 files kept"
+        "analyzed 1 file (src/lib.rs: 1 of 1 kernel); workspace of 2 files kept"
     );
     let start = position(&text, "p[i].x", false);
     assert_eq!(start, json!({ "line": 17, "character": 35 }));
@@ -449,7 +449,7 @@ fn a_file_outside_the_workspace_is_analyzed_alone() {
     let shown = std::fs::canonicalize(&loose).expect("exists").display().to_string();
     assert_eq!(
         analyzed(&client.logs),
-        format!("analyzed 1 file ({shown}); workspace of 2 files kept")
+        format!("analyzed 1 file ({shown}: 1 of 1 kernel); workspace of 2 files kept")
     );
     client.shut_down_cleanly();
 }
@@ -503,13 +503,13 @@ fn a_changed_helper_is_analyzed_again_with_the_kernel_that_calls_it() {
     assert_eq!(client.diagnostics(&helpers_uri).len(), 1);
     assert_eq!(
         analyzed(&client.logs),
-        "analyzed 2 files (src/helpers.rs, src/lib.rs); workspace of 2 files kept"
+        "analyzed 2 files (src/helpers.rs, src/lib.rs: 1 of 1 kernel); workspace of 2 files kept"
     );
     change(&mut client, &helpers_uri, 2, &strided.replace("2 * i", "i"));
     assert_eq!(client.diagnostics(&helpers_uri), Vec::<Value>::new());
     assert_eq!(
         analyzed(&client.logs),
-        "analyzed 2 files (src/helpers.rs, src/lib.rs); workspace of 2 files kept"
+        "analyzed 2 files (src/helpers.rs, src/lib.rs: 1 of 1 kernel); workspace of 2 files kept"
     );
     client.shut_down_cleanly();
 }
@@ -621,4 +621,235 @@ fn rewrites_are_proven_when_quick_fixes_are_asked_for_and_a_declined_one_says_wh
     );
     assert_eq!(repeated["result"], json!([]));
     client.shut_down_cleanly();
+}
+
+/// Five kernels in one file, with a helper between them that one reaches, a hint, a
+/// suppression, a kernel in an inline module launched from a host function of the same file,
+/// and a kernel that calls another.
+const KERNELS: &str = r#"use cuda_std::prelude::*;
+use cuda_std::thread;
+use cust::prelude::*;
+
+#[kernel]
+pub unsafe fn first(a: &[f32], out: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        *out.add(i) = a[2 * i];
+    }
+}
+
+/// Reads `a` with a stride of `s` elements.
+pub fn load(a: &[f32], i: usize, s: usize) -> f32 {
+    a[i * s]
+}
+
+// kernel-lint: block(64)
+#[kernel]
+pub unsafe fn hinted(a: &[f32], out: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        *out.add(i) = load(a, i, 4);
+    }
+}
+
+pub mod inner {
+    use cuda_std::prelude::*;
+    use cuda_std::thread;
+
+    #[kernel]
+    pub unsafe fn launched(a: &[f32], out: *mut f32, n: usize) {
+        let i = thread::index_1d() as usize;
+        if i < n {
+            *out.add(i) = a[3 * i];
+        }
+    }
+}
+
+// kernel-lint: allow(KL001)
+#[kernel]
+pub unsafe fn quiet(a: &[f32], out: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        *out.add(i) = a[8 * i] + a[i + 1];
+    }
+}
+
+#[kernel]
+pub unsafe fn caller(a: &[f32], out: *mut f32, n: usize) {
+    first(a, out, n);
+}
+
+pub fn run(module: &Module, stream: &Stream, a: &DeviceBuffer<f32>, out: &DeviceBuffer<f32>) -> CudaResult<()> {
+    unsafe {
+        launch!(module.launched<<<16, 128, 0, stream>>>(a.as_device_ptr(), a.len(), out.as_device_ptr(), 2048))?;
+    }
+    Ok(())
+}
+"#;
+
+/// The diagnostics a server started now publishes for `text` as the buffer of `uri`.
+fn fresh_diagnostics(dir: &Path, uri: &str, text: &str) -> Vec<Value> {
+    let mut client = Client::start(dir);
+    initialize(&mut client, dir, json!({}));
+    open(&mut client, uri, text);
+    let diagnostics = client.diagnostics(uri);
+    assert_eq!(
+        analyzed(&client.logs),
+        format!(
+            "analyzed 1 file (src/kernels.rs: {n} of {n} kernels); workspace of 2 files kept",
+            n = text.matches("#[kernel]").count()
+        )
+    );
+    client.shut_down_cleanly();
+    diagnostics
+}
+
+#[test]
+fn a_change_analyzes_again_only_the_kernels_it_may_touch_and_publishes_what_a_fresh_analysis_does() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("src/lib.rs"), "pub mod kernels;\n").expect("written");
+    std::fs::remove_file(dir.path().join("src/other.rs")).expect("removed");
+    let path = dir.path().join("src/kernels.rs");
+    std::fs::write(&path, KERNELS).expect("written");
+    let kernels_uri = uri(&path);
+    let mut client = Client::start(dir.path());
+    initialize(&mut client, dir.path(), json!({}));
+    open(&mut client, &kernels_uri, KERNELS);
+    let opened = client.diagnostics(&kernels_uri);
+    assert_eq!(
+        analyzed(&client.logs),
+        "analyzed 1 file (src/kernels.rs: 5 of 5 kernels); workspace of 2 files kept"
+    );
+    let codes: Vec<&str> = opened.iter().map(|d| d["code"].as_str().expect("a code")).collect();
+    // `first` twice (its own and through `caller`), the helper through `hinted`, `launched`,
+    // and `quiet`'s misaligned read (its stride is suppressed).
+    assert_eq!(codes, ["KL001", "KL001", "KL001", "KL001", "KL003"], "{opened:?}");
+    let launched = opened
+        .iter()
+        .find(|d| d["range"]["start"] == position(KERNELS, "3 * i]", true))
+        .expect("the launched kernel's finding");
+    let launch_line = KERNELS[..KERNELS.find("launch!(").expect("there")]
+        .matches('\n')
+        .count()
+        + 1;
+    assert!(
+        launched["message"].as_str().expect("text").contains(&format!(
+            "block (128, 1, 1) from the launch site src/kernels.rs:{launch_line}"
+        )),
+        "{launched}"
+    );
+
+    let mut session = Editing {
+        client,
+        dir: dir.path(),
+        uri: kernels_uri.clone(),
+        version: 1,
+        text: KERNELS.to_string(),
+    };
+
+    // Inside one kernel that nothing calls: that kernel alone.
+    let published = session.edit(|t| t.replace("load(a, i, 4)", "load(a, i, 2)"), "1 of 5 kernels");
+    assert_eq!(published.len(), 5);
+    // A newline at the end: nothing.
+    session.edit(|t| format!("{t}\n"), "0 of 5 kernels");
+    // Inside a kernel another calls: both. Lines inserted in it move every kernel, the helper
+    // and the host launch below.
+    let published = session.edit(
+        |t| {
+            t.replace(
+                "    if i < n {\n        *out.add(i) = a[2 * i];",
+                "    let _ = 0;\n\n    if i < n {\n        *out.add(i) = a[4 * i];",
+            )
+        },
+        "2 of 5 kernels",
+    );
+    let text = session.text.clone();
+    let launched = published
+        .iter()
+        .find(|d| d["range"]["start"] == position(&text, "3 * i]", true))
+        .expect("the launched kernel's finding, moved");
+    assert!(
+        launched["message"]
+            .as_str()
+            .expect("text")
+            .contains(&format!("from the launch site src/kernels.rs:{}", launch_line + 2)),
+        "{launched}"
+    );
+    let hover = session.client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": kernels_uri }, "position": position(&text, "3 * i]", true) }),
+    );
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .starts_with("**strided** load of `a[3 * i]`"),
+        "{hover}"
+    );
+    // A helper outside the kernels: every kernel.
+    session.edit(|t| t.replace("a[i * s]", "a[i * s + 1]"), "5 of 5 kernels");
+    // A kernel added with its blank line: that kernel; removed again: none.
+    let added = "#[kernel]\npub unsafe fn added(a: &[f32], out: *mut f32) {\n    \
+                 let i = thread::index_1d() as usize;\n    *out.add(i) = a[i + 3];\n}\n\n";
+    let before = session.text.clone();
+    session.edit(
+        |t| t.replacen("// kernel-lint: allow", &format!("{added}// kernel-lint: allow"), 1),
+        "1 of 6 kernels",
+    );
+    session.edit(|_| before.clone(), "0 of 5 kernels");
+    // A kernel renamed where no other code names it: that kernel.
+    session.edit(|t| t.replace("fn quiet(", "fn hushed("), "1 of 5 kernels");
+    // A kernel renamed that the host launch names: every kernel.
+    session.edit(|t| t.replace("fn launched(", "fn started("), "5 of 5 kernels");
+    // A suppression above a kernel changed: every kernel; `hushed`'s stride is now reported.
+    let published = session.edit(|t| t.replace("allow(KL001)", "allow(KL003)"), "5 of 5 kernels");
+    let codes: Vec<&str> = published.iter().map(|d| d["code"].as_str().expect("a code")).collect();
+    assert_eq!(codes, ["KL001", "KL001", "KL001", "KL001", "KL001"], "{published:?}");
+    // Another file changed since: every kernel, once.
+    let lib_uri = uri(&dir.path().join("src/lib.rs"));
+    open(&mut session.client, &lib_uri, "pub mod kernels;\n");
+    session.client.diagnostics(&lib_uri);
+    change(
+        &mut session.client,
+        &lib_uri,
+        2,
+        "pub mod kernels;\npub const N: usize = 4;\n",
+    );
+    session.client.diagnostics(&lib_uri);
+    assert_eq!(
+        analyzed(&session.client.logs),
+        "analyzed 1 file (src/lib.rs); workspace of 2 files kept"
+    );
+    session.edit(|t| t.replace("a[8 * i]", "a[6 * i]"), "5 of 5 kernels");
+    session.edit(|t| t.replace("a[6 * i]", "a[4 * i]"), "1 of 5 kernels");
+    session.client.shut_down_cleanly();
+}
+
+/// One buffer changed again and again, each time checked against a fresh analysis.
+struct Editing<'a> {
+    client: Client,
+    dir: &'a Path,
+    uri: String,
+    version: i64,
+    text: String,
+}
+
+impl Editing<'_> {
+    /// Changes the buffer to `change(text)`; the pass must have analyzed the `expected` kernels
+    /// (`N of M kernels`) and published exactly what a server started on the new text does.
+    fn edit(&mut self, change: impl FnOnce(&str) -> String, expected: &str) -> Vec<Value> {
+        let new = change(&self.text);
+        assert_ne!(new, self.text, "the edit changes the text");
+        self.version += 1;
+        crate::change(&mut self.client, &self.uri, self.version, &new);
+        let published = self.client.diagnostics(&self.uri);
+        assert_eq!(
+            analyzed(&self.client.logs),
+            format!("analyzed 1 file (src/kernels.rs: {expected}); workspace of 2 files kept"),
+            "{new}"
+        );
+        assert_eq!(published, fresh_diagnostics(self.dir, &self.uri, &new), "{new}");
+        self.text = new;
+        published
+    }
 }

@@ -3,7 +3,7 @@
 //! predict each global access and the banks of each shared one. The CLI and the harness both run it.
 
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
-use crate::model::items::{ItemIndex, ModulePath};
+use crate::model::items::{FunctionKey, FunctionRef, ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, find_unanalyzed, kernel_names, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
@@ -15,7 +15,7 @@ use crate::warp::predict::predict;
 use crate::warp::shared::{predict_banks, BankPrediction};
 use crate::warp::verdict::Prediction;
 use crate::workspace::CrateFeatures;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod incremental;
@@ -278,6 +278,43 @@ impl Program {
     /// Like [`Program::report`], with only the kernels named `only` analyzed when given (the
     /// file's other kernels are left out of the report).
     pub fn report_of(&self, file: usize, plan: &LaunchPlan, only: Option<&str>) -> Result<FileReport, FileError> {
+        self.report_where(file, plan, |name| only.is_none_or(|only| only == name))
+    }
+
+    /// Like [`Program::report`], with only the kernels whose name is in `names` analyzed (the
+    /// file's other kernels are left out of the report; its file-level findings are all there).
+    pub fn report_of_names(
+        &self,
+        file: usize,
+        plan: &LaunchPlan,
+        names: &BTreeSet<String>,
+    ) -> Result<FileReport, FileError> {
+        self.report_where(file, plan, |name| names.contains(name))
+    }
+
+    /// The functions of the item index that the analysis of kernel `kernel` of file `file` may
+    /// follow or look into ([`ItemIndex::reachable`]); `None` when its module is not indexed.
+    /// An edit of any other function cannot change the kernel's report.
+    pub fn reachable_from(&self, file: usize, kernel: &Kernel) -> Option<BTreeSet<FunctionKey>> {
+        let mut module = self.modules.get(file)?.clone();
+        module.extend(kernel.inline_module.iter().cloned());
+        let module = self.index.module_key(&module)?;
+        Some(self.index.reachable(&FunctionRef {
+            module,
+            file,
+            name: kernel.name.clone(),
+            self_type: None,
+            sig: &kernel.item.sig,
+            block: &kernel.item.block,
+        }))
+    }
+
+    fn report_where(
+        &self,
+        file: usize,
+        plan: &LaunchPlan,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<FileReport, FileError> {
         let source = self.files.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?;
         let fresh;
         let deferred = self.deferred.get(file).copied().unwrap_or(false);
@@ -301,9 +338,7 @@ impl Program {
                 "internal error while analyzing this file: a kernel in a file read as host code only",
             ));
         }
-        if let Some(only) = only {
-            kernels.retain(|k| k.name == only);
-        }
+        kernels.retain(|k| wanted(&k.name));
         let mut reports = Vec::with_capacity(kernels.len());
         for kernel in kernels {
             for launch in self.launches_of(file, &kernel, plan) {

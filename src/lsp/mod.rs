@@ -2,12 +2,14 @@
 //! save (from the buffer), the fixes as quick fixes, the prediction of an access on hover.
 //!
 //! The workspace is read once, at initialize (and again when a `Cargo.toml` or
-//! `kernel-lint.toml` is saved); a change of one buffer parses and analyzes that file alone
-//! against the kept workspace. Only the protocol goes to stdout.
+//! `kernel-lint.toml` is saved); a change of one buffer parses that file alone and analyzes
+//! again only the kernels of it that the change may touch, against the kept workspace. Only
+//! the protocol goes to stdout.
 
 mod actions;
 mod convert;
 mod hover;
+mod reuse;
 mod state;
 
 use crate::error::CliError;

@@ -2,6 +2,7 @@
 //! file parsed, its items indexed, each file's configuration), and the last analysis of each
 //! file, from which diagnostics, code actions and hovers are answered.
 
+use super::reuse::{self, KeptKernels};
 use crate::cli::GlobalArgs;
 use crate::config::{Config, Configs, Resolver};
 use crate::discover;
@@ -27,6 +28,9 @@ pub struct Model {
     configs: Configs,
     uses: Vec<CrateUse>,
     features: CrateFeatures,
+    /// How many times a file's text was replaced: a kernel's report is kept for reuse only
+    /// while no other file has changed.
+    edits: u64,
 }
 
 /// What one analysis of a file found.
@@ -44,12 +48,17 @@ pub struct Analysis {
     proven: Vec<bool>,
     /// Whether the file was analyzed alone, outside the kept workspace.
     alone: bool,
+    /// The file's kernels with their reports, for the next change of the file.
+    kept: Option<KeptKernels>,
+    /// How many kernels the file has, and how many of them this analysis analyzed (the others'
+    /// reports were kept from the last one).
+    pub kernels: (usize, usize),
 }
 
 /// One pass of analysis after an event: which files were analyzed, and how long it took.
 pub struct Pass {
-    /// The files analyzed, as printed.
-    pub analyzed: Vec<String>,
+    /// The files analyzed, as printed, each with its kernels analyzed and its kernels in all.
+    pub analyzed: Vec<(String, usize, usize)>,
     /// Milliseconds spent.
     pub millis: u128,
     /// Files of the kept workspace.
@@ -57,13 +66,22 @@ pub struct Pass {
 }
 
 impl Pass {
-    /// The line logged for the pass: the count is what an editor's user (and the tests) read.
+    /// The line logged for the pass: the counts are what an editor's user (and the tests) read.
     pub fn message(&self) -> String {
         let files = if self.analyzed.len() == 1 { "file" } else { "files" };
+        let list: Vec<String> = self
+            .analyzed
+            .iter()
+            .map(|(path, analyzed, all)| match all {
+                0 => path.clone(),
+                1 => format!("{path}: {analyzed} of 1 kernel"),
+                _ => format!("{path}: {analyzed} of {all} kernels"),
+            })
+            .collect();
         format!(
             "analyzed {} {files} ({}) in {} ms; workspace of {} files kept",
             self.analyzed.len(),
-            self.analyzed.join(", "),
+            list.join(", "),
             self.millis,
             self.kept
         )
@@ -143,6 +161,7 @@ impl State {
             configs: resolver.finish(),
             uses: inputs.uses,
             features: inputs.features,
+            edits: 0,
         });
         Ok(kept)
     }
@@ -199,6 +218,14 @@ impl State {
         };
         let in_model = self.model.as_ref().and_then(|m| m.paths.iter().position(|p| p == path));
         let mut analyzed = Vec::new();
+        // The last analysis of the file, when no other file has changed since: the reports of
+        // its kernels may be kept.
+        let mut previous = match (&self.model, self.analyses.get(path)) {
+            (Some(model), Some(a)) if a.kept.as_ref().is_some_and(|k| k.edits == model.edits) => {
+                self.analyses.remove(path)
+            }
+            _ => None,
+        };
         let replaced = match (in_model, self.model.as_mut()) {
             (Some(index), Some(model)) => {
                 let display = model.program.files()[index].path.clone();
@@ -207,6 +234,7 @@ impl State {
                         model
                             .program
                             .replace(index, SourceFile::new(display.clone(), text.clone()));
+                        model.edits += 1;
                     }
                 }
                 Some((index, display))
@@ -218,15 +246,18 @@ impl State {
                 let mut files = vec![index];
                 files.extend(self.dependents(&display).into_iter().filter(|&i| i != index));
                 for i in files {
-                    let analysis = model.analyze(i);
-                    analyzed.push(analysis.source.path.clone());
+                    let analysis = match previous.take_if(|_| i == index) {
+                        Some(previous) => model.reanalyze(i, previous),
+                        None => model.analyze(i),
+                    };
+                    analyzed.push((analysis.source.path.clone(), analysis.kernels.1, analysis.kernels.0));
                     self.analyses.insert(model.paths[i].clone(), analysis);
                 }
             }
             _ => match text {
                 Some(text) => {
                     let analysis = alone(SourceFile::new(path.display().to_string(), text));
-                    analyzed.push(analysis.source.path.clone());
+                    analyzed.push((analysis.source.path.clone(), analysis.kernels.1, analysis.kernels.0));
                     self.analyses.insert(path.to_path_buf(), analysis);
                 }
                 None => {
@@ -358,7 +389,61 @@ impl Model {
 
     /// Reports and lints one file of the kept program; its rewrites are proven on demand.
     fn analyze(&self, file: usize) -> Analysis {
-        lint(&self.program, file, self.settings(file), false)
+        let config = self.settings(file);
+        let report = self.program.report(file, &config.plan);
+        let kept = report
+            .as_ref()
+            .ok()
+            .and_then(|r| KeptKernels::of(&self.program, file, &config.plan, r, self.edits));
+        let count = match &kept {
+            Some(kept) => kept.len(),
+            None => self.program.kernels(file, &config.plan).0.len(),
+        };
+        lint(&self.program, file, config, report, kept, (count, count), false)
+    }
+
+    /// Analyzes file `file` again after its text changed from the one `previous` analyzed, no
+    /// other file having changed since, keeping the reports of the kernels the change cannot
+    /// have touched.
+    fn reanalyze(&self, file: usize, previous: Analysis) -> Analysis {
+        if previous.source.text == self.program.files()[file].text {
+            return Analysis {
+                kernels: (previous.kernels.0, 0),
+                ..previous
+            };
+        }
+        let config = self.settings(file);
+        let Analysis {
+            source, report, kept, ..
+        } = previous;
+        let again = match (report, kept) {
+            (Some(report), Some(kept)) => reuse::reanalyze(
+                &self.program,
+                file,
+                &config.plan,
+                &self.modules[file],
+                &source,
+                report,
+                kept,
+            ),
+            _ => None,
+        };
+        match again {
+            Some(mut again) => {
+                again.kept.edits = self.edits;
+                let count = (again.kept.len(), again.analyzed);
+                lint(
+                    &self.program,
+                    file,
+                    config,
+                    Ok(again.report),
+                    Some(again.kept),
+                    count,
+                    false,
+                )
+            }
+            None => self.analyze(file),
+        }
     }
 }
 
@@ -376,14 +461,25 @@ fn standalone(source: &SourceFile) -> (ModuleSource, Config, CrateFeatures) {
 fn alone(source: SourceFile) -> Analysis {
     let (module, config, _) = standalone(&source);
     let program = Program::parse(vec![module]);
-    lint(&program, 0, &config, true)
+    let count = program.kernels(0, &config.plan).0.len();
+    let report = program.report(0, &config.plan);
+    lint(&program, 0, &config, report, None, (count, count), true)
 }
 
-/// The report of one file and its findings at its configuration's levels after suppressions
-/// and thresholds; their rewrites are not proven yet.
-fn lint(program: &Program, file: usize, config: &Config, alone: bool) -> Analysis {
+/// The findings of a report of one file at its configuration's levels after suppressions and
+/// thresholds; their rewrites are not proven yet. `kernels` counts the file's kernels and
+/// those the report analyzed.
+fn lint(
+    program: &Program,
+    file: usize,
+    config: &Config,
+    report: Result<FileReport, FileError>,
+    kept: Option<KeptKernels>,
+    kernels: (usize, usize),
+    alone: bool,
+) -> Analysis {
     let source = program.files()[file].clone();
-    match program.report(file, &config.plan) {
+    match report {
         Ok(report) => {
             let mut diagnostics = check_file_with_fixes(&report, &config.levels, program.files());
             let mut findings = [Findings {
@@ -392,6 +488,7 @@ fn lint(program: &Program, file: usize, config: &Config, alone: bool) -> Analysi
                 diagnostics: &mut diagnostics,
             }];
             triage::finish(&mut findings, triage::suppressions(program.files()));
+
             Analysis {
                 errors: report.errors.clone(),
                 report: Some(report),
@@ -399,6 +496,8 @@ fn lint(program: &Program, file: usize, config: &Config, alone: bool) -> Analysi
                 diagnostics,
                 source,
                 alone,
+                kept,
+                kernels,
             }
         }
         Err(err) => Analysis {
@@ -408,6 +507,8 @@ fn lint(program: &Program, file: usize, config: &Config, alone: bool) -> Analysi
             errors: vec![err],
             proven: Vec::new(),
             alone,
+            kept: None,
+            kernels,
         },
     }
 }

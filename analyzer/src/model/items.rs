@@ -478,7 +478,7 @@ impl ItemIndex {
 }
 
 /// Identifies a function across the index: defining module, `impl` type, name.
-type FunctionKey = (ModulePath, Option<String>, String);
+pub type FunctionKey = (ModulePath, Option<String>, String);
 
 impl ItemIndex {
     /// Whether a function can call itself, directly or through other functions of the index.
@@ -502,21 +502,63 @@ impl ItemIndex {
     fn callees<'a>(&'a self, function: &FunctionRef<'_>) -> Vec<FunctionRef<'a>> {
         let mut calls = CallNames::default();
         syn::visit::Visit::visit_block(&mut calls, function.block);
+        self.named_functions(function.module, function.self_type, calls).0
+    }
+
+    /// Every function of the index that the analysis of `function` may follow or look into:
+    /// the functions any path or method name of its body names (calls, paths passed along,
+    /// paths inside macros, items nested in it), those that the constants it names call, and
+    /// so on from each. A function outside the set cannot change what its analysis finds.
+    pub fn reachable(&self, function: &FunctionRef<'_>) -> BTreeSet<FunctionKey> {
+        let mut seen: BTreeSet<FunctionKey> = BTreeSet::new();
+        let mut consts: BTreeSet<Target> = BTreeSet::new();
+        let mut bodies: Vec<(&ModulePath, Option<&str>, Mentions)> =
+            vec![(function.module, function.self_type, Mentions::of_block(function.block))];
+        while let Some((module, self_type, mentions)) = bodies.pop() {
+            let (functions, named) = self.named_functions(module, self_type, mentions.0);
+            for target in named {
+                if let Some((module, expr)) = self.const_expr(&target) {
+                    if consts.insert(target) {
+                        bodies.push((module, None, Mentions::of_expr(expr)));
+                    }
+                }
+            }
+            for f in functions {
+                if seen.insert(key(&f)) {
+                    bodies.push((f.module, f.self_type, Mentions::of_block(f.block)));
+                }
+            }
+        }
+        seen
+    }
+
+    /// The functions the paths and method names of a body name, read in `module` (`Self` as
+    /// `self_type`), and what else its paths resolve to.
+    fn named_functions<'a>(
+        &'a self,
+        module: &ModulePath,
+        self_type: Option<&str>,
+        calls: CallNames,
+    ) -> (Vec<FunctionRef<'a>>, Vec<Target>) {
         let mut out = Vec::new();
+        let mut others = Vec::new();
         for mut path in calls.paths {
-            if let (Some(first), Some(ty)) = (path.first_mut(), function.self_type) {
+            if let (Some(first), Some(ty)) = (path.first_mut(), self_type) {
                 if first == "Self" {
                     *first = ty.to_string();
                 }
             }
-            if let Some(f) = self.resolve(function.module, &path).and_then(|t| self.function(&t)) {
-                out.push(f);
+            if let Some(target) = self.resolve(module, &path) {
+                match self.function(&target) {
+                    Some(f) => out.push(f),
+                    None => others.push(target),
+                }
             }
         }
         for method in calls.methods {
-            out.extend(self.methods_named(&method, function.module));
+            out.extend(self.methods_named(&method, module));
         }
-        out
+        (out, others)
     }
 }
 
@@ -550,6 +592,80 @@ impl<'ast> syn::visit::Visit<'ast> for CallNames {
     }
 
     fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+/// Every path and method name a body writes, nested items and macro arguments included: what
+/// its analysis may resolve, at most.
+struct Mentions(CallNames);
+
+impl Mentions {
+    fn of_block(block: &syn::Block) -> Mentions {
+        let mut mentions = Mentions(CallNames::default());
+        syn::visit::Visit::visit_block(&mut mentions, block);
+        mentions
+    }
+
+    fn of_expr(expr: &Expr) -> Mentions {
+        let mut mentions = Mentions(CallNames::default());
+        syn::visit::Visit::visit_expr(&mut mentions, expr);
+        mentions
+    }
+
+    /// The runs of identifiers joined by `::` in unparsed tokens, each identifier also taken
+    /// as a method name.
+    fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        let mut run: Vec<String> = Vec::new();
+        let mut colons = 0;
+        for tree in tokens {
+            match tree {
+                proc_macro2::TokenTree::Ident(ident) => {
+                    let name = ident.to_string();
+                    self.0.methods.insert(name.clone());
+                    if colons != 2 {
+                        self.end_run(&mut run);
+                    }
+                    run.push(name);
+                    colons = 0;
+                }
+                proc_macro2::TokenTree::Punct(punct) if punct.as_char() == ':' && colons < 2 => colons += 1,
+                proc_macro2::TokenTree::Group(group) => {
+                    self.end_run(&mut run);
+                    colons = 0;
+                    self.tokens(group.stream());
+                }
+                _ => {
+                    self.end_run(&mut run);
+                    colons = 0;
+                }
+            }
+        }
+        self.end_run(&mut run);
+    }
+
+    fn end_run(&mut self, run: &mut Vec<String>) {
+        if !run.is_empty() {
+            self.0.paths.push(std::mem::take(run));
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Mentions {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        self.0
+            .paths
+            .push(path.segments.iter().map(|s| s.ident.to_string()).collect());
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.0.methods.insert(call.method.to_string());
+        syn::visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        syn::visit::visit_macro(self, mac);
+    }
 }
 
 impl ModuleItems {
@@ -687,5 +803,47 @@ mod tests {
         index.add_file(m(&["user", "lights"]), 6, &file("use crate::math::tuple::Tuple4D;"));
         let through_root = index.resolve(&m(&["user", "lights"]), &["Tuple4D".to_string()]);
         assert_eq!(through_root, found);
+    }
+
+    #[test]
+    fn what_a_function_may_reach_counts_macros_constants_methods_and_nested_items() {
+        let mut index = ItemIndex::default();
+        let file = |text: &str| syn::parse_str::<syn::File>(text).unwrap();
+        let m = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<ModulePath>();
+        index.add_file(
+            m(&["k"]),
+            0,
+            &file(
+                "pub mod util { pub fn checked(i: usize) -> bool { deeper(i) } fn deeper(_: usize) -> bool { true } }
+                 pub fn width() -> usize { 4 }
+                 pub const W: usize = width();
+                 pub struct P; impl P { pub fn get(&self) -> usize { 0 } }
+                 pub fn unrelated() {}
+                 pub fn other_kernel() {}
+                 pub fn kernel(p: P) {
+                     assert!(util::checked(W));
+                     let _ = p.get();
+                     fn local() { other_kernel() }
+                 }",
+            ),
+        );
+        let key = |module: &[&str], ty: Option<&str>, name: &str| (m(module), ty.map(str::to_string), name.to_string());
+        let kernel = index
+            .function(&Target::Item(m(&["k"]), "kernel".into()))
+            .expect("indexed");
+        assert_eq!(
+            index.reachable(&kernel),
+            BTreeSet::from([
+                key(&["k", "util"], None, "checked"),
+                key(&["k", "util"], None, "deeper"),
+                key(&["k"], None, "width"),
+                key(&["k"], Some("P"), "get"),
+                key(&["k"], None, "other_kernel"),
+            ])
+        );
+        // What the recursion check follows leaves the macro's call out.
+        let mut calls = CallNames::default();
+        syn::visit::Visit::visit_block(&mut calls, kernel.block);
+        assert!(calls.paths.is_empty());
     }
 }

@@ -69,6 +69,29 @@ impl ParamKind {
     }
 }
 
+impl Kernel {
+    /// The span of the kernel's whole item in `file`, attributes and doc comments included:
+    /// the one [`SourceFile::span_of_node`] gives, read from the first outer attribute (else
+    /// the visibility, else the signature) and the body's closing brace, without printing
+    /// the item.
+    pub fn item_span(&self, file: &SourceFile) -> Span {
+        let item = &self.item;
+        let first = match (
+            item.attrs.iter().find(|a| matches!(a.style, syn::AttrStyle::Outer)),
+            &item.vis,
+        ) {
+            (Some(attr), _) => file.span_of_node(attr),
+            (None, Visibility::Inherited) => file.span_of_node(&item.sig),
+            (None, vis) => file.span_of_node(vis),
+        };
+        let end = file.span_of(item.block.brace_token.span.close()).end;
+        Span {
+            end: end.max(first.end),
+            ..first
+        }
+    }
+}
+
 impl KernelParam {
     /// The parameters of a function that have a plain name (`n: u32`, `mut n: u32`), with each
     /// type written as `type_text` gives it.
@@ -435,6 +458,39 @@ mod tests {
         let syntax = syn::parse_file(src).unwrap();
         let mut unsupported = Vec::new();
         (find_kernels(&file, &syntax, plan, &mut unsupported), unsupported)
+    }
+
+    #[test]
+    fn an_item_span_is_the_span_of_the_whole_item() {
+        let src = r#"
+/// Doc.
+// kernel-lint: block(64)
+#[kernel]
+#[allow(unused)]
+pub unsafe fn a(x: &[f32]) { let _ = x[0]; }
+fn helper() {}
+#[kernel] pub unsafe fn b() { { } }
+unsafe extern "ptx-kernel" fn c() {
+    #![allow(unused)]
+}
+mod inner {
+    #[cfg_attr(target_os = "cuda", kernel)]
+    pub(crate) unsafe fn d() {}
+}
+"#;
+        let file = SourceFile::new("k.rs", src);
+        let (found, _) = kernels(src, &LaunchPlan::default());
+        assert_eq!(found.len(), 4);
+        for kernel in &found {
+            assert_eq!(
+                kernel.item_span(&file),
+                file.span_of_node(&kernel.item),
+                "{}",
+                kernel.name
+            );
+        }
+        let a = found[0].item_span(&file);
+        assert_eq!(&src[a.start..a.end], &src[1..src.find("\nfn helper").expect("there")]);
     }
 
     #[test]

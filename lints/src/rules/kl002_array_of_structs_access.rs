@@ -1,6 +1,9 @@
 use crate::text::cost;
 use crate::{declare_lint, AccessContext, Applicability, Edit, Finding, Fix};
 use kernel_lint_analyzer::{AccessClass, FieldOf, Prediction, SourceFile, Span};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use syn::punctuated::Punctuated;
 
 declare_lint! {
@@ -162,12 +165,10 @@ pub fn repr_edit(name: &str, align: u64, sources: &[SourceFile]) -> Option<Edit>
         if !source.text.contains(name) || !source.text.contains("struct") {
             continue;
         }
-        let Ok(file) = syn::parse_file(&source.text) else {
+        let Some(structs) = structs_of(source) else {
             continue;
         };
-        let mut defs = Vec::new();
-        structs_named(&file.items, name, &mut defs);
-        found.extend(defs.into_iter().map(|def| (source, def.clone())));
+        found.extend(structs.iter().filter(|def| def.ident == name).map(|def| (source, def.clone())));
     }
     let [(source, def)] = found.as_slice() else {
         return None;
@@ -241,14 +242,42 @@ fn span_at(source: &SourceFile, start: usize, end: usize, at: proc_macro2::LineC
     }
 }
 
-/// The structs called `name` among `items` and their inline modules.
-fn structs_named<'a>(items: &'a [syn::Item], name: &str, out: &mut Vec<&'a syn::ItemStruct>) {
+/// The structs of a file, by its path, with the text they were read from.
+type StructsByFile = HashMap<String, (String, Rc<Vec<syn::ItemStruct>>)>;
+
+thread_local! {
+    /// The structs of each file read for a definition: the findings of a file (and an editor's
+    /// every change) look into the same files again, and a file is parsed once while its text
+    /// stays the same.
+    static STRUCTS: RefCell<StructsByFile> = RefCell::new(HashMap::new());
+}
+
+/// The structs `source` defines, inline modules included; `None` when it does not parse.
+fn structs_of(source: &SourceFile) -> Option<Rc<Vec<syn::ItemStruct>>> {
+    STRUCTS.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        if let Some((text, structs)) = kept.get(&source.path) {
+            if *text == source.text {
+                return Some(Rc::clone(structs));
+            }
+        }
+        let file = syn::parse_file(&source.text).ok()?;
+        let mut structs = Vec::new();
+        all_structs(&file.items, &mut structs);
+        let structs = Rc::new(structs);
+        kept.insert(source.path.clone(), (source.text.clone(), Rc::clone(&structs)));
+        Some(structs)
+    })
+}
+
+/// The structs among `items` and their inline modules.
+fn all_structs(items: &[syn::Item], out: &mut Vec<syn::ItemStruct>) {
     for item in items {
         match item {
-            syn::Item::Struct(def) if def.ident == name => out.push(def),
+            syn::Item::Struct(def) => out.push(def.clone()),
             syn::Item::Mod(module) => {
                 if let Some((_, inner)) = &module.content {
-                    structs_named(inner, name, out);
+                    all_structs(inner, out);
                 }
             }
             _ => {}
