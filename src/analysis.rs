@@ -9,6 +9,7 @@ use crate::error::{io_message, CliError, Location, Problem};
 use kernel_lint_analyzer::Progress;
 use kernel_lint_analyzer::{analyze_wanted, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
 use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
+use kernel_lint_analyzer::in_parallel;
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;
 
@@ -463,11 +464,23 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
     // Only the findings that are reported are worth a rewrite, each analyzed again.
     let reported = entries.len() - from_analysis;
     progress.phase("proving rewrites", reported);
-    for entry in &mut entries {
-        if let Entry::Ok(analyzed) = entry {
-            progress.started(&analyzed.source.path);
-            attach_fixes(&workspace, &analyzed.report, &mut analyzed.diagnostics);
-            progress.finished(&analyzed.source.path);
+    // Each file's rewrites are proven on its own; the workers share the files out and the
+    // fixes land on each file's findings, so the output is the same for any number of them.
+    let proving: Vec<&mut Analyzed> = (entries.iter_mut())
+        .filter_map(|entry| match entry {
+            Entry::Ok(analyzed) => Some(&mut **analyzed),
+            Entry::Failed(..) => None,
+        })
+        .collect();
+    let paths: Vec<String> = proving.iter().map(|analyzed| analyzed.source.path.clone()).collect();
+    let proven = in_parallel(proving, settings.jobs, |analyzed| {
+        progress.started(&analyzed.source.path);
+        attach_fixes(&workspace, &analyzed.report, &mut analyzed.diagnostics);
+        progress.finished(&analyzed.source.path);
+    });
+    for (path, proven) in paths.iter().zip(proven) {
+        if let Err(why) = proven {
+            eprintln!("warning: {path}: internal error while proving rewrites, its fixes are left out: {why}");
         }
     }
     if let (Some(cache), Some(address)) = (&settings.cache, &address) {

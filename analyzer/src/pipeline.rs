@@ -21,7 +21,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod incremental;
 mod resident;
 mod workers;
-pub use workers::{analyze_only, analyze_parallel, analyze_wanted, analyze_watched, Progress, Unwatched};
+pub use resident::{in_parallel, BaseInputs};
+pub use workers::{analyze_parallel, analyze_variant, analyze_wanted, analyze_watched, Progress, Unwatched};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;
@@ -72,9 +73,14 @@ pub struct Program {
     kernel_names: BTreeMap<String, usize>,
     /// The names of each file's kernels, so that one file's can be taken back out.
     file_kernels: Vec<Vec<String>>,
-    /// Each file's host launches and the constants they read, while those still hold.
-    file_launches: Vec<Option<(Vec<HostLaunch>, ConstAnswers)>>,
+    /// Each file's host launches, the constants they read and every name those constants'
+    /// values may depend on, while the constants still hold.
+    file_launches: Vec<Option<FileLaunches>>,
 }
+
+/// The host launches of a file, the constants they read with their values, and the names
+/// those values may depend on ([`Scope::const_words`]).
+type FileLaunches = (Vec<HostLaunch>, ConstAnswers, BTreeSet<String>);
 
 /// A kernel's interpreted body and the prediction for each of its accesses, in order.
 pub struct KernelAnalysis {
@@ -154,7 +160,7 @@ impl Program {
 
     /// Reads the host launches and counts the kernel names of every parsed file.
     fn link(&mut self) {
-        self.read_launches();
+        self.read_launches(None);
         self.kernel_names.clear();
         self.file_kernels.clear();
         for file in 0..self.files.len() {
@@ -167,22 +173,35 @@ impl Program {
     }
 
     /// The host launches of every parsed file by kernel, in file order: each file's as read
-    /// before while the constants its launches read keep their values, else read again.
-    fn read_launches(&mut self) {
+    /// before while the constants its launches read keep their values, else read again. With
+    /// `touched` (the names a change defined or defines now), a file whose constants depend
+    /// on none of them is not even asked.
+    fn read_launches(&mut self, touched: Option<&BTreeSet<String>>) {
         self.file_launches.resize_with(self.files.len(), || None);
         for file in 0..self.files.len() {
             let scope = self.scope(file);
-            if (self.file_launches[file].as_ref()).is_some_and(|(_, read)| launch_sites::answers_hold(read, scope)) {
-                continue;
+            if let Some((_, answers, words)) = &self.file_launches[file] {
+                if touched.is_some_and(|t| t.is_disjoint(words)) || launch_sites::answers_hold(answers, scope) {
+                    continue;
+                }
             }
             let found = match (self.files.get(file), self.syntax(file)) {
-                (Some(source), Ok(syntax)) => Some(launch_sites::scan_recorded(source, syntax, scope)),
+                (Some(source), Ok(syntax)) => {
+                    let (launches, answers) = launch_sites::scan_recorded(source, syntax, scope);
+                    let mut words = BTreeSet::new();
+                    if let Some(scope) = scope {
+                        for (path, _) in &answers {
+                            scope.const_words(path, &mut words);
+                        }
+                    }
+                    Some((launches, answers, words))
+                }
                 _ => None,
             };
             self.file_launches[file] = found;
         }
         self.launches.clear();
-        for (found, _) in self.file_launches.iter().flatten() {
+        for (found, ..) in self.file_launches.iter().flatten() {
             for launch in found {
                 self.launches
                     .entry(launch.kernel.clone())
@@ -385,9 +404,8 @@ impl Program {
 /// them writes (and so on), and the files of the modules above them, through which paths
 /// resolve. The others cannot change any kernel's analysis.
 pub fn needed_files(inputs: &[ModuleSource], uses: &[CrateUse]) -> Vec<bool> {
-    let scans: Vec<std::rc::Rc<crate::parse::scan::FileScan>> =
-        inputs.iter().map(|i| resident::scan(&i.source)).collect();
-    let scans: Vec<&crate::parse::scan::FileScan> = scans.iter().map(|s| &**s).collect();
+    let scans: Vec<crate::parse::scan::FileScan> = inputs.iter().map(|i| crate::parse::scan::scan(&i.source.text)).collect();
+    let scans: Vec<&crate::parse::scan::FileScan> = scans.iter().collect();
     let modules: Vec<ModulePath> = inputs.iter().map(|i| i.module.clone()).collect();
     let seeds: Vec<bool> = scans.iter().map(|s| s.entry).collect();
     let names: Vec<(String, String)> = uses.iter().map(|u| (u.name.clone(), u.root.clone())).collect();

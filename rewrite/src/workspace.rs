@@ -4,11 +4,12 @@ use crate::draft::Declined;
 use crate::edits::Splice;
 use kernel_lint_analyzer::workspace::CrateFeatures;
 use kernel_lint_analyzer::{
-    analyze_only, CrateUse, FileError, FileReport, KernelReport, LaunchPlan, ModulePath, ModuleSource, SourceFile,
+    analyze_variant, BaseInputs, CrateUse, FileError, FileReport, KernelReport, LaunchPlan, ModulePath, ModuleSource,
+    SourceFile,
 };
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Every file of a run, with the module it is and the launch plan it was analyzed under.
 pub struct Workspace<'a> {
@@ -22,6 +23,9 @@ pub struct Workspace<'a> {
     words: OnceLock<HashMap<String, usize>>,
     /// Per file, the kernels a proof in it may leave out (see [`Workspace::proof_copy`]).
     separable: Mutex<HashMap<String, Vec<Separable>>>,
+    /// The files as the analysis takes them, made once for the first proof, with the index
+    /// of each path.
+    base: OnceLock<(Arc<BaseInputs>, HashMap<String, usize>)>,
     /// Tells this workspace apart from every other of the process, for what drafts remember
     /// of it.
     pub(crate) id: u64,
@@ -45,6 +49,7 @@ impl<'a> Workspace<'a> {
             features,
             words: OnceLock::new(),
             separable: Mutex::new(HashMap::new()),
+            base: OnceLock::new(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
@@ -134,27 +139,29 @@ impl<'a> Workspace<'a> {
         wanted: &[&str],
         kernel: Option<&str>,
     ) -> HashMap<String, Result<FileReport, FileError>> {
-        let inputs: Vec<ModuleSource> = self
-            .files
+        let (base, positions) = self.base.get_or_init(|| {
+            let inputs = (self.files.iter())
+                .map(|(source, module, _)| ModuleSource {
+                    source: source.clone(),
+                    module: module.clone(),
+                })
+                .collect();
+            let plans = self.files.iter().map(|(.., plan)| (*plan).clone()).collect();
+            let positions = (self.files.iter().enumerate())
+                .map(|(i, (source, ..))| (source.path.clone(), i))
+                .collect();
+            (BaseInputs::new(inputs, self.uses, self.features, plans), positions)
+        });
+        let changed: Vec<(usize, SourceFile)> = changed
             .iter()
-            .map(|(source, module, _)| ModuleSource {
-                source: match changed.get(&source.path) {
-                    Some(text) => SourceFile::new(source.path.clone(), text.clone()),
-                    None => source.clone(),
-                },
-                module: module.clone(),
-            })
+            .filter_map(|(path, text)| Some((*positions.get(path)?, SourceFile::new(path.clone(), text.clone()))))
             .collect();
-        let plans: Vec<&LaunchPlan> = self.files.iter().map(|(.., plan)| *plan).collect();
-        // Only the wanted files are analyzed; the others are parsed for their names.
-        let (indices, paths): (Vec<usize>, Vec<String>) = self
-            .files
+        // Only the wanted files are analyzed; the others are read for their names.
+        let (indices, paths): (Vec<usize>, Vec<String>) = wanted
             .iter()
-            .enumerate()
-            .filter(|(_, (f, ..))| wanted.contains(&f.path.as_str()))
-            .map(|(i, (f, ..))| (i, f.path.clone()))
+            .filter_map(|path| Some((*positions.get(*path)?, path.to_string())))
             .unzip();
-        analyze_only(inputs, self.uses, self.features, &plans, &indices, kernel)
+        analyze_variant(base, changed, &indices, kernel)
             .into_iter()
             .zip(paths)
             .map(|(report, path)| (path, report))

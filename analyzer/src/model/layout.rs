@@ -152,6 +152,41 @@ impl<'a> Scope<'a> {
         self.at(module).const_at(&item.expr, depth + 1)
     }
 
+    /// Every name the value of constant `path` may depend on: the words of each path read on
+    /// the way, as written and as resolved, through the constants its initializer names. A
+    /// change that defines none of them leaves the value as it is.
+    pub fn const_words(&self, path: &syn::Path, out: &mut std::collections::BTreeSet<String>) {
+        self.path_words(path, 0, out);
+    }
+
+    fn path_words(&self, path: &syn::Path, depth: usize, out: &mut std::collections::BTreeSet<String>) {
+        out.extend(path.segments.iter().map(|s| s.ident.to_string()));
+        if depth > MAX_CONST_DEPTH {
+            return;
+        }
+        let Some(target) = self.resolve(path) else {
+            return;
+        };
+        match &target {
+            Target::Module(module) => out.extend(module.iter().cloned()),
+            Target::Item(module, name) => out.extend(module.iter().chain([name]).cloned()),
+            Target::Associated(module, ty, name) => out.extend(module.iter().chain([ty, name]).cloned()),
+            Target::External(rest) => {
+                out.insert(rest.clone());
+            }
+        }
+        let initializer = (self.index.const_expr(&target))
+            .or_else(|| self.index.static_item(&target).map(|(module, item)| (module, &*item.expr)));
+        if let Some((module, expr)) = initializer {
+            let scope = self.at(module);
+            let mut paths = PathsIn(Vec::new());
+            syn::visit::Visit::visit_expr(&mut paths, expr);
+            for path in paths.0 {
+                scope.path_words(path, depth + 1, out);
+            }
+        }
+    }
+
     /// Evaluates a constant integer expression of literals, constants and arithmetic.
     pub fn const_value(&self, expr: &Expr) -> Option<i64> {
         self.const_at(expr, 0)
@@ -484,6 +519,16 @@ pub struct FieldOf {
     pub size: u64,
 }
 
+/// The paths an expression names.
+struct PathsIn<'a>(Vec<&'a syn::Path>);
+
+impl<'a> syn::visit::Visit<'a> for PathsIn<'a> {
+    fn visit_path(&mut self, path: &'a syn::Path) {
+        self.0.push(path);
+        syn::visit::visit_path(self, path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -546,3 +591,4 @@ mod tests {
         assert_eq!(layout_of(&l, "UVec2").size, 8);
     }
 }
+

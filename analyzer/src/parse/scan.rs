@@ -122,56 +122,138 @@ pub fn needed(
     seeds: &[bool],
     crate_names: &[(String, String)],
 ) -> Vec<bool> {
-    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, scan) in scans.iter().enumerate() {
+    Reach::new(scans, modules, seeds, crate_names).needed
+}
+
+/// The closure of [`needed`], kept so that files can change afterwards: a changed file's
+/// new names are followed from where the closure stands, not from the start.
+#[derive(Debug, Default)]
+pub struct Reach {
+    /// The files defining each name.
+    definers: HashMap<String, Vec<usize>>,
+    /// The files of each module.
+    by_module: HashMap<Vec<String>, Vec<usize>>,
+    modules: Vec<Vec<String>>,
+    needed: Vec<bool>,
+    /// The words of the files not needed yet, followed once a file is.
+    waiting: Vec<Option<HashSet<String>>>,
+    /// The words some needed file writes, each followed once.
+    seen: HashSet<String>,
+}
+
+impl Reach {
+    /// The closure from `seeds` over these files (see [`needed`]).
+    pub fn new(scans: &[&FileScan], modules: &[Vec<String>], seeds: &[bool], crate_names: &[(String, String)]) -> Reach {
+        let mut reach = Reach {
+            modules: modules.to_vec(),
+            needed: vec![false; scans.len()],
+            waiting: scans.iter().map(|s| Some(s.mentions.clone())).collect(),
+            ..Reach::default()
+        };
+        for (i, scan) in scans.iter().enumerate() {
+            for name in &scan.defines {
+                reach.definers.entry(name.clone()).or_default().push(i);
+            }
+            let own = modules.get(i).map_or(&[][..], Vec::as_slice);
+            if let Some(last) = own.last() {
+                reach.definers.entry(last.clone()).or_default().push(i);
+            }
+            if own.len() == 1 {
+                for (name, root) in crate_names {
+                    if Some(root) == own.first() {
+                        reach.definers.entry(name.clone()).or_default().push(i);
+                    }
+                }
+            }
+        }
+        for (i, module) in modules.iter().enumerate() {
+            reach.by_module.entry(module.clone()).or_default().push(i);
+        }
+        let queue: Vec<usize> = (0..scans.len())
+            .filter(|&i| seeds.get(i).copied().unwrap_or(true))
+            .collect();
+        reach.close(queue);
+        reach
+    }
+
+    /// Which files are needed, in input order.
+    pub fn needed(&self) -> &[bool] {
+        &self.needed
+    }
+
+    /// File `file` has a new text, scanned as `scan`: its names are added to what it defined
+    /// and writes before, and the closure is followed on from them. Nothing is taken away: a
+    /// file needed once stays needed, which costs a parse and changes no analysis.
+    pub fn change(&mut self, file: usize, scan: &FileScan) {
+        if file >= self.needed.len() {
+            return;
+        }
+        let mut queue = Vec::new();
         for name in &scan.defines {
-            definers.entry(name.as_str()).or_default().push(i);
+            let definers = self.definers.entry(name.clone()).or_default();
+            if !definers.contains(&file) {
+                definers.push(file);
+            }
+            if self.seen.contains(name) && !self.needed[file] {
+                queue.push(file);
+            }
         }
-        let own = modules.get(i).map_or(&[][..], Vec::as_slice);
-        if let Some(last) = own.last() {
-            definers.entry(last.as_str()).or_default().push(i);
+        match &mut self.waiting[file] {
+            Some(words) => words.extend(scan.mentions.iter().cloned()),
+            None => self.waiting[file] = Some(scan.mentions.clone()),
         }
-        if own.len() == 1 {
-            for (name, root) in crate_names {
-                if Some(root) == own.first() {
-                    definers.entry(name.as_str()).or_default().push(i);
+        if scan.entry || self.needed[file] {
+            queue.push(file);
+        }
+        self.close(queue);
+    }
+
+    /// Marks the files of `queue` needed and follows their names and modules.
+    fn close(&mut self, mut queue: Vec<usize>) {
+        for &file in &queue {
+            self.needed[file] = true;
+        }
+        while let Some(file) = queue.pop() {
+            // A path resolves from the crate root down: every module above a needed one is read.
+            let own = self.modules.get(file).map_or(&[][..], Vec::as_slice);
+            for depth in 1..own.len() {
+                for &other in self.by_module.get(&own[..depth]).map_or(&[][..], Vec::as_slice) {
+                    if !self.needed[other] {
+                        self.needed[other] = true;
+                        queue.push(other);
+                    }
                 }
+            }
+            for word in self.waiting[file].take().unwrap_or_default() {
+                if self.seen.contains(&word) {
+                    continue;
+                }
+                for &other in self.definers.get(&word).map_or(&[][..], Vec::as_slice) {
+                    if !self.needed[other] {
+                        self.needed[other] = true;
+                        queue.push(other);
+                    }
+                }
+                self.seen.insert(word);
             }
         }
     }
-    let mut by_module: HashMap<&[String], Vec<usize>> = HashMap::new();
-    for (i, module) in modules.iter().enumerate() {
-        by_module.entry(module.as_slice()).or_default().push(i);
-    }
-    let mut needed: Vec<bool> = (0..scans.len())
-        .map(|i| seeds.get(i).copied().unwrap_or(true))
-        .collect();
-    let mut queue: Vec<usize> = (0..scans.len()).filter(|&i| needed[i]).collect();
-    let mut seen: HashSet<&str> = HashSet::new();
-    while let Some(file) = queue.pop() {
-        // A path resolves from the crate root down: every module above a needed one is read.
-        let own = modules.get(file).map_or(&[][..], Vec::as_slice);
-        for depth in 1..own.len() {
-            for &other in by_module.get(&own[..depth]).map_or(&[][..], Vec::as_slice) {
-                if !needed[other] {
-                    needed[other] = true;
-                    queue.push(other);
-                }
-            }
+}
+
+/// The `use` items of a text that import with a glob (`use a::*;`), as written: a glob
+/// brings in names it does not write, so a change to one cannot be followed by names.
+pub fn glob_imports(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    for (at, word) in words(text) {
+        if word != "use" {
+            continue;
         }
-        for word in &scans[file].mentions {
-            if !seen.insert(word.as_str()) {
-                continue;
-            }
-            for &other in definers.get(word.as_str()).map_or(&[][..], Vec::as_slice) {
-                if !needed[other] {
-                    needed[other] = true;
-                    queue.push(other);
-                }
-            }
+        let end = text[at..].find(';').map_or(text.len(), |e| at + e);
+        if text[at..end].contains('*') {
+            found.push(&text[at..end]);
         }
     }
-    needed
+    found
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use super::Program;
 use crate::model::kernel::kernel_names;
 use crate::parse::{parse_file, ParsedFile};
 use crate::source::{FileError, SourceFile};
-use std::collections::HashSet;
+use crate::parse::scan::{glob_imports, scan};
+use std::collections::{BTreeSet, HashSet};
 
 /// A file of a program: its text and its parse.
 pub type FileState = (SourceFile, Result<ParsedFile, FileError>);
@@ -54,7 +55,8 @@ impl Program {
         }
         self.file_kernels[file] = names;
         self.file_launches[file] = None;
-        self.read_launches();
+        let touched = changed_names(&old.0.text, &self.files[file].text);
+        self.read_launches(touched.as_ref());
         Some(old)
     }
 
@@ -80,6 +82,18 @@ impl Program {
             self.index.add_file(module.clone(), file, &parsed.syntax);
         }
     }
+}
+
+/// The names a file defined or defines now, when a change from `old` to `new` can reach
+/// other files only through them: `None` when it changes a glob import or a macro
+/// definition, which bring in names they do not write.
+fn changed_names(old: &str, new: &str) -> Option<BTreeSet<String>> {
+    if glob_imports(old) != glob_imports(new) || (old != new && (old.contains("macro_rules") || new.contains("macro_rules"))) {
+        return None;
+    }
+    let mut names: BTreeSet<String> = scan(old).defines.into_iter().collect();
+    names.extend(scan(new).defines);
+    Some(names)
 }
 
 #[cfg(test)]

@@ -1,151 +1,245 @@
-//! One analysis thread kept for the whole process, for the many small analyses that follow the
-//! main one (each rewrite is analyzed again with a file or two changed). Syntax trees cannot
-//! leave the thread that parsed them, so the thread keeps the program it last analyzed and
-//! swaps in only the files whose text differs ([`Program::swap_file`]): a rewrite's analysis
+//! Programs kept for the many small analyses that follow the main one: each rewrite is
+//! analyzed again with a file or two of the run's files changed (a variant of them). Syntax
+//! trees cannot leave the thread that parsed them, so an analysis thread keeps the program it
+//! last analyzed, built from the run's files, and swaps in only the files a variant changes
+//! ([`Program::swap_file`]), swapping back those the previous variant changed: an analysis
 //! costs the changed files, not the workspace.
+//!
+//! Variants are analyzed on the calling thread when it is one of [`in_parallel`]'s workers,
+//! else on one resident thread started for the whole process.
 
 use super::incremental::FileState;
-use super::{needed_files, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
-use crate::model::items::ModulePath;
+use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use crate::model::launch::LaunchPlan;
 use crate::parse::parse_file;
-use crate::parse::scan::{scan as scan_text, FileScan};
+use crate::parse::scan::{scan, FileScan, Reach};
 use crate::source::SourceFile;
 use crate::workspace::CrateFeatures;
-use std::cell::RefCell;
-use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 type Task = Box<dyn FnOnce() + Send>;
 
-/// A byte scan kept with the text it was made from, by path.
-type Scanned = HashMap<String, (String, Rc<FileScan>)>;
-
-/// The program the resident thread analyzed last, and what it was built from.
-struct Kept {
-    paths: Vec<String>,
-    modules: Vec<ModulePath>,
+/// The files of a run, kept whole once so that each analysis of a variant names only the
+/// files it changes.
+pub struct BaseInputs {
+    /// Tells these inputs apart from every other of the process.
+    id: u64,
+    inputs: Vec<ModuleSource>,
     uses: Vec<CrateUse>,
     features: CrateFeatures,
+    plans: Vec<LaunchPlan>,
+}
+
+static NEXT_BASE: AtomicU64 = AtomicU64::new(0);
+
+impl BaseInputs {
+    /// The run's files with the modules they are, the crates each crate uses, the features
+    /// they are compiled with and each file's launch plan (the last one stands for any file
+    /// beyond the list).
+    pub fn new(
+        inputs: Vec<ModuleSource>,
+        uses: &[CrateUse],
+        features: &CrateFeatures,
+        plans: Vec<LaunchPlan>,
+    ) -> Arc<BaseInputs> {
+        Arc::new(BaseInputs {
+            id: NEXT_BASE.fetch_add(1, Ordering::Relaxed),
+            inputs,
+            uses: uses.to_vec(),
+            features: features.clone(),
+            plans,
+        })
+    }
+
+    /// The files, in input order.
+    pub fn inputs(&self) -> &[ModuleSource] {
+        &self.inputs
+    }
+
+    /// The index of the file printed as `path`.
+    pub fn position(&self, path: &str) -> Option<usize> {
+        self.inputs.iter().position(|i| i.source.path == path)
+    }
+
+    pub(super) fn plan(&self, file: usize) -> Option<&LaunchPlan> {
+        self.plans.get(file).or(self.plans.last())
+    }
+}
+
+/// The program an analysis thread analyzed last, and what it was built from.
+struct Kept {
+    base: Arc<BaseInputs>,
     program: Program,
-    /// A digest of each file's text when the program was built.
-    first: Vec<u64>,
-    /// Files swapped out that had that first text, with their parse, for when it comes back.
+    /// Which files must be parsed, followed on as changed files write new names.
+    reach: Reach,
+    /// The files whose text differs from the base's now.
+    changed: BTreeSet<usize>,
+    /// The base's parse of each file swapped out, for when it comes back.
     shelved: HashMap<usize, FileState>,
 }
 
+impl Kept {
+    fn new(base: &Arc<BaseInputs>) -> Kept {
+        let scans: Vec<FileScan> = base.inputs.iter().map(|i| scan(&i.source.text)).collect();
+        let scans: Vec<&FileScan> = scans.iter().collect();
+        let modules: Vec<Vec<String>> = base.inputs.iter().map(|i| i.module.clone()).collect();
+        let seeds: Vec<bool> = scans.iter().map(|s| s.entry).collect();
+        let names: Vec<(String, String)> = base.uses.iter().map(|u| (u.name.clone(), u.root.clone())).collect();
+        let reach = Reach::new(&scans, &modules, &seeds, &names);
+        let program = Program::parse_needed(base.inputs.clone(), &base.uses, &base.features, reach.needed());
+        Kept {
+            base: Arc::clone(base),
+            program,
+            reach,
+            changed: BTreeSet::new(),
+            shelved: HashMap::new(),
+        }
+    }
+
+    /// Makes the program that of the base with `changed` in place of those files' texts.
+    fn become_variant(&mut self, changed: BTreeMap<usize, SourceFile>) {
+        let base = Arc::clone(&self.base);
+        let changed: BTreeMap<usize, SourceFile> = changed
+            .into_iter()
+            .filter(|(i, file)| base.inputs.get(*i).is_some_and(|b| b.source.text != file.text))
+            .collect();
+        let touched: BTreeSet<usize> = self.changed.iter().chain(changed.keys()).copied().collect();
+        let mut changed = changed;
+        let now: BTreeSet<usize> = changed.keys().copied().collect();
+        for &i in &touched {
+            let wanted = changed.remove(&i).unwrap_or_else(|| base.inputs[i].source.clone());
+            if self.program.files[i].text == wanted.text {
+                continue;
+            }
+            let incoming = match (now.contains(&i), self.shelved.remove(&i)) {
+                (false, Some(shelved)) => shelved,
+                (_, shelved) => {
+                    if let Some(shelved) = shelved {
+                        self.shelved.insert(i, shelved);
+                    }
+                    let parsed = parse_file(&wanted);
+                    (wanted, parsed)
+                }
+            };
+            self.reach.change(i, &scan(&incoming.0.text));
+            let was_deferred = self.program.deferred[i];
+            if let Some(out) = self.program.swap_file(i, incoming) {
+                // A file not parsed before has no parse to keep.
+                if !was_deferred && out.0.text == base.inputs[i].source.text {
+                    self.shelved.insert(i, out);
+                }
+            }
+        }
+        // The new names may reach files not parsed yet.
+        let late: Vec<usize> = (0..self.program.files.len())
+            .filter(|&i| self.reach.needed()[i] && self.program.deferred[i])
+            .collect();
+        for i in late {
+            let source = self.program.files[i].clone();
+            let parsed = parse_file(&source);
+            self.program.swap_file(i, (source, parsed));
+        }
+        self.changed = now;
+    }
+}
+
 thread_local! {
-    /// The byte scans of this thread, by path: only the resident thread keeps any.
-    static SCANNED: RefCell<Option<Scanned>> = const { RefCell::new(None) };
-    /// The program of this thread: only the resident thread keeps one.
+    /// Whether this thread analyzes variants itself, keeping its program between them.
+    static IN_PLACE: Cell<bool> = const { Cell::new(false) };
+    /// The program of this thread: only threads that analyze in place keep one.
     static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
 }
 
-/// `file` scanned ([`crate::parse::scan`]): from this thread's kept scans when its text is
-/// the same, else scanned now (and kept, on the resident thread).
-pub(super) fn scan(file: &SourceFile) -> Rc<FileScan> {
-    SCANNED.with(|cell| {
-        let mut kept = cell.borrow_mut();
-        let Some(kept) = kept.as_mut() else {
-            return Rc::new(scan_text(&file.text));
+/// Runs `work` on the program of `base` with the files of `changed` (by index) in place of
+/// theirs: on this thread when it keeps programs, else on
+/// the resident thread; the message of its panic, or why the thread is gone, when it fails.
+pub(super) fn with_variant<R: Send + 'static>(
+    base: &Arc<BaseInputs>,
+    changed: Vec<(usize, SourceFile)>,
+    work: impl FnOnce(&Program, &BaseInputs) -> R + Send + 'static,
+) -> Result<R, String> {
+    let base = Arc::clone(base);
+    let task = move || {
+        let mut kept = match KEPT.with(|cell| cell.borrow_mut().take()) {
+            Some(kept) if kept.base.id == base.id => kept,
+            _ => Kept::new(&base),
         };
-        if let Some((text, scanned)) = kept.get(&file.path) {
-            if *text == file.text {
-                return Rc::clone(scanned);
-            }
-        }
-        let scanned = Rc::new(scan_text(&file.text));
-        kept.insert(file.path.clone(), (file.text.clone(), Rc::clone(&scanned)));
-        scanned
-    })
-}
-
-fn digest(text: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
-}
-
-/// Runs `work` on the program of `inputs`: the kept one with the files that differ swapped
-/// in when it was built from the same files, modules, crates and features; else one parsed
-/// now, which is then kept (on the resident thread; elsewhere nothing is kept).
-pub(super) fn with_program<R>(
-    inputs: Vec<ModuleSource>,
-    uses: &[CrateUse],
-    features: &CrateFeatures,
-    work: impl FnOnce(&Program) -> R,
-) -> R {
-    let needed = needed_files(&inputs, uses);
-    let resident = SCANNED.with(|cell| cell.borrow().is_some());
-    let mut slot = KEPT.with(|cell| cell.borrow_mut().take());
-    let reusable = slot.as_ref().is_some_and(|kept| {
-        kept.uses == uses
-            && kept.features == *features
-            && kept.paths.len() == inputs.len()
-            && inputs
-                .iter()
-                .zip(kept.paths.iter().zip(&kept.modules))
-                .all(|(input, (path, module))| input.source.path == *path && input.module == *module)
-    });
-    let kept = match slot.take() {
-        Some(mut kept) if reusable => {
-            for (i, input) in inputs.into_iter().enumerate() {
-                let differs = input.source.text != kept.program.files[i].text;
-                if !(differs || needed[i] && kept.program.deferred[i]) {
-                    continue;
-                }
-                let incoming = match kept.shelved.remove(&i) {
-                    Some(shelved) if shelved.0.text == input.source.text => shelved,
-                    other => {
-                        if let Some(other) = other {
-                            kept.shelved.insert(i, other);
-                        }
-                        let parsed = parse_file(&input.source);
-                        (input.source, parsed)
-                    }
-                };
-                // A file not parsed yet has no parse to keep.
-                let was_deferred = kept.program.deferred[i];
-                if let Some(out) = kept.program.swap_file(i, incoming) {
-                    if !was_deferred && digest(&out.0.text) == kept.first[i] {
-                        kept.shelved.insert(i, out);
-                    }
-                }
-            }
-            kept
-        }
-        _ => {
-            let paths = inputs.iter().map(|i| i.source.path.clone()).collect();
-            let modules = inputs.iter().map(|i| i.module.clone()).collect();
-            let first = inputs.iter().map(|i| digest(&i.source.text)).collect();
-            let program = Program::parse_needed(inputs, uses, features, &needed);
-            Kept {
-                paths,
-                modules,
-                uses: uses.to_vec(),
-                features: features.clone(),
-                program,
-                first,
-                shelved: HashMap::new(),
-            }
-        }
-    };
-    let result = work(&kept.program);
-    if resident {
+        kept.become_variant(changed.into_iter().collect());
+        let result = work(&kept.program, &kept.base);
         KEPT.with(|cell| *cell.borrow_mut() = Some(kept));
+        result
+    };
+    if IN_PLACE.with(Cell::get) {
+        return catch_unwind(AssertUnwindSafe(task)).map_err(|panic| super::panic_message(panic.as_ref()));
     }
-    result
+    run(task)
+}
+
+/// Runs `work` on each item over `jobs` threads (at least one, at most one per item), each
+/// with a stack deep enough for any analysis and its own kept program for the variants it
+/// analyzes; the results come back in item order, whatever the number of threads, with the
+/// message of a panic in place of the result of an item whose work panicked.
+pub fn in_parallel<T: Send, R: Send>(items: Vec<T>, jobs: usize, work: impl Fn(T) -> R + Sync) -> Vec<Result<R, String>> {
+    let count = items.len();
+    let jobs = jobs.clamp(1, count.max(1));
+    let items: Vec<Mutex<Option<T>>> = items.into_iter().map(|item| Mutex::new(Some(item))).collect();
+    let slots: Vec<Mutex<Option<Result<R, String>>>> = (0..count).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (0..jobs)
+            .map(|worker| {
+                let (items, slots, next, work) = (&items, &slots, &next, &work);
+                std::thread::Builder::new()
+                    .name(format!("kernel-lint-worker-{worker}"))
+                    .stack_size(ANALYSIS_STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        IN_PLACE.with(|cell| cell.set(true));
+                        loop {
+                            let at = next.fetch_add(1, Ordering::Relaxed);
+                            if at >= count {
+                                break;
+                            }
+                            let Some(item) = items[at].lock().ok().and_then(|mut item| item.take()) else {
+                                continue;
+                            };
+                            let result = catch_unwind(AssertUnwindSafe(|| work(item)))
+                                .map_err(|panic| super::panic_message(panic.as_ref()));
+                            if let Ok(mut slot) = slots[at].lock() {
+                                *slot = Some(result);
+                            }
+                        }
+                        KEPT.with(|cell| cell.borrow_mut().take());
+                    })
+            })
+            .collect();
+        // Items a worker that could not start would have taken are done by the others, or
+        // below when none started.
+        drop(spawned);
+    });
+    slots
+        .into_iter()
+        .zip(items)
+        .map(|(slot, item)| {
+            let done = slot.into_inner().ok().flatten();
+            done.unwrap_or_else(|| match item.into_inner().ok().flatten() {
+                // No worker could start: the work is done here.
+                Some(item) => catch_unwind(AssertUnwindSafe(|| work(item))).map_err(|panic| super::panic_message(panic.as_ref())),
+                None => Err("the worker stopped".to_string()),
+            })
+        })
+        .collect()
 }
 
 static RESIDENT: OnceLock<Option<Mutex<Sender<Task>>>> = OnceLock::new();
 
 /// Runs `work` on the resident thread and returns what it returns, or the message of its
 /// panic; `Err` too when the thread cannot be started.
-pub(super) fn run<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'static) -> Result<R, String> {
+fn run<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'static) -> Result<R, String> {
     let sender = RESIDENT
         .get_or_init(start)
         .as_ref()
@@ -169,7 +263,7 @@ fn start() -> Option<Mutex<Sender<Task>>> {
         .name("kernel-lint-resident-analysis".into())
         .stack_size(ANALYSIS_STACK_BYTES)
         .spawn(move || {
-            SCANNED.with(|cell| *cell.borrow_mut() = Some(HashMap::new()));
+            IN_PLACE.with(|cell| cell.set(true));
             for task in tasks {
                 task();
             }

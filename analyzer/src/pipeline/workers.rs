@@ -3,13 +3,14 @@
 //! files it takes from a shared counter; the reports are put back in input order, so the
 //! output is the same whatever the number of workers and however the files were shared out.
 
-use super::{needed_files, resident, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use super::resident::{self, BaseInputs};
+use super::{needed_files, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
 use crate::report::FileReport;
-use crate::source::FileError;
+use crate::source::{FileError, SourceFile};
 use crate::workspace::CrateFeatures;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 type Slot = Option<Result<FileReport, FileError>>;
 
@@ -55,38 +56,36 @@ pub fn analyze_watched(
     analyze_wanted(inputs, uses, features, plans, &all, jobs, progress)
 }
 
-/// The reports of the inputs `wanted` (indices into `inputs`), in that order, with every
-/// input parsed and indexed so that names resolve as in the whole program: what a change to a
-/// few files needs, without analyzing the kernels of the others.
+/// The reports of the files `wanted` (indices into the base's inputs), in that order, of the
+/// base's files with those of `changed` (by index) in place of theirs: every file is read
+/// for its names so that they resolve as in the whole program, and only the wanted files'
+/// kernels are analyzed, each under its file's launch plan. With `kernel`, only the kernels
+/// of that name are analyzed and reported.
 ///
-/// Runs on the resident analysis thread, which parses again only the files whose text it has
-/// not parsed before. With `kernel`, only the kernels of that name are analyzed and reported.
-pub fn analyze_only(
-    inputs: Vec<ModuleSource>,
-    uses: &[CrateUse],
-    features: &CrateFeatures,
-    plans: &[&LaunchPlan],
+/// What a rewrite's proof needs: the analysis thread keeps the base's program between calls
+/// and parses again only the files that differ from the last call's ([`resident`]).
+pub fn analyze_variant(
+    base: &Arc<BaseInputs>,
+    changed: Vec<(usize, SourceFile)>,
     wanted: &[usize],
     kernel: Option<&str>,
 ) -> Vec<Result<FileReport, FileError>> {
     let paths: Vec<String> = wanted
         .iter()
-        .map(|&i| inputs.get(i).map_or_else(String::new, |m| m.source.path.clone()))
+        .map(|&i| (base.inputs().get(i)).map_or_else(String::new, |m| m.source.path.clone()))
         .collect();
-    let (uses, features, wanted) = (uses.to_vec(), features.clone(), wanted.to_vec());
+    let wanted = wanted.to_vec();
     let kernel = kernel.map(str::to_string);
-    let plans: Vec<LaunchPlan> = plans.iter().map(|&plan| plan.clone()).collect();
-    let analyzed = resident::run(move || {
-        resident::with_program(inputs, &uses, &features, |program| {
-            let default = LaunchPlan::default();
-            wanted
-                .iter()
-                .map(|&i| {
-                    let plan = plans.get(i).or(plans.last()).unwrap_or(&default);
-                    crate::budget::within(&program.files[i].path, || program.report_of(i, plan, kernel.as_deref()))
-                })
-                .collect::<Vec<_>>()
-        })
+    let analyzed = resident::with_variant(base, changed, move |program, base| {
+        let default = LaunchPlan::default();
+        wanted
+            .iter()
+            .map(|&i| {
+                let plan = base.plan(i).unwrap_or(&default);
+                let path = program.files.get(i).map_or("", |f| f.path.as_str());
+                crate::budget::within(path, || program.report_of(i, plan, kernel.as_deref()))
+            })
+            .collect::<Vec<_>>()
     });
     analyzed.unwrap_or_else(|message| {
         let message = format!("internal error while analyzing this file: {message}");
