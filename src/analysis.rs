@@ -356,9 +356,13 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
     let mut entries: Vec<Entry> = failed.into_iter().map(|e| Entry::Failed(e, None)).collect();
     let mut program = Vec::new();
     let mut read_ok = Vec::new();
+    let mut named = Vec::new();
     for (input, &config) in inputs.into_iter().zip(configured) {
         match read(&input) {
             Ok(source) => {
+                if input.named {
+                    named.push(program.len());
+                }
                 read_ok.push((input.reported, config));
                 program.push(ModuleSource {
                     source,
@@ -418,7 +422,7 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
     // The other files are read for their names; only the reported ones are analyzed.
     let wanted: Vec<usize> = (0..read_ok.len()).filter(|&i| read_ok[i].0).collect();
     progress.phase("analyzing", wanted.len());
-    let mut reported = analyze_wanted(program, uses, features, &plans, &wanted, settings.jobs, progress).into_iter();
+    let mut reported = analyze_wanted(program, uses, features, &plans, &wanted, &named, settings.jobs, progress).into_iter();
     let results: Vec<Option<Result<FileReport, FileError>>> = read_ok
         .iter()
         .map(|&(is_reported, _)| if is_reported { reported.next() } else { None })

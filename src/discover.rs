@@ -17,6 +17,9 @@ pub struct Input {
     pub module: ModulePath,
     /// Whether the file was asked for; other files of its crates are read for their items only.
     pub reported: bool,
+    /// Whether it was named on its own (not found in a folder): then it is parsed whatever its
+    /// bytes hold, and its syntax errors are reported.
+    pub named: bool,
 }
 
 /// The files of a run, the paths that could not be used, and what was odd on the way.
@@ -37,7 +40,15 @@ pub struct Inputs {
 /// The files under the given paths, through their crates' module trees; the other files of
 /// those crates come along unreported, so names resolve as in the whole workspace.
 pub fn from_paths(paths: &[PathBuf]) -> Inputs {
-    from_workspace_files(Workspace::for_paths(paths))
+    let mut inputs = from_workspace_files(Workspace::for_paths(paths));
+    let named: Vec<PathBuf> = (paths.iter())
+        .filter(|p| p.is_file())
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    for input in &mut inputs.files {
+        input.named = input.reported && input.path.canonicalize().is_ok_and(|p| named.contains(&p));
+    }
+    inputs
 }
 
 /// Every file of every crate of the workspace above `manifest_path` (or the current folder).
@@ -60,6 +71,7 @@ fn from_workspace_files(found: Workspace) -> Inputs {
         path: entry.path.clone(),
         module: module_of(entry),
         reported,
+        named: false,
     };
     let mut files: Vec<Input> = found.files.iter().map(|e| input(e, true)).collect();
     files.extend(found.context.iter().map(|e| input(e, false)));

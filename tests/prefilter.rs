@@ -1,6 +1,6 @@
-//! Files that cannot hold a kernel, a launch or a hint are parsed up front only when a name of
-//! a file that can reaches them: a helper of another module is still followed, and a host-only
-//! file with a syntax error is still reported.
+//! Files that cannot hold a kernel, a launch or a hint are parsed only when a name of a file
+//! that can reaches them: a helper of another module is still followed, and a host-only file is
+//! never parsed (its syntax errors are the compiler's), unless it is named alone.
 
 use kernel_lint_analyzer::{needed_files, ModuleSource, SourceFile};
 use std::path::Path;
@@ -94,8 +94,9 @@ fn a_helper_without_a_kernel_called_from_another_file_keeps_its_finding() {
 }
 
 #[test]
-fn a_host_only_file_with_a_syntax_error_is_still_reported() {
+fn a_host_only_file_is_never_parsed_unless_named_alone() {
     let dir = tempfile::tempdir().expect("a temporary folder");
+    let broken = "pub struct Settings {\n    pub verbose: bool,\n\nfn broken( {}\n";
     write(
         dir.path(),
         &[
@@ -103,18 +104,13 @@ fn a_host_only_file_with_a_syntax_error_is_still_reported() {
             ("src/lib.rs", LIB),
             ("src/kernels.rs", KERNELS),
             ("src/access.rs", ACCESS),
-            (
-                "src/settings.rs",
-                "pub struct Settings {\n    pub verbose: bool,\n\nfn broken( {}\n",
-            ),
+            ("src/settings.rs", broken),
         ],
     );
+    // Nothing in it can hold a kernel and no kernel names it: its syntax is the compiler's.
     let (code, json, stderr) = check_json(dir.path());
-    assert_eq!(code, 2, "{stderr}");
-    let errors = json["errors"].as_array().map_or(0, Vec::len);
-    let text = format!("{json}{stderr}");
-    assert!(text.contains("src/settings.rs"), "{text}");
-    assert!(errors > 0 || stderr.contains("settings.rs"), "{text}");
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(json["errors"].as_array().map_or(usize::MAX, Vec::len), 0, "{json}");
     let codes: Vec<&str> = json["diagnostics"]
         .as_array()
         .expect("diagnostics")
@@ -122,4 +118,21 @@ fn a_host_only_file_with_a_syntax_error_is_still_reported() {
         .filter_map(|d| d["code"].as_str())
         .collect();
     assert_eq!(codes, vec!["KL001"]);
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["check", "--color", "never", "src"])
+        .output()
+        .expect("runs");
+    let summary = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(summary.contains("kernel-lint: 1 kernel in 4 files"), "{summary}");
+    // Named alone, a file is a crate root of its own, and a root is always parsed.
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["check", "--color", "never", "src/settings.rs"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("error: cannot tokenize: unclosed `(`"), "{text}");
+    assert!(text.contains("[src/settings.rs:4:10]"), "{text}");
 }

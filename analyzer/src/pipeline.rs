@@ -62,8 +62,9 @@ pub struct CrateUse {
 pub struct Program {
     files: Vec<SourceFile>,
     parsed: Vec<Result<ParsedFile, FileError>>,
-    /// Files not parsed up front: no entry point, launch or hint can be in them and no name
-    /// of a parsed file reaches them ([`needed_files`]); parsed when reported, never indexed.
+    /// Files not parsed: no entry point, launch or hint can be in them and no name of a
+    /// parsed file reaches them ([`needed_files`]), so they hold nothing to analyze; their
+    /// report is empty.
     deferred: Vec<bool>,
     modules: Vec<ModulePath>,
     index: ItemIndex,
@@ -112,8 +113,8 @@ impl Program {
         Program::parse_needed(inputs, uses, features, &all)
     }
 
-    /// Like [`Program::parse_configured`], parsing and indexing up front only the files
-    /// `needed` marks (all beyond its end); the others are parsed when reported.
+    /// Like [`Program::parse_configured`], parsing and indexing only the files `needed` marks
+    /// (all beyond its end); the others are not parsed, and their reports are empty.
     pub fn parse_needed(
         inputs: Vec<ModuleSource>,
         uses: &[CrateUse],
@@ -140,7 +141,7 @@ impl Program {
         for (i, input) in inputs.into_iter().enumerate() {
             let deferred = !needed.get(i).copied().unwrap_or(true);
             let parsed = if deferred {
-                Err(FileError::without_span(&input.source.path, "not parsed yet"))
+                Err(FileError::without_span(&input.source.path, "not parsed: nothing in it is analyzed"))
             } else {
                 parse_file(&input.source)
             };
@@ -335,28 +336,27 @@ impl Program {
         wanted: impl Fn(&str) -> bool,
     ) -> Result<FileReport, FileError> {
         let source = self.files.get(file).ok_or_else(|| NO_SUCH_FILE.clone())?;
-        let fresh;
-        let deferred = self.deferred.get(file).copied().unwrap_or(false);
-        let parsed = if deferred {
-            fresh = parse_file(source)?;
-            &fresh
-        } else {
-            self.parsed
-                .get(file)
-                .ok_or_else(|| NO_SUCH_FILE.clone())?
-                .as_ref()
-                .map_err(Clone::clone)?
-        };
+        if self.deferred.get(file).copied().unwrap_or(false) {
+            // Its bytes hold no kernel, launch or hint and no analyzed file names what it
+            // defines: there is nothing to analyze, and its syntax is the compiler's to check.
+            return Ok(FileReport {
+                path: source.path.clone(),
+                kernels: Vec::new(),
+                unsupported: Vec::new(),
+                unanalyzed: Vec::new(),
+                errors: Vec::new(),
+            });
+        }
+        let parsed = self
+            .parsed
+            .get(file)
+            .ok_or_else(|| NO_SUCH_FILE.clone())?
+            .as_ref()
+            .map_err(Clone::clone)?;
         let syntax = &parsed.syntax;
         let unanalyzed = find_unanalyzed(source, syntax);
         let mut unsupported = Vec::new();
         let mut kernels = find_kernels(source, syntax, plan, &mut unsupported);
-        if deferred && !kernels.is_empty() {
-            return Err(FileError::without_span(
-                &source.path,
-                "internal error while analyzing this file: a kernel in a file read as host code only",
-            ));
-        }
         kernels.retain(|k| wanted(&k.name));
         let mut reports = Vec::with_capacity(kernels.len());
         for kernel in kernels {
@@ -399,17 +399,30 @@ impl Program {
     }
 }
 
-/// Which inputs a program must parse up front ([`Program::parse_needed`]): those whose bytes
-/// may hold a kernel entry point, a launch or a hint, the files that define a name one of
-/// them writes (and so on), and the files of the modules above them, through which paths
-/// resolve. The others cannot change any kernel's analysis.
+/// Which inputs a program must parse ([`Program::parse_needed`]): every crate root, those
+/// whose bytes may hold a kernel entry point, a launch or a hint, the files that define a
+/// name one of them writes (and so on), and the files of the modules above them, through
+/// which paths resolve. The others cannot change any kernel's analysis.
 pub fn needed_files(inputs: &[ModuleSource], uses: &[CrateUse]) -> Vec<bool> {
-    let scans: Vec<crate::parse::scan::FileScan> = inputs.iter().map(|i| crate::parse::scan::scan(&i.source.text)).collect();
-    let scans: Vec<&crate::parse::scan::FileScan> = scans.iter().collect();
+    reach(inputs, uses, &[]).needed().to_vec()
+}
+
+/// The closure behind [`needed_files`], with the files `named` needed too, to be followed on
+/// as files change.
+fn reach(inputs: &[ModuleSource], uses: &[CrateUse], named: &[usize]) -> crate::parse::scan::Reach {
+    use crate::parse::scan::{scan, FileScan, Reach};
+    let scans: Vec<FileScan> = inputs.iter().map(|i| scan(&i.source.text)).collect();
+    let scans: Vec<&FileScan> = scans.iter().collect();
     let modules: Vec<ModulePath> = inputs.iter().map(|i| i.module.clone()).collect();
-    let seeds: Vec<bool> = scans.iter().map(|s| s.entry).collect();
+    // A crate root is always read: a file given alone is one, and its syntax is checked.
+    let mut seeds: Vec<bool> = (scans.iter().zip(&modules)).map(|(s, m)| s.entry || m.len() == 1).collect();
+    for &i in named {
+        if let Some(seed) = seeds.get_mut(i) {
+            *seed = true;
+        }
+    }
     let names: Vec<(String, String)> = uses.iter().map(|u| (u.name.clone(), u.root.clone())).collect();
-    crate::parse::scan::needed(&scans, &modules, &seeds, &names)
+    Reach::new(&scans, &modules, &seeds, &names)
 }
 
 /// The error of a file index that is out of range (a caller's mistake, never the user's).

@@ -47,10 +47,11 @@ pub fn scan(text: &str) -> FileScan {
         // `'static` is a lifetime, not an item.
         let lifetime = text[..at].ends_with('\'');
         if word == "use" {
-            // A `use` item ends at its `;`.
+            // A `use` item ends at its `;`; every path it writes is a mention, and it defines
+            // the names it imports (a path's last segment or its rename).
             let end = text[at..].find(';').map_or(text.len(), |e| at + e);
+            out.defines.extend(imported_names(&text[at + word.len()..end]));
             while i < words.len() && words[i].0 < end {
-                out.defines.insert(words[i].1.to_string());
                 out.mentions.insert(words[i].1.to_string());
                 i += 1;
             }
@@ -86,6 +87,37 @@ pub fn scan(text: &str) -> FileScan {
         }
     }
     out
+}
+
+/// The names a `use` tree (the text after `use`) imports: each leaf of the tree, or its
+/// rename after `as`. A `self` leaf imports the path it ends, so the tree's every word is
+/// taken then, as it is when the text is not a plain tree (a macro, say).
+fn imported_names(tree: &str) -> Vec<String> {
+    let all = || words(tree).map(|(_, w)| w.to_string()).collect();
+    let plain = tree
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c.is_whitespace() || ":{},*".contains(c));
+    if !plain {
+        return all();
+    }
+    let mut names = Vec::new();
+    let found: Vec<(usize, &str)> = words(tree).collect();
+    for (n, &(at, word)) in found.iter().enumerate() {
+        let after = tree[at + word.len()..].trim_start();
+        let renamed = found.get(n + 1).is_some_and(|&(_, next)| next == "as");
+        let leaf = after.is_empty() || after.starts_with(',') || after.starts_with('}');
+        if word == "self" && leaf {
+            return all();
+        }
+        if word == "as" || renamed || word == "pub" || word == "crate" && !leaf {
+            continue;
+        }
+        let after_as = n > 0 && found[n - 1].1 == "as";
+        if leaf || after_as {
+            names.push(word.to_string());
+        }
+    }
+    names
 }
 
 /// The identifier-like words of a text, with their offsets: runs of letters, digits and `_`.
@@ -283,9 +315,26 @@ mod tests {
     #[test]
     fn definitions_and_mentions() {
         let s = scan("mod inner;\nuse crate::types::{Body as B, Cell};\npub static mut COUNT: u32 = 0;\nimpl Grid { pub const fn get(&self) -> u32 { helpers::at(1) } }\n");
-        for name in ["inner", "types", "Body", "B", "Cell", "COUNT", "get"] {
+        for name in ["inner", "B", "Cell", "COUNT", "get"] {
             assert!(s.defines.contains(name), "{name}");
         }
+        // A path's segments before its last are mentions, not names the file defines; a
+        // renamed import defines the rename only.
+        for name in ["types", "crate", "Body"] {
+            assert!(!s.defines.contains(name), "{name}");
+            assert!(s.mentions.contains(name), "{name}");
+        }
+        let nested = scan("pub use a::{b::{C, D as E}, f, g::self};\nuse std::collections::BTreeMap;\n");
+        for name in ["C", "E", "f", "g", "BTreeMap"] {
+            assert!(nested.defines.contains(name), "{name}");
+        }
+        // `self` imports the module it ends: the whole tree is taken.
+        assert!(nested.defines.contains("a"));
+        let plain = scan("use std::collections::{BTreeMap, HashMap as Map};\n");
+        assert_eq!(
+            plain.defines,
+            ["BTreeMap", "Map"].into_iter().map(String::from).collect::<HashSet<_>>()
+        );
         assert!(!s.mentions.contains("inner"));
         assert!(!scan("fn f(s: &'static str) {}").defines.contains("str"));
         for word in ["Grid", "helpers", "at", "types"] {

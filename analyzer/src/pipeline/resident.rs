@@ -12,7 +12,7 @@ use super::incremental::FileState;
 use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
 use crate::parse::parse_file;
-use crate::parse::scan::{scan, FileScan, Reach};
+use crate::parse::scan::{scan, Reach};
 use crate::source::SourceFile;
 use crate::workspace::CrateFeatures;
 use std::cell::{Cell, RefCell};
@@ -85,12 +85,7 @@ struct Kept {
 
 impl Kept {
     fn new(base: &Arc<BaseInputs>) -> Kept {
-        let scans: Vec<FileScan> = base.inputs.iter().map(|i| scan(&i.source.text)).collect();
-        let scans: Vec<&FileScan> = scans.iter().collect();
-        let modules: Vec<Vec<String>> = base.inputs.iter().map(|i| i.module.clone()).collect();
-        let seeds: Vec<bool> = scans.iter().map(|s| s.entry).collect();
-        let names: Vec<(String, String)> = base.uses.iter().map(|u| (u.name.clone(), u.root.clone())).collect();
-        let reach = Reach::new(&scans, &modules, &seeds, &names);
+        let reach = super::reach(&base.inputs, &base.uses, &[]);
         let program = Program::parse_needed(base.inputs.clone(), &base.uses, &base.features, reach.needed());
         Kept {
             base: Arc::clone(base),

@@ -4,7 +4,7 @@
 //! output is the same whatever the number of workers and however the files were shared out.
 
 use super::resident::{self, BaseInputs};
-use super::{needed_files, CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
 use crate::report::FileReport;
 use crate::source::{FileError, SourceFile};
@@ -53,7 +53,7 @@ pub fn analyze_watched(
     progress: &dyn Progress,
 ) -> Vec<Result<FileReport, FileError>> {
     let all: Vec<usize> = (0..inputs.len()).collect();
-    analyze_wanted(inputs, uses, features, plans, &all, jobs, progress)
+    analyze_wanted(inputs, uses, features, plans, &all, &[], jobs, progress)
 }
 
 /// The reports of the files `wanted` (indices into the base's inputs), in that order, of the
@@ -98,14 +98,17 @@ pub fn analyze_variant(
 
 /// Like [`analyze_parallel`], reporting only the inputs `wanted` (indices into `inputs`), in
 /// that order: the other files are read for their names. Every worker parses the files that
-/// may hold an entry point and those their names reach ([`needed_files`]); any other file is
-/// parsed only by the worker that reports it.
+/// may hold an entry point, the files `named` (given on their own, checked whatever their
+/// bytes hold) and those their names reach ([`needed_files`]); no worker parses any other
+/// file, whose report is empty.
+#[allow(clippy::too_many_arguments)]
 pub fn analyze_wanted(
     inputs: Vec<ModuleSource>,
     uses: &[CrateUse],
     features: &CrateFeatures,
     plans: &[&LaunchPlan],
     wanted: &[usize],
+    named: &[usize],
     jobs: usize,
     progress: &dyn Progress,
 ) -> Vec<Result<FileReport, FileError>> {
@@ -118,7 +121,7 @@ pub fn analyze_wanted(
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Slot>> = Mutex::new((0..count).map(|_| None).collect());
     let default = LaunchPlan::default();
-    let needed = needed_files(&inputs, uses);
+    let needed = super::reach(&inputs, uses, named).needed().to_vec();
     let needed = &needed;
     let mut copies: Vec<Vec<ModuleSource>> = (1..jobs).map(|_| inputs.clone()).collect();
     copies.push(inputs);
