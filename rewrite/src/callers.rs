@@ -26,6 +26,8 @@ pub struct FnDef {
     pub block: syn::Block,
     /// Whether it is a kernel (an attribute or `extern "ptx-kernel"` says so).
     pub kernel: bool,
+    /// The words its signature writes.
+    sig_words: std::collections::HashSet<String>,
 }
 
 impl FnDef {
@@ -53,12 +55,16 @@ pub struct Call {
 /// The functions and calls of a workspace's files.
 pub struct Found {
     /// The functions, file by file.
-    pub fns: Vec<FnDef>,
+    pub fns: Vec<Rc<FnDef>>,
     /// The calls, file by file.
-    pub calls: Vec<Call>,
+    pub calls: Vec<Rc<Call>>,
 }
 
-/// Every function and call of the workspace's files that parse.
+/// The functions and calls of one file.
+type Walked = Rc<(Vec<Rc<FnDef>>, Vec<Rc<Call>>)>;
+
+/// The functions and calls of the workspace's files that a rewrite of one array may reach
+/// ([`Index::build`]).
 pub struct Index<'w> {
     /// The files, as the workspace holds them.
     pub sources: Vec<&'w SourceFile>,
@@ -73,8 +79,13 @@ impl std::ops::Deref for Index<'_> {
 }
 
 thread_local! {
-    /// The last workspace indexed, by a hash of its files: the findings of one run share it.
-    static LAST: RefCell<Option<(u64, Rc<Found>)>> = const { RefCell::new(None) };
+    /// The indexes built for this run's findings, by workspace, element type and the files
+    /// they started from: the findings on one struct in one file share one.
+    static BUILT: RefCell<(u64, std::collections::HashMap<(String, usize, usize), Rc<Found>>)> =
+        RefCell::new((u64::MAX, Default::default()));
+    /// The functions and calls of each file walked, by workspace and file.
+    static WALKED: RefCell<(u64, std::collections::HashMap<usize, Option<Walked>>)> =
+        RefCell::new((u64::MAX, Default::default()));
     /// Texts parsed for drafts, by a hash of the text, with syn's message when one does not
     /// parse.
     static TEXTS: RefCell<std::collections::HashMap<u64, Result<Rc<syn::File>, String>>> = RefCell::new(Default::default());
@@ -114,39 +125,58 @@ pub fn parsed(source: &SourceFile) -> Option<Rc<syn::File>> {
 }
 
 impl<'w> Index<'w> {
-    /// Parses every file of the workspace; a file that does not parse adds nothing.
-    pub fn build(ws: &'w Workspace<'_>) -> Self {
+    /// The functions and calls a rewrite of arrays of `element` can reach from the files
+    /// `from` (the kernel's and the access's): the files that write `element`, then, for each
+    /// function whose signature writes it (the only ones an array of it can be passed
+    /// through), every file that writes its name (its callers) and every file that defines a
+    /// name called in its body (its callees), until no more are reached. Any other file can
+    /// neither call nor be called with such an array, so the rewrite sees what it would with
+    /// every file indexed. A file that does not parse adds nothing.
+    pub fn build(ws: &'w Workspace<'_>, element: &str, from: [usize; 2]) -> Self {
         let sources: Vec<&SourceFile> = ws.files.iter().map(|(f, ..)| f).collect();
-        let mut hasher = DefaultHasher::new();
-        for source in &sources {
-            source.path.hash(&mut hasher);
-            source.text.hash(&mut hasher);
-        }
-        let key = hasher.finish();
-        if let Some(found) = LAST.with(|last| {
-            last.borrow()
-                .as_ref()
-                .filter(|(k, _)| *k == key)
-                .map(|(_, f)| f.clone())
-        }) {
+        let key = (element.to_string(), from[0], from[1]);
+        let kept = BUILT.with(|built| {
+            let built = built.borrow();
+            (built.0 == ws.id).then(|| built.1.get(&key).cloned()).flatten()
+        });
+        if let Some(found) = kept {
             return Index { sources, found };
         }
-        let mut fns = Vec::new();
-        let mut calls = Vec::new();
-        for (file, source) in sources.iter().enumerate() {
-            let Ok(syntax) = syn::parse_file(&source.text) else {
+        let names = ws.names();
+        let mut included = vec![false; sources.len()];
+        let mut queue: Vec<usize> = names.mentioning(element).to_vec();
+        queue.extend(from.into_iter().filter(|&f| f < sources.len()));
+        let mut per_file: Vec<Option<Walked>> = (0..sources.len()).map(|_| None).collect();
+        while let Some(file) = queue.pop() {
+            if std::mem::replace(&mut included[file], true) {
+                continue;
+            }
+            let Some(walked) = walked(ws.id, file, sources[file]) else {
                 continue;
             };
-            let mut walk = Walk {
-                file,
-                source,
-                fns: &mut fns,
-                calls: &mut calls,
-            };
-            walk.visit_file(&syntax);
+            let (fns, calls) = &*walked;
+            for def in fns.iter().filter(|f| f.sig_words.contains(element)) {
+                queue.extend(names.mentioning(&def.name).iter().filter(|&&f| !included[f]));
+                for call in calls.iter().filter(|c| def.range.contains(&c.range.start)) {
+                    queue.extend(names.defining(&call.callee).iter().filter(|&&f| !included[f]));
+                }
+            }
+            per_file[file] = Some(walked);
+        }
+        // In file order, as an index of every file would hold them.
+        let (mut fns, mut calls) = (Vec::new(), Vec::new());
+        for walked in per_file.into_iter().flatten() {
+            fns.extend(walked.0.iter().cloned());
+            calls.extend(walked.1.iter().cloned());
         }
         let found = Rc::new(Found { fns, calls });
-        LAST.with(|last| *last.borrow_mut() = Some((key, found.clone())));
+        BUILT.with(|built| {
+            let mut built = built.borrow_mut();
+            if built.0 != ws.id {
+                *built = (ws.id, Default::default());
+            }
+            built.1.insert(key, found.clone());
+        });
         Index { sources, found }
     }
 
@@ -170,6 +200,47 @@ impl<'w> Index<'w> {
         let s = self.sources[file].span_of(span);
         s.start..s.end
     }
+}
+
+/// The functions and calls of file `file` of workspace `ws`, walked once per run; `None`
+/// when it does not parse.
+fn walked(ws: u64, file: usize, source: &SourceFile) -> Option<Walked> {
+    let kept = WALKED.with(|walked| {
+        let walked = walked.borrow();
+        (walked.0 == ws).then(|| walked.1.get(&file).cloned()).flatten()
+    });
+    if let Some(kept) = kept {
+        return kept;
+    }
+    let found = parsed(source).map(|syntax| {
+        let (mut fns, mut calls) = (Vec::new(), Vec::new());
+        let mut walk = Walk {
+            file,
+            source,
+            fns: &mut fns,
+            calls: &mut calls,
+        };
+        walk.visit_file(&syntax);
+        Rc::new((fns.into_iter().map(Rc::new).collect(), calls.into_iter().map(Rc::new).collect()))
+    });
+    WALKED.with(|walked| {
+        let mut walked = walked.borrow_mut();
+        if walked.0 != ws {
+            *walked = (ws, Default::default());
+        }
+        walked.1.insert(file, found.clone());
+    });
+    found
+}
+
+/// The words a signature writes.
+fn words_of(sig: &syn::Signature) -> std::collections::HashSet<String> {
+    quote::quote!(#sig)
+        .to_string()
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 struct Walk<'a, 'w> {
@@ -211,6 +282,7 @@ impl Walk<'_, '_> {
             sig: sig.clone(),
             block: block.clone(),
             kernel,
+            sig_words: words_of(sig),
         });
     }
 }

@@ -69,14 +69,12 @@ pub(crate) fn draft_with(
         .field_of
         .as_ref()
         .ok_or_else(|| Declined::new("the access is not to a field of a struct"))?;
-    let index = Index::build(ws);
-    let kernel_file = index
-        .file_of(path)
-        .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
+    let position = |path: &str| ws.files.iter().position(|(f, ..)| f.path == path);
+    let kernel_file = position(path).ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
     let access_path = access.file.as_deref().unwrap_or(path);
-    let access_file = index
-        .file_of(access_path)
-        .ok_or_else(|| Declined::new(format!("the text of `{access_path}` was not read")))?;
+    let access_file =
+        position(access_path).ok_or_else(|| Declined::new(format!("the text of `{access_path}` was not read")))?;
+    let index = Index::build(ws, &field_of.type_name, [kernel_file, access_file]);
     let holder = index.enclosing(access_file, access.span.start).ok_or_else(|| {
         Declined::new(format!(
             "the function that makes the access in `{access_path}` was not found"

@@ -21,6 +21,8 @@ pub struct Workspace<'a> {
     pub features: &'a CrateFeatures,
     /// How often each word occurs in all the files, counted once when first needed.
     words: OnceLock<HashMap<String, usize>>,
+    /// Which files write and which define each name, read once when first needed.
+    names: OnceLock<Names>,
     /// Per file, the kernels a proof in it may leave out (see [`Workspace::proof_copy`]).
     separable: Mutex<HashMap<String, Vec<Separable>>>,
     /// The files as the analysis takes them, made once for the first proof, with the index
@@ -32,6 +34,26 @@ pub struct Workspace<'a> {
 }
 
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The files that write each name (comments and strings included) and those that may define
+/// it, by index into [`Workspace::files`], in file order.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    mentioned: HashMap<String, Vec<usize>>,
+    defined: HashMap<String, Vec<usize>>,
+}
+
+impl Names {
+    /// The files that write `name`.
+    pub(crate) fn mentioning(&self, name: &str) -> &[usize] {
+        self.mentioned.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The files that may define `name` (an item, a method, an import).
+    pub(crate) fn defining(&self, name: &str) -> &[usize] {
+        self.defined.get(name).map_or(&[], Vec::as_slice)
+    }
+}
 
 /// A kernel a proof may leave out: its name and the bytes of its item.
 type Separable = (String, Range<usize>);
@@ -48,10 +70,29 @@ impl<'a> Workspace<'a> {
             uses,
             features,
             words: OnceLock::new(),
+            names: OnceLock::new(),
             separable: Mutex::new(HashMap::new()),
             base: OnceLock::new(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// Which files write and which define each name, from a byte scan of every file
+    /// ([`kernel_lint_analyzer::parse::scan`]), made once.
+    pub(crate) fn names(&self) -> &Names {
+        self.names.get_or_init(|| {
+            let mut names = Names::default();
+            for (i, (source, ..)) in self.files.iter().enumerate() {
+                let scan = kernel_lint_analyzer::parse::scan::scan(&source.text);
+                for word in scan.mentions {
+                    names.mentioned.entry(word).or_default().push(i);
+                }
+                for word in scan.defines {
+                    names.defined.entry(word).or_default().push(i);
+                }
+            }
+            names
+        })
     }
 
     /// The text of a file, by its printed path.
