@@ -6,12 +6,15 @@ use crate::config::{Config, Configs, Resolver, RunSettings};
 use crate::config_check::{self, Checked};
 use crate::discover::{self, Input};
 use crate::error::{io_message, CliError, Location, Problem};
-use kernel_lint_analyzer::Progress;
-use kernel_lint_analyzer::{analyze_wanted, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_analyzer::in_parallel;
+use kernel_lint_analyzer::Progress;
+use kernel_lint_analyzer::{
+    analyze_wanted, BaseInputs, FileError, FileReport, LaunchPlan, MemorySpace, ModuleSource, SourceFile,
+};
+use kernel_lint_lints::{check_file_with_fixes, Diagnostic, Level};
 use kernel_lint_rewrite::{attach_fixes, Workspace};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A file that was analyzed: its text (for snippets), report and findings.
 #[derive(Debug)]
@@ -419,10 +422,19 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
         uses,
         features,
     );
+    // The proofs start from the programs the analysis leaves on its workers.
+    let base = BaseInputs::named(
+        program,
+        uses,
+        features,
+        plans.iter().map(|&plan| plan.clone()).collect(),
+        named,
+    );
+    let workspace = workspace.on(Arc::clone(&base));
     // The other files are read for their names; only the reported ones are analyzed.
     let wanted: Vec<usize> = (0..read_ok.len()).filter(|&i| read_ok[i].0).collect();
     progress.phase("analyzing", wanted.len());
-    let mut reported = analyze_wanted(program, uses, features, &plans, &wanted, &named, settings.jobs, progress).into_iter();
+    let mut reported = analyze_wanted(&base, &wanted, settings.jobs, progress).into_iter();
     let results: Vec<Option<Result<FileReport, FileError>>> = read_ok
         .iter()
         .map(|&(is_reported, _)| if is_reported { reported.next() } else { None })

@@ -141,7 +141,10 @@ impl Program {
         for (i, input) in inputs.into_iter().enumerate() {
             let deferred = !needed.get(i).copied().unwrap_or(true);
             let parsed = if deferred {
-                Err(FileError::without_span(&input.source.path, "not parsed: nothing in it is analyzed"))
+                Err(FileError::without_span(
+                    &input.source.path,
+                    "not parsed: nothing in it is analyzed",
+                ))
             } else {
                 parse_file(&input.source)
             };
@@ -415,7 +418,9 @@ fn reach(inputs: &[ModuleSource], uses: &[CrateUse], named: &[usize]) -> crate::
     let scans: Vec<&FileScan> = scans.iter().collect();
     let modules: Vec<ModulePath> = inputs.iter().map(|i| i.module.clone()).collect();
     // A crate root is always read: a file given alone is one, and its syntax is checked.
-    let mut seeds: Vec<bool> = (scans.iter().zip(&modules)).map(|(s, m)| s.entry || m.len() == 1).collect();
+    let mut seeds: Vec<bool> = (scans.iter().zip(&modules))
+        .map(|(s, m)| s.entry || m.len() == 1)
+        .collect();
     for &i in named {
         if let Some(seed) = seeds.get_mut(i) {
             *seed = true;

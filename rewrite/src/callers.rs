@@ -60,6 +60,9 @@ pub struct Found {
     pub calls: Vec<Rc<Call>>,
 }
 
+/// The indexes built, by element type and the files they started from.
+type Built = std::collections::HashMap<(String, usize, usize), Rc<Found>>;
+
 /// The functions and calls of one file.
 type Walked = Rc<(Vec<Rc<FnDef>>, Vec<Rc<Call>>)>;
 
@@ -81,8 +84,7 @@ impl std::ops::Deref for Index<'_> {
 thread_local! {
     /// The indexes built for this run's findings, by workspace, element type and the files
     /// they started from: the findings on one struct in one file share one.
-    static BUILT: RefCell<(u64, std::collections::HashMap<(String, usize, usize), Rc<Found>>)> =
-        RefCell::new((u64::MAX, Default::default()));
+    static BUILT: RefCell<(u64, Built)> = RefCell::new((u64::MAX, Default::default()));
     /// The functions and calls of each file walked, by workspace and file.
     static WALKED: RefCell<(u64, std::collections::HashMap<usize, Option<Walked>>)> =
         RefCell::new((u64::MAX, Default::default()));
@@ -221,7 +223,10 @@ fn walked(ws: u64, file: usize, source: &SourceFile) -> Option<Walked> {
             calls: &mut calls,
         };
         walk.visit_file(&syntax);
-        Rc::new((fns.into_iter().map(Rc::new).collect(), calls.into_iter().map(Rc::new).collect()))
+        Rc::new((
+            fns.into_iter().map(Rc::new).collect(),
+            calls.into_iter().map(Rc::new).collect(),
+        ))
     });
     WALKED.with(|walked| {
         let mut walked = walked.borrow_mut();

@@ -77,6 +77,17 @@ impl<'a> Workspace<'a> {
         }
     }
 
+    /// This workspace with its proofs analyzed from `base`, the same files as the analysis
+    /// took them (in the same order), so that a proof starts from the program the analysis
+    /// left on its thread.
+    pub fn on(self, base: Arc<BaseInputs>) -> Self {
+        let positions = (self.files.iter().enumerate())
+            .map(|(i, (source, ..))| (source.path.clone(), i))
+            .collect();
+        let _ = self.base.set((base, positions));
+        self
+    }
+
     /// Which files write and which define each name, from a byte scan of every file
     /// ([`kernel_lint_analyzer::parse::scan`]), made once.
     pub(crate) fn names(&self) -> &Names {

@@ -175,8 +175,11 @@ impl<'a> Scope<'a> {
                 out.insert(rest.clone());
             }
         }
-        let initializer = (self.index.const_expr(&target))
-            .or_else(|| self.index.static_item(&target).map(|(module, item)| (module, &*item.expr)));
+        let initializer = (self.index.const_expr(&target)).or_else(|| {
+            self.index
+                .static_item(&target)
+                .map(|(module, item)| (module, &*item.expr))
+        });
         if let Some((module, expr)) = initializer {
             let scope = self.at(module);
             let mut paths = PathsIn(Vec::new());
@@ -591,4 +594,3 @@ mod tests {
         assert_eq!(layout_of(&l, "UVec2").size, 8);
     }
 }
-

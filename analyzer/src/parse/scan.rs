@@ -175,7 +175,12 @@ pub struct Reach {
 
 impl Reach {
     /// The closure from `seeds` over these files (see [`needed`]).
-    pub fn new(scans: &[&FileScan], modules: &[Vec<String>], seeds: &[bool], crate_names: &[(String, String)]) -> Reach {
+    pub fn new(
+        scans: &[&FileScan],
+        modules: &[Vec<String>],
+        seeds: &[bool],
+        crate_names: &[(String, String)],
+    ) -> Reach {
         let mut reach = Reach {
             modules: modules.to_vec(),
             needed: vec![false; scans.len()],
@@ -333,7 +338,10 @@ mod tests {
         let plain = scan("use std::collections::{BTreeMap, HashMap as Map};\n");
         assert_eq!(
             plain.defines,
-            ["BTreeMap", "Map"].into_iter().map(String::from).collect::<HashSet<_>>()
+            ["BTreeMap", "Map"]
+                .into_iter()
+                .map(String::from)
+                .collect::<HashSet<_>>()
         );
         assert!(!s.mentions.contains("inner"));
         assert!(!scan("fn f(s: &'static str) {}").defines.contains("str"));

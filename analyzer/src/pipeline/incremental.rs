@@ -4,9 +4,9 @@
 
 use super::Program;
 use crate::model::kernel::kernel_names;
+use crate::parse::scan::{glob_imports, scan};
 use crate::parse::{parse_file, ParsedFile};
 use crate::source::{FileError, SourceFile};
-use crate::parse::scan::{glob_imports, scan};
 use std::collections::{BTreeSet, HashSet};
 
 /// A file of a program: its text and its parse.
@@ -88,7 +88,9 @@ impl Program {
 /// other files only through them: `None` when it changes a glob import or a macro
 /// definition, which bring in names they do not write.
 fn changed_names(old: &str, new: &str) -> Option<BTreeSet<String>> {
-    if glob_imports(old) != glob_imports(new) || (old != new && (old.contains("macro_rules") || new.contains("macro_rules"))) {
+    if glob_imports(old) != glob_imports(new)
+        || (old != new && (old.contains("macro_rules") || new.contains("macro_rules")))
+    {
         return None;
     }
     let mut names: BTreeSet<String> = scan(old).defines.into_iter().collect();

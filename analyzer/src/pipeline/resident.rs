@@ -5,8 +5,9 @@
 //! ([`Program::swap_file`]), swapping back those the previous variant changed: an analysis
 //! costs the changed files, not the workspace.
 //!
-//! Variants are analyzed on the calling thread when it is one of [`in_parallel`]'s workers,
-//! else on one resident thread started for the whole process.
+//! Variants are analyzed on the calling thread when it is one of the analysis threads of
+//! [`pool`] (the main analysis and [`in_parallel`] run there), else on one resident thread
+//! started for the whole process.
 
 use super::incremental::FileState;
 use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
@@ -18,7 +19,7 @@ use crate::workspace::CrateFeatures;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -33,6 +34,8 @@ pub struct BaseInputs {
     uses: Vec<CrateUse>,
     features: CrateFeatures,
     plans: Vec<LaunchPlan>,
+    /// Files parsed whatever their bytes hold (named on their own).
+    named: Vec<usize>,
 }
 
 static NEXT_BASE: AtomicU64 = AtomicU64::new(0);
@@ -47,12 +50,25 @@ impl BaseInputs {
         features: &CrateFeatures,
         plans: Vec<LaunchPlan>,
     ) -> Arc<BaseInputs> {
+        BaseInputs::named(inputs, uses, features, plans, Vec::new())
+    }
+
+    /// Like [`BaseInputs::new`], with the files `named` (indices) parsed whatever their bytes
+    /// hold: files given on their own, whose syntax is checked.
+    pub fn named(
+        inputs: Vec<ModuleSource>,
+        uses: &[CrateUse],
+        features: &CrateFeatures,
+        plans: Vec<LaunchPlan>,
+        named: Vec<usize>,
+    ) -> Arc<BaseInputs> {
         Arc::new(BaseInputs {
             id: NEXT_BASE.fetch_add(1, Ordering::Relaxed),
             inputs,
             uses: uses.to_vec(),
             features: features.clone(),
             plans,
+            named,
         })
     }
 
@@ -85,7 +101,7 @@ struct Kept {
 
 impl Kept {
     fn new(base: &Arc<BaseInputs>) -> Kept {
-        let reach = super::reach(&base.inputs, &base.uses, &[]);
+        let reach = super::reach(&base.inputs, &base.uses, &base.named);
         let program = Program::parse_needed(base.inputs.clone(), &base.uses, &base.features, reach.needed());
         Kept {
             base: Arc::clone(base),
@@ -151,83 +167,76 @@ thread_local! {
 }
 
 /// Runs `work` on the program of `base` with the files of `changed` (by index) in place of
-/// theirs: on this thread when it keeps programs, else on
-/// the resident thread; the message of its panic, or why the thread is gone, when it fails.
+/// theirs: on this thread when it keeps programs, else on the resident thread; the message of
+/// its panic, or why the thread is gone, when it fails.
 pub(super) fn with_variant<R: Send + 'static>(
     base: &Arc<BaseInputs>,
     changed: Vec<(usize, SourceFile)>,
     work: impl FnOnce(&Program, &BaseInputs) -> R + Send + 'static,
 ) -> Result<R, String> {
-    let base = Arc::clone(base);
-    let task = move || {
-        let mut kept = match KEPT.with(|cell| cell.borrow_mut().take()) {
-            Some(kept) if kept.base.id == base.id => kept,
-            _ => Kept::new(&base),
-        };
-        kept.become_variant(changed.into_iter().collect());
-        let result = work(&kept.program, &kept.base);
-        KEPT.with(|cell| *cell.borrow_mut() = Some(kept));
-        result
-    };
     if IN_PLACE.with(Cell::get) {
-        return catch_unwind(AssertUnwindSafe(task)).map_err(|panic| super::panic_message(panic.as_ref()));
+        return catch_unwind(AssertUnwindSafe(|| here(base, changed, work)))
+            .map_err(|panic| super::panic_message(panic.as_ref()));
     }
-    run(task)
+    let base = Arc::clone(base);
+    run(move || here(&base, changed, work))
 }
 
-/// Runs `work` on each item over `jobs` threads (at least one, at most one per item), each
-/// with a stack deep enough for any analysis and its own kept program for the variants it
-/// analyzes; the results come back in item order, whatever the number of threads, with the
-/// message of a panic in place of the result of an item whose work panicked.
-pub fn in_parallel<T: Send, R: Send>(items: Vec<T>, jobs: usize, work: impl Fn(T) -> R + Sync) -> Vec<Result<R, String>> {
-    let count = items.len();
-    let jobs = jobs.clamp(1, count.max(1));
-    let items: Vec<Mutex<Option<T>>> = items.into_iter().map(|item| Mutex::new(Some(item))).collect();
-    let slots: Vec<Mutex<Option<Result<R, String>>>> = (0..count).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = (0..jobs)
-            .map(|worker| {
-                let (items, slots, next, work) = (&items, &slots, &next, &work);
-                std::thread::Builder::new()
-                    .name(format!("kernel-lint-worker-{worker}"))
-                    .stack_size(ANALYSIS_STACK_BYTES)
-                    .spawn_scoped(scope, move || {
-                        IN_PLACE.with(|cell| cell.set(true));
-                        loop {
-                            let at = next.fetch_add(1, Ordering::Relaxed);
-                            if at >= count {
-                                break;
-                            }
-                            let Some(item) = items[at].lock().ok().and_then(|mut item| item.take()) else {
-                                continue;
-                            };
-                            let result = catch_unwind(AssertUnwindSafe(|| work(item)))
-                                .map_err(|panic| super::panic_message(panic.as_ref()));
-                            if let Ok(mut slot) = slots[at].lock() {
-                                *slot = Some(result);
-                            }
-                        }
-                        KEPT.with(|cell| cell.borrow_mut().take());
-                    })
-            })
-            .collect();
-        // Items a worker that could not start would have taken are done by the others, or
-        // below when none started.
-        drop(spawned);
-    });
-    slots
-        .into_iter()
-        .zip(items)
-        .map(|(slot, item)| {
-            let done = slot.into_inner().ok().flatten();
-            done.unwrap_or_else(|| match item.into_inner().ok().flatten() {
-                // No worker could start: the work is done here.
-                Some(item) => catch_unwind(AssertUnwindSafe(|| work(item))).map_err(|panic| super::panic_message(panic.as_ref())),
-                None => Err("the worker stopped".to_string()),
-            })
-        })
-        .collect()
+/// Runs `work` here on the program of `base` with the files of `changed` in place of theirs,
+/// kept on this thread for the next call.
+pub(super) fn here<R>(
+    base: &Arc<BaseInputs>,
+    changed: Vec<(usize, SourceFile)>,
+    work: impl FnOnce(&Program, &BaseInputs) -> R,
+) -> R {
+    let mut kept = match KEPT.with(|cell| cell.borrow_mut().take()) {
+        Some(kept) if kept.base.id == base.id => kept,
+        _ => Kept::new(base),
+    };
+    kept.become_variant(changed.into_iter().collect());
+    let result = work(&kept.program, &kept.base);
+    KEPT.with(|cell| *cell.borrow_mut() = Some(kept));
+    result
+}
+
+/// The pool of analysis threads for `jobs` workers, made once per process and size: its
+/// threads keep their programs between the main analysis and the proofs that follow it.
+pub(super) fn pool(jobs: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().map_err(|_| "the analysis threads stopped".to_string())?;
+    if let Some((_, pool)) = pools.iter().find(|(size, _)| *size == jobs) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .stack_size(ANALYSIS_STACK_BYTES)
+        .thread_name(|i| format!("kernel-lint-worker-{i}"))
+        .start_handler(|_| IN_PLACE.with(|cell| cell.set(true)))
+        .build()
+        .map_err(|e| format!("cannot start the analysis: {e}"))?;
+    let pool = Arc::new(pool);
+    pools.push((jobs, Arc::clone(&pool)));
+    Ok(pool)
+}
+
+/// Runs `work` on each item over `jobs` analysis threads (at least one), each with a stack
+/// deep enough for any analysis and its own kept program for the variants it analyzes (the
+/// one the main analysis left there, when it ran on as many workers); the results come back
+/// in item order, whatever the number of threads, with the message of a panic in place of the
+/// result of an item whose work panicked.
+pub fn in_parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    jobs: usize,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<Result<R, String>> {
+    use rayon::prelude::*;
+    let one =
+        |item: T| catch_unwind(AssertUnwindSafe(|| work(item))).map_err(|panic| super::panic_message(panic.as_ref()));
+    match pool(jobs.max(1)) {
+        Ok(pool) => pool.install(|| items.into_par_iter().with_max_len(1).map(one).collect()),
+        // No thread could start: the work is done here, its analyses on the resident thread.
+        Err(_) => items.into_iter().map(one).collect(),
+    }
 }
 
 static RESIDENT: OnceLock<Option<Mutex<Sender<Task>>>> = OnceLock::new();

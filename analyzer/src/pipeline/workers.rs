@@ -1,18 +1,16 @@
 //! The analysis spread over worker threads. Syntax trees cannot cross threads, so each worker
 //! parses and indexes the whole program itself (names resolve across files) and analyzes the
-//! files it takes from a shared counter; the reports are put back in input order, so the
-//! output is the same whatever the number of workers and however the files were shared out.
+//! files it takes; the reports are put back in input order, so the output is the same whatever
+//! the number of workers and however the files were shared out.
 
 use super::resident::{self, BaseInputs};
-use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
+use super::{CrateUse, ModuleSource};
 use crate::model::launch::LaunchPlan;
 use crate::report::FileReport;
 use crate::source::{FileError, SourceFile};
 use crate::workspace::CrateFeatures;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
-type Slot = Option<Result<FileReport, FileError>>;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 /// Told, from the worker threads, as the analysis of each file starts and ends: what a
 /// progress display shows.
@@ -31,8 +29,8 @@ impl Progress for Unwatched {
     fn finished(&self, _: &str) {}
 }
 
-/// Like [`super::analyze_configured`], on `jobs` workers (at least one, at most one per file),
-/// each on a thread with a stack deep enough for any input the parser accepts.
+/// Like [`super::analyze_configured`], on `jobs` workers (at least one), each on a thread
+/// with a stack deep enough for any input the parser accepts.
 pub fn analyze_parallel(
     inputs: Vec<ModuleSource>,
     uses: &[CrateUse],
@@ -53,7 +51,9 @@ pub fn analyze_watched(
     progress: &dyn Progress,
 ) -> Vec<Result<FileReport, FileError>> {
     let all: Vec<usize> = (0..inputs.len()).collect();
-    analyze_wanted(inputs, uses, features, plans, &all, &[], jobs, progress)
+    let plans = plans.iter().map(|&plan| plan.clone()).collect();
+    let base = BaseInputs::new(inputs, uses, features, plans);
+    analyze_wanted(&base, &all, jobs, progress)
 }
 
 /// The reports of the files `wanted` (indices into the base's inputs), in that order, of the
@@ -96,82 +96,53 @@ pub fn analyze_variant(
     })
 }
 
-/// Like [`analyze_parallel`], reporting only the inputs `wanted` (indices into `inputs`), in
-/// that order: the other files are read for their names. Every worker parses the files that
-/// may hold an entry point, the files `named` (given on their own, checked whatever their
-/// bytes hold) and those their names reach ([`needed_files`]); no worker parses any other
-/// file, whose report is empty.
-#[allow(clippy::too_many_arguments)]
+/// Like [`analyze_parallel`], reporting only the files `wanted` of `base` (indices into its
+/// inputs), in that order: the other files are read for their names. Every worker parses the
+/// files that may hold an entry point, the files the base names (given on their own, checked
+/// whatever their bytes hold) and those their names reach ([`needed_files`]); no worker
+/// parses any other file, whose report is empty. Each worker keeps its program for the
+/// proofs that follow ([`super::in_parallel`] on as many workers).
 pub fn analyze_wanted(
-    inputs: Vec<ModuleSource>,
-    uses: &[CrateUse],
-    features: &CrateFeatures,
-    plans: &[&LaunchPlan],
+    base: &Arc<BaseInputs>,
     wanted: &[usize],
-    named: &[usize],
     jobs: usize,
     progress: &dyn Progress,
 ) -> Vec<Result<FileReport, FileError>> {
-    let count = wanted.len();
-    let jobs = jobs.clamp(1, count.max(1));
-    let paths: Vec<String> = wanted
-        .iter()
-        .map(|&i| inputs.get(i).map_or_else(String::new, |m| m.source.path.clone()))
-        .collect();
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Slot>> = Mutex::new((0..count).map(|_| None).collect());
+    use rayon::prelude::*;
+    let path = |i: usize| base.inputs().get(i).map_or_else(String::new, |m| m.source.path.clone());
+    let pool = match resident::pool(jobs.max(1)) {
+        Ok(pool) => pool,
+        Err(why) => {
+            return wanted
+                .iter()
+                .map(|&i| Err(FileError::without_span(&path(i), why.clone())))
+                .collect()
+        }
+    };
     let default = LaunchPlan::default();
-    let needed = super::reach(&inputs, uses, named).needed().to_vec();
-    let needed = &needed;
-    let mut copies: Vec<Vec<ModuleSource>> = (1..jobs).map(|_| inputs.clone()).collect();
-    copies.push(inputs);
-    let failures: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = copies
-            .into_iter()
-            .enumerate()
-            .map(|(worker, own)| {
-                let (next, slots, default) = (&next, &slots, &default);
-                std::thread::Builder::new()
-                    .name(format!("kernel-lint-analysis-{worker}"))
-                    .stack_size(ANALYSIS_STACK_BYTES)
-                    .spawn_scoped(scope, move || {
-                        let program = Program::parse_needed(own, uses, features, needed);
-                        loop {
-                            let at = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(&i) = wanted.get(at) else {
-                                break;
-                            };
-                            let plan = plans.get(i).or(plans.last()).copied().unwrap_or(default);
-                            let path = &program.files[i].path;
-                            progress.started(path);
-                            let report = crate::budget::within(path, || program.report(i, plan));
-                            progress.finished(path);
-                            if let Ok(mut slots) = slots.lock() {
-                                slots[at] = Some(report);
-                            }
-                        }
+    pool.install(|| {
+        wanted
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| {
+                let analyzed = catch_unwind(AssertUnwindSafe(|| {
+                    resident::here(base, Vec::new(), |program, base| {
+                        let plan = base.plan(i).unwrap_or(&default);
+                        let path = program.files.get(i).map_or("", |f| f.path.as_str());
+                        progress.started(path);
+                        let report = crate::budget::within(path, || program.report(i, plan));
+                        progress.finished(path);
+                        report
                     })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .filter_map(|handle| match handle {
-                Ok(handle) => handle.join().err().map(|panic| {
-                    format!(
+                }));
+                analyzed.unwrap_or_else(|panic| {
+                    let message = format!(
                         "internal error while analyzing this file: {}",
                         super::panic_message(panic.as_ref())
-                    )
-                }),
-                Err(spawn) => Some(format!("cannot start the analysis: {spawn}")),
+                    );
+                    Err(FileError::without_span(&path(i), message))
+                })
             })
             .collect()
-    });
-    // A file a failed worker had taken, or all of them when none could start, gets its error.
-    let failure = failures.into_iter().next().unwrap_or_default();
-    let slots = slots.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
-    slots
-        .into_iter()
-        .zip(&paths)
-        .map(|(slot, path)| slot.unwrap_or_else(|| Err(FileError::without_span(path, failure.clone()))))
-        .collect()
+    })
 }
