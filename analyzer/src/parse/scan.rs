@@ -376,4 +376,37 @@ mod tests {
             vec![true, true, true, true, false, true]
         );
     }
+
+    #[test]
+    fn a_changed_file_s_new_names_are_followed_and_none_taken_back() {
+        let texts = [
+            "#[kernel]\npub unsafe fn k(a: &[f32]) { let v = a[0]; }",
+            "pub fn at(i: u32) -> usize { i as usize }",
+            "pub struct Settings { pub verbose: bool }",
+        ];
+        let scans: Vec<FileScan> = texts.iter().map(|t| scan(t)).collect();
+        let scans: Vec<&FileScan> = scans.iter().collect();
+        let modules = [module("c"), module("c::helpers"), module("c::settings")];
+        let mut reach = Reach::new(&scans, &modules, &[true, false, false], &[]);
+        assert_eq!(reach.needed(), &[true, false, false]);
+        // The kernel now calls `at`: its file is reached, and the closure goes on from there.
+        reach.change(
+            0,
+            &scan("#[kernel]\npub unsafe fn k(a: &[f32]) { let v = a[helpers::at(0)]; }"),
+        );
+        assert_eq!(reach.needed(), &[true, true, false]);
+        // `at` now names `Settings`: reached through the changed helper.
+        reach.change(
+            1,
+            &scan("pub fn at(i: u32) -> usize { Settings::default(); i as usize }"),
+        );
+        assert_eq!(reach.needed(), &[true, true, true]);
+        // Taking the call back out keeps the files: a needed file costs a parse, nothing else.
+        reach.change(0, &scan(texts[0]));
+        assert_eq!(reach.needed(), &[true, true, true]);
+        // A file that starts to define a name a needed file wrote before is reached too.
+        let mut reach = Reach::new(&scans, &modules, &[true, false, false], &[]);
+        reach.change(2, &scan("pub fn a() {}"));
+        assert_eq!(reach.needed(), &[true, false, true]);
+    }
 }

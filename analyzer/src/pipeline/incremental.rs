@@ -199,6 +199,65 @@ mod tests {
     }
 
     #[test]
+    fn a_launch_whose_constant_reads_a_constant_of_the_replaced_file_is_read_again() {
+        // `THREADS` is in `sizes`; its value reads `BASE` of `base`, which the swap changes.
+        let with_base = |base: &str| {
+            Program::parse(vec![
+                ModuleSource {
+                    source: SourceFile::new("src/lib.rs", KERNEL),
+                    module: vec!["k".into()],
+                },
+                ModuleSource {
+                    source: SourceFile::new("src/helpers.rs", "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n"),
+                    module: vec!["k".into(), "helpers".into()],
+                },
+                ModuleSource {
+                    source: SourceFile::new(
+                        "src/sizes.rs",
+                        "use crate::base::BASE;\npub const THREADS: u32 = BASE * 2;\n",
+                    ),
+                    module: vec!["k".into(), "sizes".into()],
+                },
+                ModuleSource {
+                    source: SourceFile::new("src/host.rs", HOST),
+                    module: vec!["k".into(), "host".into()],
+                },
+                ModuleSource {
+                    source: SourceFile::new("src/base.rs", base),
+                    module: vec!["k".into(), "base".into()],
+                },
+            ])
+        };
+        let mut kept = with_base("pub const BASE: u32 = 64;\n");
+        assert_eq!(block(&kept), 128);
+        let wider = SourceFile::new("src/base.rs", "pub const BASE: u32 = 256;\n");
+        kept.swap_file(4, (wider.clone(), parse_file(&wider))).expect("a file");
+        assert_eq!(block(&kept), 512);
+        assert_eq!(block(&with_base("pub const BASE: u32 = 256;\n")), 512);
+        // A change that defines none of the names the launch read leaves it as it was.
+        let unrelated = SourceFile::new(
+            "src/helpers.rs",
+            "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 2] }\n",
+        );
+        kept.swap_file(1, (unrelated.clone(), parse_file(&unrelated)))
+            .expect("a file");
+        assert_eq!(block(&kept), 512);
+    }
+
+    #[test]
+    fn changed_names_are_those_defined_before_or_after_unless_a_glob_or_macro_changes() {
+        let names = changed_names(
+            "pub const A: u32 = 1;\nfn f() {}\n",
+            "pub const B: u32 = 1;\nfn f() {}\n",
+        )
+        .expect("names");
+        assert!(["A", "B", "f"].iter().all(|n| names.contains(*n)), "{names:?}");
+        assert!(changed_names("use a::*;\n", "use b::*;\n").is_none());
+        assert!(changed_names("use a::*;\nfn f() {}\n", "use a::*;\nfn g() {}\n").is_some());
+        assert!(changed_names("macro_rules! m { () => {} }\n", "macro_rules! m { () => { 1 } }\n").is_none());
+    }
+
+    #[test]
     fn the_inline_modules_of_a_replaced_file_are_indexed_again_and_other_files_kept() {
         let kernel = |stride: &str| {
             format!(

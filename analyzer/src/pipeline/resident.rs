@@ -275,3 +275,81 @@ fn start() -> Option<Mutex<Sender<Task>>> {
         .ok()?;
     Some(Mutex::new(sender))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KERNEL: &str = "use crate::helpers::load;\n\
+        #[kernel]\n\
+        pub unsafe fn k(a: &[f32], out: *mut f32) {\n\
+            let i = thread::index_1d() as usize;\n\
+            *out.add(i) = load(a, i);\n\
+        }\n";
+
+    fn inputs(helper: &str) -> Vec<ModuleSource> {
+        vec![
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", KERNEL),
+                module: vec!["k".into()],
+            },
+            ModuleSource {
+                source: SourceFile::new("src/helpers.rs", helper),
+                module: vec!["k".into(), "helpers".into()],
+            },
+        ]
+    }
+
+    fn sectors(base: &Arc<BaseInputs>, changed: Vec<(usize, SourceFile)>) -> Vec<Option<f64>> {
+        let reports = super::super::analyze_variant(base, changed, &[0], None);
+        let report = reports.into_iter().next().expect("one report").expect("analyzed");
+        (report.kernels[0].accesses.iter())
+            .map(|a| a.prediction.as_ref().and_then(|p| p.sectors_per_request))
+            .collect()
+    }
+
+    #[test]
+    fn variants_are_analyzed_as_fresh_programs_whatever_came_before() {
+        let coalesced = "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n";
+        let strided = "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 8] }\n";
+        let base = BaseInputs::new(
+            inputs(coalesced),
+            &[],
+            &CrateFeatures::new(),
+            vec![LaunchPlan::default()],
+        );
+        let strided_base = BaseInputs::new(inputs(strided), &[], &CrateFeatures::new(), vec![LaunchPlan::default()]);
+        let fresh = sectors(&base, Vec::new());
+        let fresh_strided = sectors(&strided_base, Vec::new());
+        assert_ne!(fresh, fresh_strided);
+        // The helper changed, then back: each answer is the fresh program's.
+        let change = vec![(1, SourceFile::new("src/helpers.rs", strided))];
+        assert_eq!(sectors(&base, change.clone()), fresh_strided);
+        assert_eq!(sectors(&base, Vec::new()), fresh);
+        assert_eq!(sectors(&base, change), fresh_strided);
+        // Another base on the same thread, then the first again.
+        assert_eq!(sectors(&strided_base, Vec::new()), fresh_strided);
+        assert_eq!(sectors(&base, Vec::new()), fresh);
+    }
+
+    #[test]
+    fn in_parallel_keeps_item_order_and_reports_a_panic_in_its_place() {
+        for jobs in [1, 2, 3] {
+            let out = in_parallel((0..20).collect(), jobs, |i: u32| {
+                assert!(i != 7, "item seven fails");
+                i * 2
+            });
+            assert_eq!(out.len(), 20);
+            for (i, result) in out.iter().enumerate() {
+                match result {
+                    Ok(v) => assert_eq!(*v, 2 * i as u32),
+                    Err(message) => {
+                        assert_eq!(i, 7);
+                        assert_eq!(message, "item seven fails");
+                    }
+                }
+            }
+            assert!(out[7].is_err());
+        }
+    }
+}
