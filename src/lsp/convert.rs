@@ -20,13 +20,24 @@ pub enum Encoding {
 /// The protocol position of a byte offset of `text` (clamped to the text, and back to the
 /// start of a character).
 pub fn position(text: &str, offset: usize, encoding: Encoding) -> Position {
+    position_from(text, (0, 0), offset, encoding)
+}
+
+/// Like [`position`], counting lines from `from`, a byte offset at or before `offset` and
+/// the 0-based line it is on: a span's end is found from its start without reading the text
+/// above it.
+fn position_from(text: &str, from: (usize, usize), offset: usize, encoding: Encoding) -> Position {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
+    let (mut from, mut line) = from;
+    if from > offset || !text.is_char_boundary(from) {
+        (from, line) = (0, 0);
+    }
     let before = &text[..offset];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.matches('\n').count();
+    line += text[from..offset].matches('\n').count();
     let within = &text[line_start..offset];
     let character = match encoding {
         Encoding::Utf8 => within.len(),
@@ -66,10 +77,17 @@ pub fn offset(text: &str, at: Position, encoding: Encoding) -> usize {
 
 /// The protocol range of a span of `text`.
 pub fn range(text: &str, span: Span, encoding: Encoding) -> Range {
-    Range::new(
-        position(text, span.start, encoding),
-        position(text, span.end.max(span.start), encoding),
-    )
+    // The span knows its first line; the text above it is not read again for each finding.
+    let line_start = text
+        .get(..span.start)
+        .map(|before| before.rfind('\n').map_or(0, |i| i + 1));
+    let known = match line_start {
+        Some(line_start) if span.line >= 1 => (line_start, span.line - 1),
+        _ => (0, 0),
+    };
+    let start = position_from(text, known, span.start, encoding);
+    let end = position_from(text, (known.0, start.line as usize), span.end.max(span.start), encoding);
+    Range::new(start, end)
 }
 
 fn to_u32(n: usize) -> u32 {
@@ -205,6 +223,30 @@ mod tests {
         let alpha = text.find('𝛼').expect("present");
         assert_eq!(offset(text, Position::new(1, 6), Encoding::Utf16), alpha);
         assert_eq!(position(text, alpha + 1, Encoding::Utf8), Position::new(1, 6));
+    }
+
+    #[test]
+    fn a_range_from_its_span_s_line_is_the_range_counted_from_the_start() {
+        let source = kernel_lint_analyzer::SourceFile::new("k.rs", "fn k() {\n    let é = a[i\n        + 1];\n}\n");
+        let text = &source.text;
+        let start = text.find("a[").expect("present");
+        let end = text.find("];").expect("present") + 1;
+        let (line, column) = source.line_column(start);
+        let span = Span {
+            start,
+            end,
+            line,
+            column,
+        };
+        assert_eq!(span.line, 2);
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            let expected = Range::new(position(text, start, encoding), position(text, end, encoding));
+            assert_eq!(range(text, span, encoding), expected);
+        }
+        assert_eq!(
+            range(text, span, Encoding::Utf16),
+            Range::new(Position::new(1, 12), Position::new(2, 12))
+        );
     }
 
     #[test]
