@@ -231,7 +231,8 @@ mod tests {
         let mut kept = with_base("pub const BASE: u32 = 64;\n");
         assert_eq!(block(&kept), 128);
         let wider = SourceFile::new("src/base.rs", "pub const BASE: u32 = 256;\n");
-        kept.swap_file(4, (wider.clone(), parse_file(&wider))).expect("a file");
+        let old = kept.swap_file(4, (wider.clone(), parse_file(&wider))).expect("a file");
+        assert!(old.1.is_ok());
         assert_eq!(block(&kept), 512);
         assert_eq!(block(&with_base("pub const BASE: u32 = 256;\n")), 512);
         // A change that defines none of the names the launch read leaves it as it was.
@@ -239,8 +240,8 @@ mod tests {
             "src/helpers.rs",
             "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 2] }\n",
         );
-        kept.swap_file(1, (unrelated.clone(), parse_file(&unrelated)))
-            .expect("a file");
+        let old = (kept.swap_file(1, (unrelated.clone(), parse_file(&unrelated)))).expect("a file");
+        assert!(old.1.is_ok());
         assert_eq!(block(&kept), 512);
     }
 
