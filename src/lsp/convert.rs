@@ -17,13 +17,8 @@ pub enum Encoding {
     Utf16,
 }
 
-/// The protocol position of a byte offset of `text` (clamped to the text, and back to the
-/// start of a character).
-pub fn position(text: &str, offset: usize, encoding: Encoding) -> Position {
-    position_from(text, (0, 0), offset, encoding)
-}
-
-/// Like [`position`], counting lines from `from`, a byte offset at or before `offset` and
+/// The protocol position of byte `offset` of `text` (clamped to the text, and back to the
+/// start of a character), counting lines from `from`, a byte offset at or before `offset` and
 /// the 0-based line it is on: a span's end is found from its start without reading the text
 /// above it.
 fn position_from(text: &str, from: (usize, usize), offset: usize, encoding: Encoding) -> Position {
@@ -206,6 +201,10 @@ pub fn error(err: &FileError, text: &str, encoding: Encoding) -> lsp_types::Diag
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn position(text: &str, offset: usize, encoding: Encoding) -> Position {
+        position_from(text, (0, 0), offset, encoding)
+    }
 
     #[test]
     fn positions_count_what_the_client_counts() {
