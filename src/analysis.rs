@@ -174,18 +174,33 @@ pub enum Reuse {
     Fresh,
 }
 
+/// Whether a run drafts and proves the rewrites of its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rewrites {
+    /// Every finding with a remedy gets its proven rewrites or the reason it has none.
+    Proven,
+    /// None are drafted: the command prints no fixes (`accesses`).
+    Skipped,
+}
+
 /// Finds the files (the paths given, or the workspace's), resolves each one's configuration,
 /// analyzes them and checks the configuration against the kernels found.
 ///
 /// Warnings about the configuration and the launch hints go to stderr here, so every command
 /// that analyzes shows them; errors in the configuration stop the command.
 pub fn analyze(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    analyze_with(global, paths, Reuse::Fresh)
+    analyze_with(global, paths, Reuse::Fresh, Rewrites::Proven)
 }
 
 /// Like [`analyze`], taking the results from the cache when nothing they depend on changed.
 pub fn analyze_reusing(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    analyze_with(global, paths, Reuse::Cache)
+    analyze_with(global, paths, Reuse::Cache, Rewrites::Proven)
+}
+
+/// Like [`analyze_reusing`], without the rewrites: the findings carry only their lints' own
+/// fixes. A cached run that proved them serves too.
+pub fn analyze_accesses(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
+    analyze_with(global, paths, Reuse::Cache, Rewrites::Skipped)
 }
 
 /// The settings of the run, the command line winning over the configuration.
@@ -196,6 +211,8 @@ pub struct Run {
     pub cache: Option<Cache>,
     /// The limits, as they enter the cache's key.
     pub limits: String,
+    /// Whether the findings' rewrites are proven.
+    pub rewrites: Rewrites,
 }
 
 impl Run {
@@ -212,6 +229,7 @@ impl Run {
             jobs: crate::jobs::count(global.jobs.or(settings.jobs)),
             cache,
             limits: format!("{size:?} {time:?}"),
+            rewrites: Rewrites::Proven,
         }
     }
 }
@@ -225,10 +243,13 @@ pub fn cache_dir(global: &GlobalArgs, settings: &RunSettings) -> PathBuf {
         .unwrap_or_else(|| cache::workspace_root(global.manifest_path.as_deref()).join(cache::DEFAULT_DIR))
 }
 
-fn analyze_with(global: &GlobalArgs, paths: &[PathBuf], reuse: Reuse) -> Result<Outcome, CliError> {
+fn analyze_with(global: &GlobalArgs, paths: &[PathBuf], reuse: Reuse, rewrites: Rewrites) -> Result<Outcome, CliError> {
     // `--config` is read first: its errors come before those of finding the files.
     let mut resolver = Resolver::new(global)?;
-    let run_settings = Run::settle(global, &resolver.run_settings()?, reuse);
+    let run_settings = Run {
+        rewrites,
+        ..Run::settle(global, &resolver.run_settings()?, reuse)
+    };
     let candidates = if paths.is_empty() {
         discover::from_workspace(global.manifest_path.as_deref())?
     } else {
@@ -391,7 +412,17 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
             limits: settings.limits.clone(),
         })
     });
-    if let (Some(cache), Some(address)) = (&settings.cache, &address) {
+    // A run without rewrites takes a run's with them as well, and keeps its own apart.
+    let addresses: Vec<cache::Address> = match (&address, settings.rewrites) {
+        (None, _) => Vec::new(),
+        (Some(address), Rewrites::Proven) => vec![address.clone()],
+        (Some(address), Rewrites::Skipped) => vec![address.clone(), address.without_rewrites()],
+    };
+    for (cache, address) in settings
+        .cache
+        .iter()
+        .flat_map(|cache| addresses.iter().map(move |a| (cache, a)))
+    {
         match cache.lookup(address) {
             cache::Lookup::Hit(kept) => {
                 if let Some(restored) = restore(kept, &sources, &read_ok) {
@@ -479,15 +510,18 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
     crate::triage::finish(&mut findings, suppressions);
     // Only the findings that are reported are worth a rewrite, each analyzed again.
     let reported = entries.len() - from_analysis;
-    progress.phase("proving rewrites", reported);
     // Each file's rewrites are proven on its own; the workers share the files out and the
     // fixes land on each file's findings, so the output is the same for any number of them.
     let proving: Vec<&mut Analyzed> = (entries.iter_mut())
+        .filter(|_| settings.rewrites == Rewrites::Proven)
         .filter_map(|entry| match entry {
             Entry::Ok(analyzed) => Some(&mut **analyzed),
             Entry::Failed(..) => None,
         })
         .collect();
+    if !proving.is_empty() {
+        progress.phase("proving rewrites", proving.len());
+    }
     let paths: Vec<String> = proving.iter().map(|analyzed| analyzed.source.path.clone()).collect();
     let proven = in_parallel(proving, settings.jobs, |analyzed| {
         progress.started(&analyzed.source.path);
@@ -499,7 +533,7 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
             eprintln!("warning: {path}: internal error while proving rewrites, its fixes are left out: {why}");
         }
     }
-    if let (Some(cache), Some(address)) = (&settings.cache, &address) {
+    if let (Some(cache), Some(address)) = (&settings.cache, addresses.last()) {
         let kept: Vec<cache::Kept> = entries[from_analysis..].iter().map(keep).collect();
         if kept.iter().all(cache::keepable) {
             if let Err(why) = cache.store(address, kept) {

@@ -45,7 +45,7 @@ fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
 }
 
 fn accesses(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
-    let outcome = analysis::analyze_reusing(global, &args.paths)?;
+    let outcome = analysis::analyze_accesses(global, &args.paths)?;
     let text = match args.format.unwrap_or_default() {
         Format::Human => {
             for err in outcome.errors() {

@@ -126,6 +126,41 @@ fn a_warm_run_takes_every_result_from_the_cache_and_prints_the_same_bytes_in_eve
     );
 }
 
+/// `accesses` prints no fixes and drafts no rewrites: a `check` run's results serve it, while
+/// its own are kept apart and never serve `check`, whose findings carry the rewrites
+/// (or why none is offered).
+#[test]
+fn accesses_reads_the_results_of_check_and_check_never_reads_those_of_accesses() {
+    let accesses: &[&str] = &["accesses", "src/kernels.rs", "--format", "json"];
+    let check: &[&str] = &["check", "src/kernels.rs", "--format", "json"];
+    let dir = crate_dir();
+    let root = dir.path();
+    let fresh_accesses = run(root, &[&["--no-cache"], accesses].concat()).stdout;
+    let fresh_check = run(root, &[&["--no-cache"], check].concat()).stdout;
+    // The rewrite of the finding is drafted and declined: its reason is a note.
+    let proven = String::from_utf8_lossy(&fresh_check);
+    assert!(
+        proven.contains("no rewrite is offered: the access is made in `load`"),
+        "{proven}"
+    );
+
+    // accesses first: its results do not serve check, which analyzes and proves.
+    assert_eq!(tally(&run(root, accesses)), analyzed_fresh(root));
+    assert_eq!(tally(&run(root, accesses)), taken(root));
+    let checked = run(root, check);
+    assert_eq!(tally(&checked), analyzed_fresh(root));
+    assert_eq!(checked.stdout, fresh_check);
+    assert_eq!(tally(&run(root, check)), taken(root));
+
+    // check first: accesses takes its results and prints what it prints without the cache.
+    let dir = crate_dir();
+    let root = dir.path();
+    assert_eq!(tally(&run(root, check)), analyzed_fresh(root));
+    let reused = run(root, accesses);
+    assert_eq!(tally(&reused), taken(root));
+    assert_eq!(reused.stdout, fresh_accesses);
+}
+
 /// Runs `check --format json`, changes a file, runs again: the second run analyzes and prints
 /// what a run without the cache prints.
 fn invalidated_by(path: &str, text: &str, expect_changed: &str) {

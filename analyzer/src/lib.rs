@@ -27,7 +27,7 @@ pub use model::layout::FieldOf;
 pub use pipeline::{
     analyze_configured, analyze_parallel, analyze_program, analyze_source, analyze_variant, analyze_wanted,
     analyze_watched, in_parallel, needed_files, BaseInputs, CrateUse, KernelAnalysis, ModuleSource, Program, Progress,
-    Unwatched,
+    Unwatched, Variant,
 };
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};

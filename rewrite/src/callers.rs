@@ -60,8 +60,12 @@ pub struct Found {
     pub calls: Vec<Rc<Call>>,
 }
 
-/// The indexes built, by element type and the files they started from.
-type Built = std::collections::HashMap<(String, usize, usize), Rc<Found>>;
+/// An index built, with the files it reached.
+type Built = (Rc<Found>, Rc<Vec<bool>>);
+
+/// The indexes built, by element type and the files they started from besides those that
+/// write it.
+type BuiltIndexes = std::collections::HashMap<(String, Option<[usize; 2]>), Built>;
 
 /// The functions and calls of one file.
 type Walked = Rc<(Vec<Rc<FnDef>>, Vec<Rc<Call>>)>;
@@ -84,15 +88,13 @@ impl std::ops::Deref for Index<'_> {
 thread_local! {
     /// The indexes built for this run's findings, by workspace, element type and the files
     /// they started from: the findings on one struct in one file share one.
-    static BUILT: RefCell<(u64, Built)> = RefCell::new((u64::MAX, Default::default()));
+    static BUILT: RefCell<(u64, BuiltIndexes)> = RefCell::new((u64::MAX, Default::default()));
     /// The functions and calls of each file walked, by workspace and file.
     static WALKED: RefCell<(u64, std::collections::HashMap<usize, Option<Walked>>)> =
         RefCell::new((u64::MAX, Default::default()));
     /// Texts parsed for drafts, by a hash of the text, with syn's message when one does not
     /// parse.
     static TEXTS: RefCell<std::collections::HashMap<u64, Result<Rc<syn::File>, String>>> = RefCell::new(Default::default());
-    /// Files parsed, by a hash of their path and text.
-    static PARSED: RefCell<std::collections::HashMap<u64, Option<Rc<syn::File>>>> = RefCell::new(Default::default());
 }
 
 /// A file's text parsed once per run, or syn's message: every draft of every finding of a
@@ -111,19 +113,9 @@ pub fn parse_text(text: &str) -> Result<Rc<syn::File>, String> {
 }
 
 /// The syntax of a file, parsed once per run: every draft of every finding looks at the same
-/// files.
+/// files, through [`parse_text`] or this.
 pub fn parsed(source: &SourceFile) -> Option<Rc<syn::File>> {
-    let mut hasher = DefaultHasher::new();
-    source.path.hash(&mut hasher);
-    source.text.hash(&mut hasher);
-    let key = hasher.finish();
-    PARSED.with(|parsed| {
-        parsed
-            .borrow_mut()
-            .entry(key)
-            .or_insert_with(|| syn::parse_file(&source.text).ok().map(Rc::new))
-            .clone()
-    })
+    parse_text(&source.text).ok()
 }
 
 impl<'w> Index<'w> {
@@ -136,49 +128,19 @@ impl<'w> Index<'w> {
     /// every file indexed. A file that does not parse adds nothing.
     pub fn build(ws: &'w Workspace<'_>, element: &str, from: [usize; 2]) -> Self {
         let sources: Vec<&SourceFile> = ws.files.iter().map(|(f, ..)| f).collect();
-        let key = (element.to_string(), from[0], from[1]);
-        let kept = BUILT.with(|built| {
-            let built = built.borrow();
-            (built.0 == ws.id).then(|| built.1.get(&key).cloned()).flatten()
-        });
-        if let Some(found) = kept {
-            return Index { sources, found };
-        }
-        let names = ws.names();
-        let mut included = vec![false; sources.len()];
-        let mut queue: Vec<usize> = names.mentioning(element).to_vec();
-        queue.extend(from.into_iter().filter(|&f| f < sources.len()));
-        let mut per_file: Vec<Option<Walked>> = (0..sources.len()).map(|_| None).collect();
-        while let Some(file) = queue.pop() {
-            if std::mem::replace(&mut included[file], true) {
-                continue;
-            }
-            let Some(walked) = walked(ws.id, file, sources[file]) else {
-                continue;
+        // The closure from the files that write `element` is shared by every finding on it
+        // whose files it holds (the usual case: the kernel's signature writes the struct).
+        let common = closure(ws, &sources, element, None);
+        if from
+            .iter()
+            .all(|&f| f >= sources.len() || common.1.get(f).copied().unwrap_or(false))
+        {
+            return Index {
+                sources,
+                found: common.0,
             };
-            let (fns, calls) = &*walked;
-            for def in fns.iter().filter(|f| f.sig_words.contains(element)) {
-                queue.extend(names.mentioning(&def.name).iter().filter(|&&f| !included[f]));
-                for call in calls.iter().filter(|c| def.range.contains(&c.range.start)) {
-                    queue.extend(names.defining(&call.callee).iter().filter(|&&f| !included[f]));
-                }
-            }
-            per_file[file] = Some(walked);
         }
-        // In file order, as an index of every file would hold them.
-        let (mut fns, mut calls) = (Vec::new(), Vec::new());
-        for walked in per_file.into_iter().flatten() {
-            fns.extend(walked.0.iter().cloned());
-            calls.extend(walked.1.iter().cloned());
-        }
-        let found = Rc::new(Found { fns, calls });
-        BUILT.with(|built| {
-            let mut built = built.borrow_mut();
-            if built.0 != ws.id {
-                *built = (ws.id, Default::default());
-            }
-            built.1.insert(key, found.clone());
-        });
+        let found = closure(ws, &sources, element, Some(from)).0;
         Index { sources, found }
     }
 
@@ -206,6 +168,55 @@ impl<'w> Index<'w> {
 
 /// The functions and calls of file `file` of workspace `ws`, walked once per run; `None`
 /// when it does not parse.
+/// The functions and calls of the files reached from those that write `element` (and from the
+/// files `from`), with which files were reached; built once per run and seeds.
+fn closure(ws: &Workspace<'_>, sources: &[&SourceFile], element: &str, from: Option<[usize; 2]>) -> Built {
+    let key = (element.to_string(), from);
+    let kept = BUILT.with(|built| {
+        let built = built.borrow();
+        (built.0 == ws.id).then(|| built.1.get(&key).cloned()).flatten()
+    });
+    if let Some(found) = kept {
+        return found;
+    }
+    let names = ws.names();
+    let mut included = vec![false; sources.len()];
+    let mut queue: Vec<usize> = names.mentioning(element).to_vec();
+    queue.extend(from.into_iter().flatten().filter(|&f| f < sources.len()));
+    let mut per_file: Vec<Option<Walked>> = (0..sources.len()).map(|_| None).collect();
+    while let Some(file) = queue.pop() {
+        if std::mem::replace(&mut included[file], true) {
+            continue;
+        }
+        let Some(walked) = walked(ws.id, file, sources[file]) else {
+            continue;
+        };
+        let (fns, calls) = &*walked;
+        for def in fns.iter().filter(|f| f.sig_words.contains(element)) {
+            queue.extend(names.mentioning(&def.name).iter().filter(|&&f| !included[f]));
+            for call in calls.iter().filter(|c| def.range.contains(&c.range.start)) {
+                queue.extend(names.defining(&call.callee).iter().filter(|&&f| !included[f]));
+            }
+        }
+        per_file[file] = Some(walked);
+    }
+    // In file order, as an index of every file would hold them.
+    let (mut fns, mut calls) = (Vec::new(), Vec::new());
+    for walked in per_file.into_iter().flatten() {
+        fns.extend(walked.0.iter().cloned());
+        calls.extend(walked.1.iter().cloned());
+    }
+    let found = (Rc::new(Found { fns, calls }), Rc::new(included));
+    BUILT.with(|built| {
+        let mut built = built.borrow_mut();
+        if built.0 != ws.id {
+            *built = (ws.id, Default::default());
+        }
+        built.1.insert(key, found.clone());
+    });
+    found
+}
+
 fn walked(ws: u64, file: usize, source: &SourceFile) -> Option<Walked> {
     let kept = WALKED.with(|walked| {
         let walked = walked.borrow();

@@ -158,11 +158,13 @@ impl<'a> Workspace<'a> {
         path: &str,
         kernel: &str,
     ) -> Option<Result<FileReport, FileError>> {
-        self.analyze_changed(changed, &[path], Some(kernel)).remove(path)
+        self.analyze_changed(changed, &[path], Some(kernel)).0.remove(path)
     }
 
     /// The `nth` report of kernel `name` of file `path` (the same launch of the kernel) once
-    /// the files of `changed` have their new text: only that kernel is analyzed again.
+    /// the files of `changed` have their new text: only that kernel is analyzed again. A
+    /// changed file that does not parse declines the rewrite with syn's message, the parse
+    /// that analysis made telling which (syn is asked again only for the message).
     pub(crate) fn reanalyzed_kernel(
         &self,
         changed: &HashMap<String, String>,
@@ -170,7 +172,15 @@ impl<'a> Workspace<'a> {
         name: &str,
         nth: usize,
     ) -> Result<KernelReport, Declined> {
-        match self.reanalyze_kernel(changed, path, name) {
+        let (mut reports, unparsed) = self.analyze_changed(changed, &[path], Some(name));
+        for file in unparsed {
+            if let Err(err) = syn::parse_file(&changed[&file]) {
+                return Err(Declined::new(format!(
+                    "the rewritten `{file}` does not parse ({err}): the rewrite is not offered"
+                )));
+            }
+        }
+        match reports.remove(path) {
             Some(Ok(report)) => report
                 .kernels
                 .into_iter()
@@ -190,7 +200,7 @@ impl<'a> Workspace<'a> {
         changed: &HashMap<String, String>,
         wanted: &[&str],
         kernel: Option<&str>,
-    ) -> HashMap<String, Result<FileReport, FileError>> {
+    ) -> (HashMap<String, Result<FileReport, FileError>>, Vec<String>) {
         let (base, positions) = self.base.get_or_init(|| {
             let inputs = (self.files.iter())
                 .map(|(source, module, _)| ModuleSource {
@@ -213,11 +223,14 @@ impl<'a> Workspace<'a> {
             .iter()
             .filter_map(|path| Some((*positions.get(*path)?, path.to_string())))
             .unzip();
-        analyze_variant(base, changed, &indices, kernel)
-            .into_iter()
-            .zip(paths)
+        let variant = analyze_variant(base, changed, &indices, kernel);
+        let unparsed = (variant.unparsed.iter())
+            .filter_map(|&i| Some(self.files.get(i)?.0.path.clone()))
+            .collect();
+        let reports = (variant.reports.into_iter().zip(paths))
             .map(|(report, path)| (path, report))
-            .collect()
+            .collect();
+        (reports, unparsed)
     }
 
     /// The kernels of the report's file that no code outside their own item names ([`Workspace::proof_copy`] says which code counts), with the
@@ -437,6 +450,57 @@ mod tests {
         ws.proof_copy(HashMap::new(), &HashMap::new(), &report, "k1")
             .remove("src/k.rs")
             .unwrap_or_else(|| kernels.to_string())
+    }
+
+    /// A proof's re-analysis of `k` in `src/k.rs` with `helper` as the new text of
+    /// `src/helpers.rs`, whose `load` the kernel calls.
+    fn reanalyzed_with_helper(helper: &str) -> Result<KernelReport, Declined> {
+        let plan = LaunchPlan::default();
+        let kernels = "use crate::helpers::load;\n#[kernel]\npub unsafe fn k(a: &[f32], out: *mut f32) {\n\
+                       let i = thread::index_1d() as usize;\n*out.add(i) = load(a, i);\n}\n";
+        let files = vec![
+            (
+                SourceFile::new("src/lib.rs", "mod helpers;\nmod k;\n"),
+                vec!["c".into()],
+                &plan,
+            ),
+            (
+                SourceFile::new("src/k.rs", kernels),
+                vec!["c".into(), "k".into()],
+                &plan,
+            ),
+            (
+                SourceFile::new(
+                    "src/helpers.rs",
+                    "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 2] }\n",
+                ),
+                vec!["c".into(), "helpers".into()],
+                &plan,
+            ),
+        ];
+        let features = CrateFeatures::new();
+        let ws = Workspace::new(files, &[], &features);
+        let changed = HashMap::from([("src/helpers.rs".to_string(), helper.to_string())]);
+        ws.reanalyzed_kernel(&changed, "src/k.rs", "k", 0)
+    }
+
+    #[test]
+    fn a_proof_reads_the_changed_files_through_the_analysis_and_declines_one_that_does_not_parse() {
+        let loaded = |k: &KernelReport| (k.accesses.iter().map(|a| a.index.clone())).collect::<Vec<_>>();
+        let coalesced = reanalyzed_with_helper("pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n")
+            .expect("the rewritten program is analyzed");
+        assert_eq!(loaded(&coalesced), ["i", "i"]);
+        // An item syn cannot parse beside the one the kernel calls: the kernel could still be
+        // analyzed, but a rewrite must leave every changed file parsing whole.
+        let broken = "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\nfn broken() -> {}\n";
+        let syn_says = syn::parse_file(broken).expect_err("does not parse").to_string();
+        let Err(Declined(reason)) = reanalyzed_with_helper(broken) else {
+            panic!("a file that does not parse is declined");
+        };
+        assert_eq!(
+            reason,
+            format!("the rewritten `src/helpers.rs` does not parse ({syn_says}): the rewrite is not offered")
+        );
     }
 
     #[test]

@@ -17,8 +17,8 @@ pub struct Kernel {
     pub name: String,
     /// Span of the name.
     pub span: Span,
-    /// The function itself.
-    pub item: ItemFn,
+    /// The function itself, shared by the copies of the kernel made for each launch.
+    pub item: std::rc::Rc<ItemFn>,
     /// The launch its predictions assume.
     pub launch: ResolvedLaunch,
     /// Its parameters, in order.
@@ -238,7 +238,7 @@ pub fn find_kernels(
             Kernel {
                 name,
                 span,
-                item: item.clone(),
+                item: std::rc::Rc::new(item.clone()),
                 launch,
                 params: params_of(file, item),
                 inline_module,

@@ -301,7 +301,7 @@ mod tests {
     }
 
     fn sectors(base: &Arc<BaseInputs>, changed: Vec<(usize, SourceFile)>) -> Vec<Option<f64>> {
-        let reports = super::super::analyze_variant(base, changed, &[0], None);
+        let reports = super::super::analyze_variant(base, changed, &[0], None).reports;
         let report = reports.into_iter().next().expect("one report").expect("analyzed");
         (report.kernels[0].accesses.iter())
             .map(|a| a.prediction.as_ref().and_then(|p| p.sectors_per_request))

@@ -56,6 +56,16 @@ pub fn analyze_watched(
     analyze_wanted(&base, &all, jobs, progress)
 }
 
+/// What the analysis of a variant gives: the wanted files' reports, and which of the changed
+/// files do not parse whole (an item left out, or the file).
+#[derive(Debug)]
+pub struct Variant {
+    /// The reports of the wanted files, in their order.
+    pub reports: Vec<Result<FileReport, FileError>>,
+    /// The indices of the changed files that do not parse whole, in index order.
+    pub unparsed: Vec<usize>,
+}
+
 /// The reports of the files `wanted` (indices into the base's inputs), in that order, of the
 /// base's files with those of `changed` (by index) in place of theirs: every file is read
 /// for its names so that they resolve as in the whole program, and only the wanted files'
@@ -63,36 +73,46 @@ pub fn analyze_watched(
 /// of that name are analyzed and reported.
 ///
 /// What a rewrite's proof needs: the analysis thread keeps the base's program between calls
-/// and parses again only the files that differ from the last call's ([`resident`]).
+/// and parses again only the files that differ from the last call's ([`resident`]); the one
+/// parse of each changed file also tells whether it parses whole.
 pub fn analyze_variant(
     base: &Arc<BaseInputs>,
     changed: Vec<(usize, SourceFile)>,
     wanted: &[usize],
     kernel: Option<&str>,
-) -> Vec<Result<FileReport, FileError>> {
+) -> Variant {
     let paths: Vec<String> = wanted
         .iter()
         .map(|&i| (base.inputs().get(i)).map_or_else(String::new, |m| m.source.path.clone()))
         .collect();
     let wanted = wanted.to_vec();
     let kernel = kernel.map(str::to_string);
+    let mut changed_files: Vec<usize> = changed.iter().map(|(i, _)| *i).collect();
+    changed_files.sort_unstable();
+    changed_files.dedup();
     let analyzed = resident::with_variant(base, changed, move |program, base| {
         let default = LaunchPlan::default();
-        wanted
+        let unparsed = (changed_files.into_iter())
+            .filter(|&i| !matches!(program.parsed.get(i), Some(Ok(parsed)) if parsed.skipped.is_empty()))
+            .collect();
+        let reports = wanted
             .iter()
             .map(|&i| {
                 let plan = base.plan(i).unwrap_or(&default);
                 let path = program.files.get(i).map_or("", |f| f.path.as_str());
                 crate::budget::within(path, || program.report_of(i, plan, kernel.as_deref()))
             })
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        Variant { reports, unparsed }
     });
     analyzed.unwrap_or_else(|message| {
         let message = format!("internal error while analyzing this file: {message}");
-        paths
-            .iter()
-            .map(|path| Err(FileError::without_span(path, message.clone())))
-            .collect()
+        Variant {
+            reports: (paths.iter())
+                .map(|path| Err(FileError::without_span(path, message.clone())))
+                .collect(),
+            unparsed: Vec::new(),
+        }
     })
 }
 

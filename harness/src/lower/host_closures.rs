@@ -159,7 +159,7 @@ fn instance(
     while !taken.insert(name.clone()) {
         name.push('_');
     }
-    let mut plain = kernel.item.clone();
+    let mut plain = (*kernel.item).clone();
     plain.sig.generics = syn::Generics::default();
     plain.sig.ident = syn::Ident::new(&name, kernel.item.sig.ident.span());
     plain.sig.inputs = plain
@@ -186,7 +186,7 @@ fn instance(
     Some(Kernel {
         name,
         params: KernelParam::named(&item, |ty| ty.to_token_stream().to_string()),
-        item,
+        item: item.into(),
         ..kernel.clone()
     })
 }

@@ -243,7 +243,7 @@ fn instance(kernel: &Kernel, arguments: &[String], taken: &mut HashSet<String>) 
     while !taken.insert(name.clone()) {
         name.push('_');
     }
-    let mut plain = kernel.item.clone();
+    let mut plain = (*kernel.item).clone();
     plain.sig.generics = syn::Generics::default();
     plain.sig.ident = syn::Ident::new(&name, kernel.item.sig.ident.span());
     let item: syn::ItemFn = syn::parse2(super::substitution::substitute(
@@ -255,7 +255,7 @@ fn instance(kernel: &Kernel, arguments: &[String], taken: &mut HashSet<String>) 
     Some(Kernel {
         name,
         params: params_of(&item),
-        item,
+        item: item.into(),
         ..kernel.clone()
     })
 }

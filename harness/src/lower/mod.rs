@@ -372,7 +372,7 @@ pub fn lower_file(
             _ => None,
         })
         .collect();
-    let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &k.item).collect();
+    let kernel_items: Vec<&syn::ItemFn> = kernels.iter().map(|k| &*k.item).collect();
     let nested = nested_fns::nested_helpers(&kernel_items, &helpers);
     let helpers: Vec<&syn::ItemFn> = helpers.into_iter().chain(&nested).collect();
     let mut taken: HashSet<String> = items
@@ -467,7 +467,7 @@ pub fn lower_file(
                 }
             }
         } else {
-            (&kernel.item, &[][..])
+            (&*kernel.item, &[][..])
         };
         match cx.lower_kernel(item) {
             Ok((text, mut params, statements)) => {
