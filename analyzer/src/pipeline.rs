@@ -164,7 +164,7 @@ impl Program {
 
     /// Reads the host launches and counts the kernel names of every parsed file.
     fn link(&mut self) {
-        self.read_launches(None);
+        self.read_launches(None, None);
         self.kernel_names.clear();
         self.file_kernels.clear();
         for file in 0..self.files.len() {
@@ -179,13 +179,16 @@ impl Program {
     /// The host launches of every parsed file by kernel, in file order: each file's as read
     /// before while the constants its launches read keep their values, else read again. With
     /// `touched` (the names a change defined or defines now), a file whose constants depend
-    /// on none of them is not even asked.
-    fn read_launches(&mut self, touched: Option<&BTreeSet<String>>) {
+    /// on none of them is not even asked; file `reread` (a file with a new text) always is.
+    /// The launches by kernel are gathered again only when a file's launches changed.
+    fn read_launches(&mut self, touched: Option<&BTreeSet<String>>, reread: Option<usize>) {
         self.file_launches.resize_with(self.files.len(), || None);
+        let mut changed = false;
         for file in 0..self.files.len() {
             let scope = self.scope(file);
             if let Some((_, answers, words)) = &self.file_launches[file] {
-                if touched.is_some_and(|t| t.is_disjoint(words)) || launch_sites::answers_hold(answers, scope) {
+                let kept = touched.is_some_and(|t| t.is_disjoint(words)) || launch_sites::answers_hold(answers, scope);
+                if kept && reread != Some(file) {
                     continue;
                 }
             }
@@ -202,7 +205,14 @@ impl Program {
                 }
                 _ => None,
             };
+            let before = self.file_launches[file]
+                .as_ref()
+                .map_or(&[][..], |(l, ..)| l.as_slice());
+            changed |= before != found.as_ref().map_or(&[][..], |(l, ..)| l.as_slice());
             self.file_launches[file] = found;
+        }
+        if !changed {
+            return;
         }
         self.launches.clear();
         for (found, ..) in self.file_launches.iter().flatten() {

@@ -90,6 +90,9 @@ pub struct ItemIndex {
     dependencies: BTreeMap<String, BTreeMap<String, String>>,
     /// Paths already resolved, by the module they are written in.
     resolved: RefCell<ResolvedPaths>,
+    /// Every name a path can start with: what any module defines, imports or declares, and the
+    /// crates' names for each other; gathered when first asked after a change.
+    nameable: RefCell<Option<HashSet<String>>>,
     /// The enabled features of each crate whose manifest was read: `#[cfg]` is decided by them.
     features: BTreeMap<String, BTreeSet<String>>,
 }
@@ -98,7 +101,7 @@ impl ItemIndex {
     /// Adds the items of a file that is module `module` (a crate root is `[crate_name]`),
     /// inline modules included as children.
     pub fn add_file(&mut self, module: ModulePath, file: usize, syntax: &syn::File) {
-        self.resolved.get_mut().clear();
+        self.forget_resolved();
         self.add_items(module, file, &syntax.items);
     }
 
@@ -186,7 +189,7 @@ impl ItemIndex {
     /// modules written in it. The modules below it that `files` (the modules of the other
     /// files) holds, and the modules below those, are other files' and are kept.
     pub fn remove_file_items(&mut self, module: &ModulePath, files: &HashSet<ModulePath>) {
-        self.resolved.get_mut().clear();
+        self.forget_resolved();
         self.modules.retain(|key, _| {
             !key.starts_with(module) || (module.len() + 1..=key.len()).any(|len| files.contains(&key[..len]))
         });
@@ -196,7 +199,7 @@ impl ItemIndex {
     /// the files can be added again after one of them changed.
     pub fn clear_items(&mut self) {
         self.modules.clear();
-        self.resolved.get_mut().clear();
+        self.forget_resolved();
     }
 
     /// Sets the features crate `krate` is compiled with; its items under a `#[cfg]` that does
@@ -213,7 +216,7 @@ impl ItemIndex {
     /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
     /// or the package's library seen from its binaries).
     pub fn add_dependency(&mut self, from: &str, name: &str, root: &str) {
-        self.resolved.get_mut().clear();
+        self.forget_resolved();
         self.dependencies
             .entry(from.to_string())
             .or_default()
@@ -237,6 +240,12 @@ impl ItemIndex {
 
     /// What `path`, written in `from`, names.
     pub fn resolve(&self, from: &ModulePath, path: &[String]) -> Option<Target> {
+        // A first segment no module can name (a local variable, a parameter) resolves to
+        // nothing: asked of every module its globs reach, it would cost the longest search.
+        let first = path.first()?;
+        if !matches!(first.as_str(), "crate" | "self" | "super") && !self.is_nameable(first) {
+            return None;
+        }
         let key = (from.clone(), path.to_vec());
         if let Some(known) = self.resolved.borrow().get(&key) {
             return known.clone();
@@ -333,6 +342,37 @@ impl ItemIndex {
             }
         }
         None
+    }
+
+    /// Forgets what was resolved: the modules or the crates changed.
+    fn forget_resolved(&mut self) {
+        self.resolved.get_mut().clear();
+        *self.nameable.get_mut() = None;
+    }
+
+    /// Whether some module could answer `name` ([`ItemIndex::lookup`] finds nothing else): an
+    /// item, an import, a child module, an `extern crate` name or a crate's name for another.
+    fn is_nameable(&self, name: &str) -> bool {
+        let mut nameable = self.nameable.borrow_mut();
+        let names = nameable.get_or_insert_with(|| {
+            let mut names = HashSet::new();
+            for (path, items) in &self.modules {
+                names.extend(path.last().cloned());
+                names.extend(items.structs.keys().cloned());
+                names.extend(items.enums.iter().cloned());
+                names.extend(items.aliases.keys().cloned());
+                names.extend(items.consts.keys().cloned());
+                names.extend(items.statics.keys().cloned());
+                names.extend(items.functions.keys().cloned());
+                names.extend(items.uses.keys().cloned());
+                names.extend(items.extern_crates.keys().cloned());
+            }
+            for crates in self.dependencies.values() {
+                names.extend(crates.keys().cloned());
+            }
+            names
+        });
+        names.contains(name)
     }
 
     /// Whether a path's first segment, read in `module`, names one of this crate's own modules:
@@ -760,6 +800,57 @@ fn collect_use(prefix: &mut Vec<String>, tree: &syn::UseTree, items: &mut Module
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A first segment no module defines, imports or declares names nothing; every kind of name
+    /// a module can answer still resolves, also after the modules change.
+    #[test]
+    fn only_names_some_module_can_answer_start_a_resolution() {
+        let mut index = ItemIndex::default();
+        let file = |text: &str| syn::parse_str::<syn::File>(text).unwrap();
+        let m = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<ModulePath>();
+        let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        index.add_file(
+            m(&["app"]),
+            0,
+            &file("extern crate alloc as heap; pub mod util; use util::*; use std::mem::size_of as sz; pub const N: u32 = 4;"),
+        );
+        index.add_file(m(&["app", "util"]), 1, &file("pub fn at(i: u32) -> u32 { i }"));
+        index.add_file(m(&["shared"]), 2, &file("pub struct Cell;"));
+        index.add_dependency("app", "common", "shared");
+        let app = m(&["app"]);
+        assert_eq!(index.resolve(&app, &path(&["n_items"])), None);
+        assert_eq!(
+            index.resolve(&app, &path(&["N"])),
+            Some(Target::Item(app.clone(), "N".into()))
+        );
+        assert_eq!(
+            index.resolve(&app, &path(&["at"])),
+            Some(Target::Item(m(&["app", "util"]), "at".into()))
+        );
+        assert_eq!(
+            index.resolve(&app, &path(&["util"])),
+            Some(Target::Module(m(&["app", "util"])))
+        );
+        assert_eq!(
+            index.resolve(&app, &path(&["sz"])),
+            Some(Target::External("std::mem::size_of".into()))
+        );
+        assert_eq!(
+            index.resolve(&app, &path(&["common", "Cell"])),
+            Some(Target::Item(m(&["shared"]), "Cell".into()))
+        );
+        assert!(
+            index.resolve(&app, &path(&["heap"])).is_some(),
+            "an `extern crate` rename"
+        );
+        // A name defined later is nameable from then on.
+        assert_eq!(index.resolve(&app, &path(&["later"])), None);
+        index.add_file(m(&["app", "more"]), 3, &file("pub fn later() {}"));
+        assert_eq!(
+            index.resolve(&m(&["app", "more"]), &path(&["later"])),
+            Some(Target::Item(m(&["app", "more"]), "later".into()))
+        );
+    }
 
     /// The shape of a math crate whose prelude re-exports a module of globs, one of whose files
     /// imports a sibling's type back through the crate root (raytracer-challenge, `math`).

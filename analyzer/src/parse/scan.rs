@@ -4,7 +4,11 @@
 //! names such files reach (see [`needed`]); the scan errs on the side of parsing, since a file
 //! taken for needed only costs a parse.
 
-use std::collections::{HashMap, HashSet};
+use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
 /// Text that starts every form the analyzer recognizes as a kernel entry point, a launch,
 /// a launch configuration or a `kernel-lint:` comment: `#[kernel]`, `cuda_std::kernel`,
@@ -87,6 +91,33 @@ pub fn scan(text: &str) -> FileScan {
         }
     }
     out
+}
+
+/// Texts scanned lately on this thread: a proof scans the file it changes, then the change
+/// from the previous text to it is read from both scans, the previous being the last proof's.
+const RECENT_SCANS: usize = 8;
+
+thread_local! {
+    static RECENT: RefCell<VecDeque<(u64, Rc<FileScan>)>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// Like [`scan`], shared with the last few calls on this thread for the same text.
+pub fn scan_recent(text: &str) -> Rc<FileScan> {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    let key = hasher.finish();
+    if let Some(found) = RECENT.with(|r| r.borrow().iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone())) {
+        return found;
+    }
+    let scanned = Rc::new(scan(text));
+    RECENT.with(|r| {
+        let mut recent = r.borrow_mut();
+        if recent.len() == RECENT_SCANS {
+            recent.pop_front();
+        }
+        recent.push_back((key, scanned.clone()));
+    });
+    scanned
 }
 
 /// The names a `use` tree (the text after `use`) imports: each leaf of the tree, or its

@@ -4,7 +4,7 @@
 
 use super::Program;
 use crate::model::kernel::kernel_names;
-use crate::parse::scan::{glob_imports, scan};
+use crate::parse::scan::{glob_imports, scan_recent};
 use crate::parse::{parse_file, ParsedFile};
 use crate::source::{FileError, SourceFile};
 use std::collections::{BTreeSet, HashSet};
@@ -54,9 +54,8 @@ impl Program {
             *self.kernel_names.entry(name.clone()).or_default() += 1;
         }
         self.file_kernels[file] = names;
-        self.file_launches[file] = None;
         let touched = changed_names(&old.0.text, &self.files[file].text);
-        self.read_launches(touched.as_ref());
+        self.read_launches(touched.as_ref(), Some(file));
         Some(old)
     }
 
@@ -93,8 +92,8 @@ fn changed_names(old: &str, new: &str) -> Option<BTreeSet<String>> {
     {
         return None;
     }
-    let mut names: BTreeSet<String> = scan(old).defines.into_iter().collect();
-    names.extend(scan(new).defines);
+    let mut names: BTreeSet<String> = scan_recent(old).defines.iter().cloned().collect();
+    names.extend(scan_recent(new).defines.iter().cloned());
     Some(names)
 }
 

@@ -13,7 +13,7 @@ use super::incremental::FileState;
 use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
 use crate::parse::parse_file;
-use crate::parse::scan::{scan, Reach};
+use crate::parse::scan::{scan_recent, Reach};
 use crate::source::SourceFile;
 use crate::workspace::CrateFeatures;
 use std::cell::{Cell, RefCell};
@@ -137,7 +137,7 @@ impl Kept {
                     (wanted, parsed)
                 }
             };
-            self.reach.change(i, &scan(&incoming.0.text));
+            self.reach.change(i, &scan_recent(&incoming.0.text));
             let was_deferred = self.program.deferred[i];
             if let Some(out) = self.program.swap_file(i, incoming) {
                 // A file not parsed before has no parse to keep.
