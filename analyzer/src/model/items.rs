@@ -91,8 +91,9 @@ pub struct ItemIndex {
     /// Paths already resolved, by the module they are written in.
     resolved: RefCell<ResolvedPaths>,
     /// Every name a path can start with: what any module defines, imports or declares, and the
-    /// crates' names for each other; gathered when first asked after a change.
-    nameable: RefCell<Option<HashSet<String>>>,
+    /// crates' names for each other. Names are added as modules are and never taken out: a
+    /// name no longer answered costs only the search that finds nothing.
+    nameable: HashSet<String>,
     /// The enabled features of each crate whose manifest was read: `#[cfg]` is decided by them.
     features: BTreeMap<String, BTreeSet<String>>,
 }
@@ -101,7 +102,7 @@ impl ItemIndex {
     /// Adds the items of a file that is module `module` (a crate root is `[crate_name]`),
     /// inline modules included as children.
     pub fn add_file(&mut self, module: ModulePath, file: usize, syntax: &syn::File) {
-        self.forget_resolved();
+        self.resolved.get_mut().clear();
         self.add_items(module, file, &syntax.items);
     }
 
@@ -178,6 +179,18 @@ impl ItemIndex {
                 _ => {}
             }
         }
+        let names = &mut self.nameable;
+        names.extend(module.last().cloned());
+        if let Some(items) = self.modules.get(&module) {
+            names.extend(items.structs.keys().cloned());
+            names.extend(items.enums.iter().cloned());
+            names.extend(items.aliases.keys().cloned());
+            names.extend(items.consts.keys().cloned());
+            names.extend(items.statics.keys().cloned());
+            names.extend(items.functions.keys().cloned());
+            names.extend(items.uses.keys().cloned());
+            names.extend(items.extern_crates.keys().cloned());
+        }
         for (name, items) in inline {
             let mut child = module.clone();
             child.push(name);
@@ -189,7 +202,7 @@ impl ItemIndex {
     /// modules written in it. The modules below it that `files` (the modules of the other
     /// files) holds, and the modules below those, are other files' and are kept.
     pub fn remove_file_items(&mut self, module: &ModulePath, files: &HashSet<ModulePath>) {
-        self.forget_resolved();
+        self.resolved.get_mut().clear();
         self.modules.retain(|key, _| {
             !key.starts_with(module) || (module.len() + 1..=key.len()).any(|len| files.contains(&key[..len]))
         });
@@ -199,7 +212,7 @@ impl ItemIndex {
     /// the files can be added again after one of them changed.
     pub fn clear_items(&mut self) {
         self.modules.clear();
-        self.forget_resolved();
+        self.resolved.get_mut().clear();
     }
 
     /// Sets the features crate `krate` is compiled with; its items under a `#[cfg]` that does
@@ -216,7 +229,8 @@ impl ItemIndex {
     /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
     /// or the package's library seen from its binaries).
     pub fn add_dependency(&mut self, from: &str, name: &str, root: &str) {
-        self.forget_resolved();
+        self.resolved.get_mut().clear();
+        self.nameable.insert(name.to_string());
         self.dependencies
             .entry(from.to_string())
             .or_default()
@@ -243,7 +257,7 @@ impl ItemIndex {
         // A first segment no module can name (a local variable, a parameter) resolves to
         // nothing: asked of every module its globs reach, it would cost the longest search.
         let first = path.first()?;
-        if !matches!(first.as_str(), "crate" | "self" | "super") && !self.is_nameable(first) {
+        if !matches!(first.as_str(), "crate" | "self" | "super") && !self.nameable.contains(first) {
             return None;
         }
         let key = (from.clone(), path.to_vec());
@@ -342,37 +356,6 @@ impl ItemIndex {
             }
         }
         None
-    }
-
-    /// Forgets what was resolved: the modules or the crates changed.
-    fn forget_resolved(&mut self) {
-        self.resolved.get_mut().clear();
-        *self.nameable.get_mut() = None;
-    }
-
-    /// Whether some module could answer `name` ([`ItemIndex::lookup`] finds nothing else): an
-    /// item, an import, a child module, an `extern crate` name or a crate's name for another.
-    fn is_nameable(&self, name: &str) -> bool {
-        let mut nameable = self.nameable.borrow_mut();
-        let names = nameable.get_or_insert_with(|| {
-            let mut names = HashSet::new();
-            for (path, items) in &self.modules {
-                names.extend(path.last().cloned());
-                names.extend(items.structs.keys().cloned());
-                names.extend(items.enums.iter().cloned());
-                names.extend(items.aliases.keys().cloned());
-                names.extend(items.consts.keys().cloned());
-                names.extend(items.statics.keys().cloned());
-                names.extend(items.functions.keys().cloned());
-                names.extend(items.uses.keys().cloned());
-                names.extend(items.extern_crates.keys().cloned());
-            }
-            for crates in self.dependencies.values() {
-                names.extend(crates.keys().cloned());
-            }
-            names
-        });
-        names.contains(name)
     }
 
     /// Whether a path's first segment, read in `module`, names one of this crate's own modules:
