@@ -4,7 +4,7 @@
 
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{FunctionKey, FunctionRef, ItemIndex, ModulePath};
-use crate::model::kernel::{find_kernels, find_unanalyzed, kernel_names, Kernel};
+use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, kernel_names, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
@@ -369,8 +369,7 @@ impl Program {
         let syntax = &parsed.syntax;
         let unanalyzed = find_unanalyzed(source, syntax);
         let mut unsupported = Vec::new();
-        let mut kernels = find_kernels(source, syntax, plan, &mut unsupported);
-        kernels.retain(|k| wanted(&k.name));
+        let kernels = find_kernels_where(source, syntax, plan, &mut unsupported, wanted);
         let mut reports = Vec::with_capacity(kernels.len());
         for kernel in kernels {
             for launch in self.launches_of(file, &kernel, plan) {

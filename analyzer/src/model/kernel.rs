@@ -205,6 +205,18 @@ pub fn find_kernels(
     plan: &LaunchPlan,
     unsupported: &mut Vec<Unsupported>,
 ) -> Vec<Kernel> {
+    find_kernels_where(file, syntax, plan, unsupported, |_| true)
+}
+
+/// Like [`find_kernels`], keeping only the kernels whose name is `wanted`; the problems of
+/// every hint are still reported.
+pub fn find_kernels_where(
+    file: &SourceFile,
+    syntax: &syn::File,
+    plan: &LaunchPlan,
+    unsupported: &mut Vec<Unsupported>,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<Kernel> {
     let mut found = Vec::new();
     collect(&syntax.items, &mut Vec::new(), &mut found);
     let all_comments = comments(&file.text);
@@ -215,7 +227,7 @@ pub fn find_kernels(
         .collect();
     let kernels = found
         .into_iter()
-        .map(|(inline_module, item)| {
+        .filter_map(|(inline_module, item)| {
             let name = item.sig.ident.to_string();
             let span = file.span_of(item.sig.ident.span());
             let spec = plan.find(&file.path, &name);
@@ -235,14 +247,15 @@ pub fn find_kernels(
                 params: spec.map(|s| s.params.clone()).unwrap_or_default(),
                 float_params: spec.map(|s| s.float_params.clone()).unwrap_or_default(),
             };
-            Kernel {
+            // Only a kept kernel's syntax is copied.
+            wanted(&name).then(|| Kernel {
                 name,
                 span,
                 item: std::rc::Rc::new(item.clone()),
                 launch,
                 params: params_of(file, item),
                 inline_module,
-            }
+            })
         })
         .collect();
     for hint in hints.iter().filter(|h| !h.used) {
