@@ -93,8 +93,20 @@ thread_local! {
     static WALKED: RefCell<(u64, std::collections::HashMap<usize, Option<Walked>>)> =
         RefCell::new((u64::MAX, Default::default()));
     /// Texts parsed for drafts, by a hash of the text, with syn's message when one does not
-    /// parse.
-    static TEXTS: RefCell<std::collections::HashMap<u64, Result<Rc<syn::File>, String>>> = RefCell::new(Default::default());
+    /// parse; kept for one workspace.
+    static TEXTS: RefCell<(u64, std::collections::HashMap<u64, Result<Rc<syn::File>, String>>)> =
+        RefCell::new((u64::MAX, Default::default()));
+}
+
+/// The drafts that follow are of workspace `ws`: the texts parsed for another one are let go,
+/// so that a long session (the language server's) keeps only the parses of its last one.
+pub fn drafting_in(ws: &Workspace<'_>) {
+    TEXTS.with(|texts| {
+        let mut texts = texts.borrow_mut();
+        if texts.0 != ws.id {
+            *texts = (ws.id, Default::default());
+        }
+    });
 }
 
 /// A file's text parsed once per run, or syn's message: every draft of every finding of a
@@ -106,6 +118,7 @@ pub fn parse_text(text: &str) -> Result<Rc<syn::File>, String> {
     TEXTS.with(|texts| {
         texts
             .borrow_mut()
+            .1
             .entry(key)
             .or_insert_with(|| syn::parse_file(text).map(Rc::new).map_err(|e| e.to_string()))
             .clone()
@@ -337,5 +350,36 @@ impl<'a> Visit<'a> for Walk<'_, '_> {
         };
         self.calls.push(call);
         syn::visit::visit_expr_method_call(self, m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_lint_analyzer::workspace::CrateFeatures;
+    use kernel_lint_analyzer::LaunchPlan;
+
+    #[test]
+    fn a_text_is_parsed_once_per_workspace_and_let_go_with_it() {
+        let plan = LaunchPlan::default();
+        let features = CrateFeatures::new();
+        let text = "pub fn at(i: usize) -> usize { i }\n";
+        let files = || vec![(SourceFile::new("a.rs", text), vec!["a".to_string()], &plan)];
+        let first = Workspace::new(files(), &[], &features);
+        drafting_in(&first);
+        let parsed = parse_text(text).expect("parses");
+        assert!(Rc::ptr_eq(&parsed, &parse_text(text).expect("parses")), "one parse");
+        drafting_in(&first);
+        assert!(
+            Rc::ptr_eq(&parsed, &parse_text(text).expect("parses")),
+            "kept for its workspace"
+        );
+        let second = Workspace::new(files(), &[], &features);
+        drafting_in(&second);
+        assert!(
+            !Rc::ptr_eq(&parsed, &parse_text(text).expect("parses")),
+            "let go for another"
+        );
+        assert!(parse_text("fn broken( {}").is_err());
     }
 }
