@@ -67,6 +67,9 @@ type Built = (Rc<Found>, Rc<Vec<bool>>);
 /// write it.
 type BuiltIndexes = std::collections::HashMap<(String, Option<[usize; 2]>), Built>;
 
+/// Texts parsed, by a hash of the text, or syn's message.
+type ParsedTexts = std::collections::HashMap<u64, Result<Rc<syn::File>, String>>;
+
 /// The functions and calls of one file.
 type Walked = Rc<(Vec<Rc<FnDef>>, Vec<Rc<Call>>)>;
 
@@ -94,8 +97,7 @@ thread_local! {
         RefCell::new((u64::MAX, Default::default()));
     /// Texts parsed for drafts, by a hash of the text, with syn's message when one does not
     /// parse; kept for one workspace.
-    static TEXTS: RefCell<(u64, std::collections::HashMap<u64, Result<Rc<syn::File>, String>>)> =
-        RefCell::new((u64::MAX, Default::default()));
+    static TEXTS: RefCell<(u64, ParsedTexts)> = RefCell::new((u64::MAX, Default::default()));
 }
 
 /// The drafts that follow are of workspace `ws`: the texts parsed for another one are let go,
