@@ -1,7 +1,9 @@
 //! Source files, the spans that point into them, and the problems located by those spans.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// One source file as given by the user: its path as written and its text.
 #[derive(Debug, Clone)]
@@ -11,6 +13,8 @@ pub struct SourceFile {
     /// The whole text of the file.
     pub text: String,
     line_starts: Vec<usize>,
+    /// The names written after the word `struct`, found when first asked.
+    struct_names: OnceLock<Option<HashSet<String>>>,
 }
 
 /// A region of a source file: byte offsets plus 1-based line and column of its start.
@@ -36,7 +40,34 @@ impl SourceFile {
             path: path.into(),
             text,
             line_starts,
+            struct_names: OnceLock::new(),
         }
+    }
+
+    /// Every name the text writes right after the word `struct` (comments and strings
+    /// included): a superset of the structs it defines, found once. `None` when a comment
+    /// follows the word, so that any name may be defined there.
+    pub fn struct_names(&self) -> Option<&HashSet<String>> {
+        let is_name = |c: char| c.is_alphanumeric() || c == '_';
+        self.struct_names
+            .get_or_init(|| {
+                let text = self.text.as_str();
+                let mut names = HashSet::new();
+                for (at, word) in text.match_indices("struct") {
+                    let after = &text[at + word.len()..];
+                    if text[..at].chars().next_back().is_some_and(is_name) || after.starts_with(is_name) {
+                        continue;
+                    }
+                    let after = after.trim_start();
+                    if after.starts_with('/') {
+                        return None;
+                    }
+                    let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+                    names.insert(after[..end].to_string());
+                }
+                Some(names)
+            })
+            .as_ref()
     }
 
     /// Byte offset of a 1-based line and 0-based character column, as proc-macro2 reports them.
@@ -185,4 +216,23 @@ pub struct Unsupported {
     pub file: Option<String>,
     /// What and why, as one lowercase sentence.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_names_are_the_words_after_struct_or_unknown_behind_a_comment() {
+        let file = SourceFile::new(
+            "a.rs",
+            "pub struct Body { x: f32 }\n/// A struct of `Cell`.\nstruct\n  Cell(u32);\nfn destructure() {}\n",
+        );
+        let names = file.struct_names().expect("no comment after `struct`");
+        let mut names: Vec<&str> = names.iter().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["Body", "Cell", "of"]);
+        let hidden = SourceFile::new("b.rs", "struct /* kept */ Hidden;\n");
+        assert!(hidden.struct_names().is_none());
+    }
 }

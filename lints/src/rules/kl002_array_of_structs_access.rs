@@ -162,7 +162,11 @@ pub fn repr_edit(name: &str, align: u64, sources: &[SourceFile]) -> Option<Edit>
     let mut found = Vec::new();
     for source in sources {
         // Parsing is the costly part: only files that may define it are parsed.
-        if !source.text.contains(name) || !source.text.contains("struct") {
+        let may_define = match source.struct_names() {
+            Some(names) => names.contains(name),
+            None => source.text.contains(name),
+        };
+        if !may_define {
             continue;
         }
         let Some(structs) = structs_of(source) else {
