@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// One source file as given by the user: its path as written and its text.
 #[derive(Debug, Clone)]
@@ -14,7 +14,7 @@ pub struct SourceFile {
     pub text: String,
     line_starts: Vec<usize>,
     /// The names written after the word `struct`, found when first asked.
-    struct_names: OnceLock<Option<HashSet<String>>>,
+    struct_names: OnceLock<Option<Arc<HashSet<String>>>>,
 }
 
 /// A region of a source file: byte offsets plus 1-based line and column of its start.
@@ -65,9 +65,9 @@ impl SourceFile {
                     let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
                     names.insert(after[..end].to_string());
                 }
-                Some(names)
+                Some(Arc::new(names))
             })
-            .as_ref()
+            .as_deref()
     }
 
     /// Byte offset of a 1-based line and 0-based character column, as proc-macro2 reports them.
