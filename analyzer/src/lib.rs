@@ -26,8 +26,8 @@ pub use model::launch_sites::KernelLaunch;
 pub use model::layout::FieldOf;
 pub use pipeline::{
     analyze_configured, analyze_parallel, analyze_program, analyze_source, analyze_variant, analyze_wanted,
-    analyze_watched, in_parallel, needed_files, BaseInputs, CrateUse, KernelAnalysis, ModuleSource, Program, Progress,
-    Unwatched, Variant,
+    analyze_watched, in_parallel, kept_syntax, needed_files, BaseInputs, CrateUse, KernelAnalysis, ModuleSource,
+    Program, Progress, Unwatched, Variant,
 };
 pub use report::{AccessReport, CallSite, FileReport, KernelReport};
 pub use source::{FileError, SourceFile, Span, Unsupported};

@@ -21,7 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod incremental;
 mod resident;
 mod workers;
-pub use resident::{in_parallel, BaseInputs};
+pub use resident::{in_parallel, kept_syntax, BaseInputs};
 pub use workers::{analyze_parallel, analyze_variant, analyze_wanted, analyze_watched, Progress, Unwatched, Variant};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.

@@ -122,7 +122,11 @@ pub fn parse_text(text: &str) -> Result<Rc<syn::File>, String> {
             .borrow_mut()
             .1
             .entry(key)
-            .or_insert_with(|| syn::parse_file(text).map(Rc::new).map_err(|e| e.to_string()))
+            // The program this thread analyzed holds most files already.
+            .or_insert_with(|| match kernel_lint_analyzer::kept_syntax(text) {
+                Some(syntax) => Ok(syntax),
+                None => syn::parse_file(text).map(Rc::new).map_err(|e| e.to_string()),
+            })
             .clone()
     })
 }

@@ -20,8 +20,9 @@ pub fn last_segment(path: &syn::Path) -> String {
 /// that could not, so one bad item costs only itself.
 #[derive(Debug, Clone)]
 pub struct ParsedFile {
-    /// The file's inner attributes and every item that parsed, in source order.
-    pub syntax: syn::File,
+    /// The file's inner attributes and every item that parsed, in source order; shared with
+    /// the drafts of rewrites, which read the same files.
+    pub syntax: std::rc::Rc<syn::File>,
     /// One error per top-level item left out of `syntax`: a syntax error, or nesting beyond
     /// the limits the parser can follow.
     pub skipped: Vec<FileError>,
@@ -73,11 +74,11 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
         return Err(skipped.swap_remove(0));
     }
     Ok(ParsedFile {
-        syntax: syn::File {
+        syntax: std::rc::Rc::new(syn::File {
             shebang,
             attrs,
             items: parsed_items,
-        },
+        }),
         skipped,
     })
 }

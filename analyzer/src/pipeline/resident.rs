@@ -12,13 +12,14 @@
 use super::incremental::FileState;
 use super::{CrateUse, ModuleSource, Program, ANALYSIS_STACK_BYTES};
 use crate::model::launch::LaunchPlan;
-use crate::parse::parse_file;
 use crate::parse::scan::{scan_recent, Reach};
-use crate::source::SourceFile;
+use crate::parse::{parse_file, ParsedFile};
+use crate::source::{FileError, SourceFile};
 use crate::workspace::CrateFeatures;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -164,6 +165,32 @@ thread_local! {
     static IN_PLACE: Cell<bool> = const { Cell::new(false) };
     /// The program of this thread: only threads that analyze in place keep one.
     static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+}
+
+/// The syntax this thread's kept program holds of a file whose text is `text`, when it parsed
+/// whole: the drafts of rewrites that follow the analysis on this thread read the same files.
+/// A text with an interpreter line or a byte-order mark is left to syn, whose offsets differ.
+pub fn kept_syntax(text: &str) -> Option<Rc<syn::File>> {
+    if text.starts_with("#!") || text.starts_with('\u{feff}') {
+        return None;
+    }
+    let whole = |parsed: &Result<ParsedFile, FileError>| match parsed {
+        Ok(parsed) if parsed.skipped.is_empty() => Some(Rc::clone(&parsed.syntax)),
+        _ => None,
+    };
+    KEPT.with(|cell| {
+        let kept = cell.try_borrow().ok()?;
+        let kept = kept.as_ref()?;
+        let program = &kept.program;
+        let current = (0..program.files.len())
+            .find(|&i| !program.deferred[i] && program.files[i].text == text)
+            .and_then(|i| whole(&program.parsed[i]));
+        current.or_else(|| {
+            (kept.shelved.values())
+                .find(|(source, _)| source.text == text)
+                .and_then(|(_, parsed)| whole(parsed))
+        })
+    })
 }
 
 /// Runs `work` on the program of `base` with the files of `changed` (by index) in place of
@@ -330,6 +357,36 @@ mod tests {
         // Another base on the same thread, then the first again.
         assert_eq!(sectors(&strided_base, Vec::new()), fresh_strided);
         assert_eq!(sectors(&base, Vec::new()), fresh);
+    }
+
+    #[test]
+    fn the_kept_program_lends_its_syntax_of_a_text_it_parsed_whole() {
+        let coalesced = "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n";
+        let strided = "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 8] }\n";
+        let base = BaseInputs::new(
+            inputs(coalesced),
+            &[],
+            &CrateFeatures::new(),
+            vec![LaunchPlan::default()],
+        );
+        let held = here(&base, Vec::new(), |program, _| {
+            Rc::clone(program.parsed[1].as_ref().map(|p| &p.syntax).expect("parsed"))
+        });
+        let lent = kept_syntax(coalesced).expect("the helper's text");
+        assert!(Rc::ptr_eq(&held, &lent));
+        assert!(kept_syntax(strided).is_none(), "a text no file has");
+        // Swapped out by a variant, the first text is still lent from its shelved parse.
+        let _ = here(&base, vec![(1, SourceFile::new("src/helpers.rs", strided))], |_, _| ());
+        assert!(Rc::ptr_eq(&kept_syntax(coalesced).expect("shelved"), &held));
+        assert!(kept_syntax(strided).is_some());
+        // A file with an item syn cannot parse is left to syn.
+        let broken = format!("{coalesced}fn broken() -> {{}}\n");
+        let _ = here(
+            &base,
+            vec![(1, SourceFile::new("src/helpers.rs", broken.clone()))],
+            |_, _| (),
+        );
+        assert!(kept_syntax(&broken).is_none());
     }
 
     #[test]
