@@ -376,7 +376,7 @@ mod tests {
         assert!(Rc::ptr_eq(&held, &lent));
         assert!(kept_syntax(strided).is_none(), "a text no file has");
         // Swapped out by a variant, the first text is still lent from its shelved parse.
-        let _ = here(&base, vec![(1, SourceFile::new("src/helpers.rs", strided))], |_, _| ());
+        here(&base, vec![(1, SourceFile::new("src/helpers.rs", strided))], |_, _| ());
         assert!(Rc::ptr_eq(&kept_syntax(coalesced).expect("shelved"), &held));
         assert!(kept_syntax(strided).is_some());
         // A file with an item syn cannot parse is left to syn.
