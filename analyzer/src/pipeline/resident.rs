@@ -381,7 +381,7 @@ mod tests {
         assert!(kept_syntax(strided).is_some());
         // A file with an item syn cannot parse is left to syn.
         let broken = format!("{coalesced}fn broken() -> {{}}\n");
-        let _ = here(
+        here(
             &base,
             vec![(1, SourceFile::new("src/helpers.rs", broken.clone()))],
             |_, _| (),
