@@ -102,13 +102,14 @@ fn analyze(files: &[SourceFile]) -> Result<Vec<FileReport>, String> {
 fn lint(files: &[SourceFile], report: &FileReport) -> Result<Vec<Diagnostic>, String> {
     let mut diagnostics = check_file_with_fixes(report, &LintLevels::default(), files);
     let plan = LaunchPlan::default();
+    let features = CrateFeatures::new();
     let workspace = Workspace::new(
         modules(files)
             .into_iter()
             .map(|m| (m.source, m.module, &plan))
             .collect(),
         &[],
-        &CrateFeatures::new(),
+        &features,
     );
     attach_fixes(&workspace, report, &mut diagnostics);
     for diagnostic in &diagnostics {
