@@ -335,22 +335,23 @@ mod tests {
             .collect()
     }
 
+    const COALESCED: &str = "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n";
+    const STRIDED: &str = "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 8] }\n";
+
+    /// The kernel and `helper` as the run's files, under the default plan.
+    fn base_of(helper: &str) -> Arc<BaseInputs> {
+        BaseInputs::new(inputs(helper), &[], &CrateFeatures::new(), vec![LaunchPlan::default()])
+    }
+
     #[test]
     fn variants_are_analyzed_as_fresh_programs_whatever_came_before() {
-        let coalesced = "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n";
-        let strided = "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 8] }\n";
-        let base = BaseInputs::new(
-            inputs(coalesced),
-            &[],
-            &CrateFeatures::new(),
-            vec![LaunchPlan::default()],
-        );
-        let strided_base = BaseInputs::new(inputs(strided), &[], &CrateFeatures::new(), vec![LaunchPlan::default()]);
+        let base = base_of(COALESCED);
+        let strided_base = base_of(STRIDED);
         let fresh = sectors(&base, Vec::new());
         let fresh_strided = sectors(&strided_base, Vec::new());
         assert_ne!(fresh, fresh_strided);
         // The helper changed, then back: each answer is the fresh program's.
-        let change = vec![(1, SourceFile::new("src/helpers.rs", strided))];
+        let change = vec![(1, SourceFile::new("src/helpers.rs", STRIDED))];
         assert_eq!(sectors(&base, change.clone()), fresh_strided);
         assert_eq!(sectors(&base, Vec::new()), fresh);
         assert_eq!(sectors(&base, change), fresh_strided);
@@ -361,26 +362,19 @@ mod tests {
 
     #[test]
     fn the_kept_program_lends_its_syntax_of_a_text_it_parsed_whole() {
-        let coalesced = "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n";
-        let strided = "pub fn load(a: &[f32], i: usize) -> f32 { a[i * 8] }\n";
-        let base = BaseInputs::new(
-            inputs(coalesced),
-            &[],
-            &CrateFeatures::new(),
-            vec![LaunchPlan::default()],
-        );
+        let base = base_of(COALESCED);
         let held = here(&base, Vec::new(), |program, _| {
             Rc::clone(program.parsed[1].as_ref().map(|p| &p.syntax).expect("parsed"))
         });
-        let lent = kept_syntax(coalesced).expect("the helper's text");
+        let lent = kept_syntax(COALESCED).expect("the helper's text");
         assert!(Rc::ptr_eq(&held, &lent));
-        assert!(kept_syntax(strided).is_none(), "a text no file has");
+        assert!(kept_syntax(STRIDED).is_none(), "a text no file has");
         // Swapped out by a variant, the first text is still lent from its shelved parse.
-        here(&base, vec![(1, SourceFile::new("src/helpers.rs", strided))], |_, _| ());
-        assert!(Rc::ptr_eq(&kept_syntax(coalesced).expect("shelved"), &held));
-        assert!(kept_syntax(strided).is_some());
+        here(&base, vec![(1, SourceFile::new("src/helpers.rs", STRIDED))], |_, _| ());
+        assert!(Rc::ptr_eq(&kept_syntax(COALESCED).expect("shelved"), &held));
+        assert!(kept_syntax(STRIDED).is_some());
         // A file with an item syn cannot parse is left to syn.
-        let broken = format!("{coalesced}fn broken() -> {{}}\n");
+        let broken = format!("{COALESCED}fn broken() -> {{}}\n");
         here(
             &base,
             vec![(1, SourceFile::new("src/helpers.rs", broken.clone()))],
