@@ -138,7 +138,7 @@ impl Shape {
             .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
         let file = SourceFile::new(path, text);
         let tree =
-            crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+            crate::parses::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
         let function = syntax::kernel_fn(&tree, &kernel.name)
             .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
         let index = find_expr(&file, &function.block, access.index_span.start, access.index_span.end)
@@ -324,7 +324,7 @@ impl Shape {
             .text(path)
             .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
         let tree =
-            crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+            crate::parses::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
         let function = syntax::kernel_fn(&tree, &kernel.name)
             .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
         let same: Vec<&AccessReport> = kernel.accesses.iter().filter(|a| &a.array == array).collect();

@@ -35,7 +35,7 @@ pub fn draft(
     }
     let text = ws.text(path)?;
     let file = SourceFile::new(path, text);
-    let syntax = crate::callers::parse_text(text).ok()?;
+    let syntax = crate::parses::parse_text(text).ok()?;
     let function = syntax::kernel_fn(&syntax, &kernel.name)?;
     let element = &field_of.type_name;
     let fields = soa::struct_fields(ws, element).ok()?;
@@ -190,7 +190,7 @@ fn rewrite(
     let text = file.text.as_str();
     let shape = shape(file, &function.block);
     let syntax =
-        crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{}` does not parse: {e}", file.path)))?;
+        crate::parses::parse_text(text).map_err(|e| Declined::new(format!("`{}` does not parse: {e}", file.path)))?;
     let mut splices: Vec<Splice> = Vec::new();
     let mut target = None;
     let mut requests = 0;
@@ -447,7 +447,7 @@ fn copyable(ws: &Workspace<'_>, path: &str, element: &str) -> Result<(), Decline
         if !source.text.contains(element) {
             continue;
         }
-        let Some(file) = crate::callers::parsed(source) else {
+        let Some(file) = crate::parses::parsed(source) else {
             continue;
         };
         let Some(item) = syntax::struct_item(&file, element) else {

@@ -91,7 +91,7 @@ impl<'a> Tile<'a> {
             .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
         let file = SourceFile::new(path, text);
         let syntax =
-            crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+            crate::parses::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
         let function = kernel_fn(&syntax, &kernel.name)
             .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
         let name = tile_name(&file, access)?;

@@ -5,8 +5,6 @@
 use crate::workspace::Workspace;
 use kernel_lint_analyzer::SourceFile;
 use std::cell::RefCell;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::rc::Rc;
 use syn::spanned::Spanned;
@@ -67,9 +65,6 @@ type Built = (Rc<Found>, Rc<Vec<bool>>);
 /// write it.
 type BuiltIndexes = std::collections::HashMap<(String, Option<[usize; 2]>), Built>;
 
-/// Texts parsed, by a hash of the text, or syn's message.
-type ParsedTexts = std::collections::HashMap<u64, Result<Rc<syn::File>, String>>;
-
 /// The functions and calls of one file.
 type Walked = Rc<(Vec<Rc<FnDef>>, Vec<Rc<Call>>)>;
 
@@ -95,46 +90,6 @@ thread_local! {
     /// The functions and calls of each file walked, by workspace and file.
     static WALKED: RefCell<(u64, std::collections::HashMap<usize, Option<Walked>>)> =
         RefCell::new((u64::MAX, Default::default()));
-    /// Texts parsed for drafts, by a hash of the text, with syn's message when one does not
-    /// parse; kept for one workspace.
-    static TEXTS: RefCell<(u64, ParsedTexts)> = RefCell::new((u64::MAX, Default::default()));
-}
-
-/// The drafts that follow are of workspace `ws`: the texts parsed for another one are let go,
-/// so that a long session (the language server's) keeps only the parses of its last one.
-pub fn drafting_in(ws: &Workspace<'_>) {
-    TEXTS.with(|texts| {
-        let mut texts = texts.borrow_mut();
-        if texts.0 != ws.id {
-            *texts = (ws.id, Default::default());
-        }
-    });
-}
-
-/// A file's text parsed once per run, or syn's message: every draft of every finding of a
-/// file reads the same text.
-pub fn parse_text(text: &str) -> Result<Rc<syn::File>, String> {
-    let mut hasher = DefaultHasher::new();
-    text.hash(&mut hasher);
-    let key = hasher.finish();
-    TEXTS.with(|texts| {
-        texts
-            .borrow_mut()
-            .1
-            .entry(key)
-            // The program this thread analyzed holds most files already.
-            .or_insert_with(|| match kernel_lint_analyzer::kept_syntax(text) {
-                Some(syntax) => Ok(syntax),
-                None => syn::parse_file(text).map(Rc::new).map_err(|e| e.to_string()),
-            })
-            .clone()
-    })
-}
-
-/// The syntax of a file, parsed once per run: every draft of every finding looks at the same
-/// files, through [`parse_text`] or this.
-pub fn parsed(source: &SourceFile) -> Option<Rc<syn::File>> {
-    parse_text(&source.text).ok()
 }
 
 impl<'w> Index<'w> {
@@ -244,7 +199,7 @@ fn walked(ws: u64, file: usize, source: &SourceFile) -> Option<Walked> {
     if let Some(kept) = kept {
         return kept;
     }
-    let found = parsed(source).map(|syntax| {
+    let found = crate::parses::parsed(source).map(|syntax| {
         let (mut fns, mut calls) = (Vec::new(), Vec::new());
         let mut walk = Walk {
             file,
@@ -356,36 +311,5 @@ impl<'a> Visit<'a> for Walk<'_, '_> {
         };
         self.calls.push(call);
         syn::visit::visit_expr_method_call(self, m);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use kernel_lint_analyzer::workspace::CrateFeatures;
-    use kernel_lint_analyzer::LaunchPlan;
-
-    #[test]
-    fn a_text_is_parsed_once_per_workspace_and_let_go_with_it() {
-        let plan = LaunchPlan::default();
-        let features = CrateFeatures::new();
-        let text = "pub fn at(i: usize) -> usize { i }\n";
-        let files = || vec![(SourceFile::new("a.rs", text), vec!["a".to_string()], &plan)];
-        let first = Workspace::new(files(), &[], &features);
-        drafting_in(&first);
-        let parsed = parse_text(text).expect("parses");
-        assert!(Rc::ptr_eq(&parsed, &parse_text(text).expect("parses")), "one parse");
-        drafting_in(&first);
-        assert!(
-            Rc::ptr_eq(&parsed, &parse_text(text).expect("parses")),
-            "kept for its workspace"
-        );
-        let second = Workspace::new(files(), &[], &features);
-        drafting_in(&second);
-        assert!(
-            !Rc::ptr_eq(&parsed, &parse_text(text).expect("parses")),
-            "let go for another"
-        );
-        assert!(parse_text("fn broken( {}").is_err());
     }
 }

@@ -83,8 +83,7 @@ fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessR
         .text(path)
         .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
     let file = SourceFile::new(path, text);
-    let syntax =
-        crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+    let syntax = crate::parses::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
     let function = syntax::kernel_fn(&syntax, &kernel.name)
         .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
     let at = access.span.start;

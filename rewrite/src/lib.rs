@@ -14,6 +14,7 @@ pub mod draft;
 pub mod edits;
 pub mod hot_cold;
 pub mod interchange;
+pub mod parses;
 pub mod proof;
 pub mod soa;
 pub mod syntax;

@@ -23,7 +23,7 @@ pub struct Attached {
 /// Drafts, proves and attaches a rewrite to every finding of `report` that has a remedy.
 /// A declined rewrite becomes a note on its finding, so the user learns why there is no code.
 pub fn attach_fixes(ws: &Workspace<'_>, report: &FileReport, diagnostics: &mut [Diagnostic]) -> Attached {
-    crate::callers::drafting_in(ws);
+    crate::parses::drafting_in(ws.id);
     let mut attached = Attached::default();
     // One proof per (kernel, array, rewrite): the findings on a struct's fields share it.
     let mut proven: HashMap<(String, String, &'static str), Proposal> = HashMap::new();

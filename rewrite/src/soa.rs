@@ -215,7 +215,7 @@ pub(crate) fn draft_with(
             }
             if def_file.path == path {
                 // Beside the kernel that takes it, when the struct is the kernel file's own.
-                let kernel_syntax = crate::callers::parse_text(&def_file.text)
+                let kernel_syntax = crate::parses::parse_text(&def_file.text)
                     .map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
                 let function = syntax::kernel_fn(&kernel_syntax, &kernel.name)
                     .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", kernel.name)))?;
@@ -448,7 +448,7 @@ fn only_named_by(index: &Index<'_>, element: &str, sites: &[Site]) -> bool {
         if !source.text.contains(element) {
             return true;
         }
-        let Some(file) = crate::callers::parsed(source) else {
+        let Some(file) = crate::parses::parsed(source) else {
             return false;
         };
         let mut holders = Holders { element, found: false };
@@ -600,7 +600,7 @@ fn import_beside(file: &SourceFile, name: &str, new: &str) -> Option<Splice> {
             _ => None,
         }
     }
-    let syntax = crate::callers::parsed(file)?;
+    let syntax = crate::parses::parsed(file)?;
     syntax.items.iter().find_map(|item| {
         let syn::Item::Use(u) = item else { return None };
         let (span, grouped) = find(&u.tree, name, false)?;
@@ -618,7 +618,7 @@ fn import_beside(file: &SourceFile, name: &str, new: &str) -> Option<Splice> {
 fn free_name_in(index: &Index<'_>, files: &[usize], base: &str) -> String {
     let parsed: Vec<std::rc::Rc<syn::File>> = files
         .iter()
-        .filter_map(|f| crate::callers::parsed(index.sources[*f]))
+        .filter_map(|f| crate::parses::parsed(index.sources[*f]))
         .collect();
     let free = |name: &str| parsed.iter().all(|f| !syntax::declares(f, name));
     if free(base) {
@@ -636,7 +636,7 @@ fn struct_site<'w>(ws: &'w Workspace<'_>, name: &str) -> Result<(&'w SourceFile,
         if !source.text.contains(name) {
             continue;
         }
-        let Some(file) = crate::callers::parsed(source) else {
+        let Some(file) = crate::parses::parsed(source) else {
             continue;
         };
         if let Some(item) = syntax::struct_item(&file, name) {
@@ -701,7 +701,7 @@ fn find_struct_fields(ws: &Workspace<'_>, name: &str) -> Result<Vec<(String, Typ
         if !source.text.contains(name) {
             continue;
         }
-        let Some(file) = crate::callers::parsed(source) else {
+        let Some(file) = crate::parses::parsed(source) else {
             continue;
         };
         if let Some(item) = syntax::struct_item(&file, name) {

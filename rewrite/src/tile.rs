@@ -116,7 +116,7 @@ impl<'a> Kernel<'a> {
             .ok_or_else(|| Declined::new(format!("the text of `{path}` was not read")))?;
         let file = SourceFile::new(path, text);
         let syntax =
-            crate::callers::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
+            crate::parses::parse_text(text).map_err(|e| Declined::new(format!("`{path}` does not parse: {e}")))?;
         let function = crate::syntax::kernel_fn(&syntax, &report.name)
             .ok_or_else(|| Declined::new(format!("the kernel `{}` was not found in `{path}`", report.name)))?
             .clone();

@@ -40,7 +40,7 @@ pub fn drafts(
     let Some(text) = ws.text(path) else {
         return vec![(NONE, Err(Declined::new(format!("the text of `{path}` was not read"))))];
     };
-    let syntax = match crate::callers::parse_text(text) {
+    let syntax = match crate::parses::parse_text(text) {
         Ok(s) => s,
         Err(e) => return vec![(NONE, Err(Declined::new(format!("`{path}` does not parse: {e}"))))],
     };

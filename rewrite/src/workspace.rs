@@ -252,7 +252,7 @@ impl<'a> Workspace<'a> {
             return Vec::new();
         };
         // The drafts of the file's findings read the same parse.
-        if crate::callers::parse_text(text).is_err() {
+        if crate::parses::parse_text(text).is_err() {
             return Vec::new();
         }
         // An entry point cannot be called from device code (`extern "ptx-kernel"`, a compute
