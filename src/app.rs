@@ -1,42 +1,43 @@
 //! Dispatches a parsed command line to the analysis and the renderers.
 
-use crate::analysis;
 use crate::baseline::{self, Baseline};
-use crate::cli::{AnalyzeArgs, Cli, Command, Format, GlobalArgs, RuleArgs};
+use crate::cli::{AnalyzeArgs, Cli, Command, Format, RuleArgs};
 use crate::error::CliError;
 use crate::exit::Status;
-use crate::output::{print, use_color};
+use crate::output::print;
 use crate::render::{json, rules, table};
+use crate::session::{Cleaned, Session};
 
 /// Runs a parsed command line.
 pub fn run(cli: &Cli) -> Result<Status, CliError> {
+    let session = Session::new(cli.global.settings());
     match &cli.command {
-        Some(Command::Check(args)) => check(&cli.global, args),
-        Some(Command::Accesses(args)) => accesses(&cli.global, args),
-        Some(Command::Fix(args)) => crate::fix::run(&cli.global, args),
+        Some(Command::Check(args)) => check(&session, args),
+        Some(Command::Accesses(args)) => accesses(&session, args),
+        Some(Command::Fix(args)) => crate::fix::run(&session, args),
         Some(Command::Rule(args)) => rule(args),
-        Some(Command::Harness(command)) => crate::harness::run(&cli.global, command),
-        Some(Command::Validate(args)) => crate::harness::validate(&cli.global, args),
-        Some(Command::Lsp) => crate::lsp::run(),
-        Some(Command::Review(args)) => crate::review::run(&cli.global, args),
-        Some(Command::Clean) => clean(&cli.global),
-        None => check(&cli.global, &cli.check),
+        Some(Command::Harness(command)) => crate::harness::run(&session, command),
+        Some(Command::Validate(args)) => crate::harness::validate(&session, args),
+        Some(Command::Lsp) => crate::lsp::run(&session),
+        Some(Command::Review(args)) => crate::review::run(&session, args),
+        Some(Command::Clean) => clean(&session),
+        None => check(&session, &cli.check),
     }
 }
 
-fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
+fn check(session: &Session, args: &AnalyzeArgs) -> Result<Status, CliError> {
     if args.message_format.is_some() {
-        return crate::editor::check(global, args);
+        return crate::editor::check(session, args);
     }
     // A bad baseline stops the run before the analysis.
     let known = args.baseline.baseline.as_deref().map(Baseline::read).transpose()?;
-    let mut outcome = analysis::analyze_reusing(global, &args.paths)?;
+    let mut outcome = session.check(&args.paths)?;
     if let Some(path) = &args.baseline.write_baseline {
         return baseline::write_reporting(&outcome, path);
     }
     let hidden = known.map(|known| known.hide_known(&mut outcome));
     let format = args.format.unwrap_or_default();
-    let mut text = crate::render::findings(format, &outcome, use_color(global.color));
+    let mut text = crate::render::findings(format, &outcome, session.settings().color);
     if let Some(hidden) = hidden {
         baseline::mention_hidden(&mut text, format, hidden);
     }
@@ -44,8 +45,8 @@ fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
     Ok(Status::of_run(outcome.has_errors(), outcome.has_failing_findings()))
 }
 
-fn accesses(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
-    let outcome = analysis::analyze_accesses(global, &args.paths)?;
+fn accesses(session: &Session, args: &AnalyzeArgs) -> Result<Status, CliError> {
+    let outcome = session.accesses(&args.paths)?;
     let text = match args.format.unwrap_or_default() {
         Format::Human => {
             for err in outcome.errors() {
@@ -70,13 +71,10 @@ fn rule(args: &RuleArgs) -> Result<Status, CliError> {
 }
 
 /// Removes the result cache.
-fn clean(global: &GlobalArgs) -> Result<Status, CliError> {
-    let settings = crate::config::Resolver::new(global)?.run_settings()?;
-    let cache = crate::cache::Cache::new(analysis::cache_dir(global, &settings));
-    match cache.clean() {
-        Ok(true) => eprintln!("removed {}", cache.dir().display()),
-        Ok(false) => eprintln!("no cache at {}", cache.dir().display()),
-        Err(why) => return Err(CliError::Config(why)),
+fn clean(session: &Session) -> Result<Status, CliError> {
+    match session.clean()? {
+        Cleaned::Removed(dir) => eprintln!("removed {}", dir.display()),
+        Cleaned::Absent(dir) => eprintln!("no cache at {}", dir.display()),
     }
     Ok(Status::Clean)
 }

@@ -6,10 +6,10 @@
 //! of that text it is among the run's findings of that lint and kernel. Lines added above a
 //! kernel, or a function added beside it, leave every fingerprint as it was.
 
-use crate::analysis::{Entry, Outcome};
 use crate::cli::Format;
 use crate::error::CliError;
 use crate::exit::Status;
+use crate::session::{Entry, Outcome};
 use kernel_lint_analyzer::SourceFile;
 use kernel_lint_lints::Diagnostic;
 use serde::{Deserialize, Serialize};

@@ -378,6 +378,26 @@ pub enum Color {
     Never,
 }
 
+impl GlobalArgs {
+    /// The options as the session's plain settings.
+    pub fn settings(&self) -> crate::settings::Settings {
+        crate::settings::Settings {
+            config: self.config.clone(),
+            manifest_path: self.manifest_path.clone(),
+            jobs: self.jobs,
+            levels: self.level_flags.clone(),
+            thresholds: self.threshold_flags.thresholds(),
+            max_file_size: self.max_file_size,
+            file_time_budget: self.file_time_budget,
+            no_cache: self.no_cache,
+            cache_dir: self.cache_dir.clone(),
+            progress: !self.no_progress,
+            verbose: self.verbose,
+            color: crate::output::use_color(self.color),
+        }
+    }
+}
+
 impl Cli {
     /// Parses arguments (without a leading `kernel-lint`), keeping the order of level flags.
     pub fn try_parse_args(args: Vec<OsString>, bin_name: &str) -> Result<Cli, clap::Error> {

@@ -7,8 +7,8 @@
 //! `[workspace.metadata.kernel-lint]` of the workspace root. A file in no cargo package gets the
 //! configuration found from the current folder.
 
-use crate::cli::GlobalArgs;
 use crate::error::{io_message, CliError, Location, Problem};
+use crate::settings::Settings;
 use kernel_lint_analyzer::{Dim3, LaunchPlan, LaunchSpec};
 use kernel_lint_lints::{Level, LintLevels};
 use serde::de::{self, Deserializer, Visitor};
@@ -320,7 +320,7 @@ struct ManifestTables {
 /// Finds the configuration of each file, reading every file of settings once.
 #[derive(Debug)]
 pub struct Resolver<'a> {
-    global: &'a GlobalArgs,
+    settings: &'a Settings,
     configs: Configs,
     keys: BTreeMap<Key, usize>,
     /// `kernel-lint.toml` files read, by resolved path.
@@ -336,14 +336,14 @@ pub struct Resolver<'a> {
 impl<'a> Resolver<'a> {
     /// Starts a resolution: reads `--config` when given and checks the level flags, so that
     /// their errors come first.
-    pub fn new(global: &'a GlobalArgs) -> Result<Resolver<'a>, CliError> {
-        for (level, key) in &global.level_flags {
+    pub fn new(settings: &'a Settings) -> Result<Resolver<'a>, CliError> {
+        for (level, key) in &settings.levels {
             LintLevels::default()
                 .set(key, *level)
                 .map_err(|err| flag_error(&err, *level))?;
         }
         let mut resolver = Resolver {
-            global,
+            settings,
             configs: Configs::default(),
             keys: BTreeMap::new(),
             files: BTreeMap::new(),
@@ -351,7 +351,7 @@ impl<'a> Resolver<'a> {
             explicit: None,
             from_current_dir: None,
         };
-        if let Some(path) = &global.config {
+        if let Some(path) = &settings.config {
             let text = Text::read(path, path.display().to_string(), "configuration").map_err(CliError::Config)?;
             let raw: RawConfig = text.parse().map_err(CliError::Config)?;
             resolver.explicit = Some(resolver.push_table(&raw, &text)?);
@@ -414,13 +414,13 @@ impl<'a> Resolver<'a> {
                     .map_err(|err| CliError::Config(format!("{at}: {err}")))?;
             }
         }
-        for (level, key) in &self.global.level_flags {
+        for (level, key) in &self.settings.levels {
             config.levels.set(key, *level).map_err(|err| flag_error(&err, *level))?;
         }
         for table in key.levels.iter().filter_map(|&t| self.configs.tables.get(t)) {
             crate::thresholds::overlay(&mut config.thresholds, &table.thresholds);
         }
-        crate::thresholds::overlay(&mut config.thresholds, &self.global.threshold_flags.thresholds());
+        crate::thresholds::overlay(&mut config.thresholds, &self.settings.thresholds);
         Ok(config)
     }
 
@@ -464,7 +464,7 @@ impl<'a> Resolver<'a> {
                 levels: vec![table],
             }
         } else {
-            let nearest = match &self.global.manifest_path {
+            let nearest = match &self.settings.manifest_path {
                 Some(path) => Some(resolved(path)),
                 None => std::env::current_dir().ok().and_then(|cwd| find_upwards(&cwd)),
             };

@@ -144,8 +144,8 @@ fn matches_file(path: &str, file: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::GlobalArgs;
     use crate::config::Resolver;
+    use crate::settings::Settings;
     use kernel_lint_analyzer::{analyze_source, LaunchPlan, SourceFile};
 
     const KERNELS: &str = "#[kernel]\npub unsafe fn add(a: &[f32], c: *mut f32, n: usize, off: i32, p: P) {}\n\
@@ -157,11 +157,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("k.toml");
         std::fs::write(&path, config).unwrap_or_else(|e| panic!("{e}"));
-        let global = GlobalArgs {
+        let settings = Settings {
             config: Some(path.clone()),
-            ..GlobalArgs::default()
+            ..Settings::default()
         };
-        let mut resolver = Resolver::new(&global).unwrap_or_else(|e| panic!("{e}"));
+        let mut resolver = Resolver::new(&settings).unwrap_or_else(|e| panic!("{e}"));
         let index = resolver
             .config_for(&dir.path().join("src/k.rs"))
             .unwrap_or_else(|e| panic!("{e}"));

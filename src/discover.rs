@@ -20,6 +20,8 @@ pub struct Input {
     /// Whether it was named on its own (not found in a folder): then it is parsed whatever its
     /// bytes hold, and its syntax errors are reported.
     pub named: bool,
+    /// The text, when it is given rather than read from `path`.
+    pub text: Option<String>,
 }
 
 /// The files of a run, the paths that could not be used, and what was odd on the way.
@@ -72,6 +74,7 @@ fn from_workspace_files(found: Workspace) -> Inputs {
         module: module_of(entry),
         reported,
         named: false,
+        text: None,
     };
     let mut files: Vec<Input> = found.files.iter().map(|e| input(e, true)).collect();
     files.extend(found.context.iter().map(|e| input(e, false)));

@@ -1,26 +1,26 @@
 //! `check --message-format json`: the findings as the stream rust-analyzer's
 //! `check.overrideCommand` reads, after `cargo check`'s own messages with `--cargo-check`.
 
-use crate::analysis;
 use crate::baseline::{self, Baseline};
 use crate::cargo_check::{self, Packages};
-use crate::cli::{AnalyzeArgs, Format, GlobalArgs};
+use crate::cli::{AnalyzeArgs, Format};
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output::print;
 use crate::render::rustc;
+use crate::session::Session;
 
 /// Runs `check` for an editor. The exit status is `check`'s; a `cargo check` that fails makes
 /// it 2, as input that does not compile.
-pub fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError> {
+pub fn check(session: &Session, args: &AnalyzeArgs) -> Result<Status, CliError> {
     let known = args.baseline.baseline.as_deref().map(Baseline::read).transpose()?;
     // The compiler's messages come first, as they arrive: they are the ones a user waits for.
     let cargo = if args.cargo_check {
-        Some(cargo_check::check(global.manifest_path.as_deref())?)
+        Some(cargo_check::check(session.settings().manifest_path.as_deref())?)
     } else {
         None
     };
-    let linted = lint(global, args, known);
+    let linted = lint(session, args, known);
     // The stream ends with one `build-finished` line even when the lints could not run.
     if let Some(cargo) = cargo {
         print(&cargo.finished_line())?;
@@ -32,8 +32,8 @@ pub fn check(global: &GlobalArgs, args: &AnalyzeArgs) -> Result<Status, CliError
     })
 }
 
-fn lint(global: &GlobalArgs, args: &AnalyzeArgs, known: Option<Baseline>) -> Result<Status, CliError> {
-    let mut outcome = analysis::analyze_reusing(global, &args.paths)?;
+fn lint(session: &Session, args: &AnalyzeArgs, known: Option<Baseline>) -> Result<Status, CliError> {
+    let mut outcome = session.check(&args.paths)?;
     if let Some(path) = &args.baseline.write_baseline {
         return baseline::write_reporting(&outcome, path);
     }

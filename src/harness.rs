@@ -1,13 +1,14 @@
 //! The `harness` and `validate` commands: glue between the CLI, the harness crate and the
 //! CUDA tools (nvcc, ncu) on the machine.
 
-use crate::analysis::{analyze, Outcome};
 use crate::build::Nvcc;
-use crate::cli::{BenchArgs, CompareArgs, EmitArgs, GlobalArgs, HarnessCommand, ReduceArgs, TableFormat, ValidateArgs};
+use crate::cli::{BenchArgs, CompareArgs, EmitArgs, HarnessCommand, ReduceArgs, TableFormat, ValidateArgs};
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::fix::engine::{self, Options, Texts};
 use crate::output::print;
+use crate::session::Outcome;
+use crate::session::Session;
 use kernel_lint_analyzer::{ModuleSource, SourceFile};
 use kernel_lint_harness::{bench, compare, driver, manifest::Manifest, reduce, shared};
 use kernel_lint_lints::Diagnostic;
@@ -18,19 +19,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Runs a `harness` subcommand.
-pub fn run(global: &GlobalArgs, command: &HarnessCommand) -> Result<Status, CliError> {
+pub fn run(session: &Session, command: &HarnessCommand) -> Result<Status, CliError> {
     match command {
-        HarnessCommand::Emit(args) => emit(global, args).map(|emitted| emitted.status),
+        HarnessCommand::Emit(args) => emit(session, args).map(|emitted| emitted.status),
         HarnessCommand::Reduce(args) => reduce_export(args),
         HarnessCommand::Compare(args) => compare_files(args),
-        HarnessCommand::Bench(args) => run_bench(global, args),
+        HarnessCommand::Bench(args) => run_bench(session, args),
     }
 }
 
 /// The analysis of the sources under `paths`; files that do not parse are reported, and
 /// [`sources`] skips them.
-fn analyzed(global: &GlobalArgs, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    let outcome = analyze(global, paths)?;
+fn analyzed(session: &Session, paths: &[PathBuf]) -> Result<Outcome, CliError> {
+    let outcome = session.check_fresh(paths)?;
     for err in outcome.errors() {
         eprintln!("error: {err}");
     }
@@ -95,8 +96,8 @@ struct EmitOutcome {
 
 /// `harness emit`: writes `kernels.cu` and `manifest.json` for every kernel that lowers, even
 /// when some input could not be read or parsed (the status then fails).
-fn emit(global: &GlobalArgs, args: &EmitArgs) -> Result<EmitOutcome, CliError> {
-    let outcome = analyzed(global, &args.paths)?;
+fn emit(session: &Session, args: &EmitArgs) -> Result<EmitOutcome, CliError> {
+    let outcome = analyzed(session, &args.paths)?;
     let failed_inputs = outcome.errors().next().is_some();
     // One program holds every launch, so the files must agree on one configuration.
     let plan = outcome.configs.single_plan(outcome.analyzed().map(|a| a.config))?;
@@ -383,12 +384,12 @@ fn last_launch(output: &str) -> Option<usize> {
 }
 
 /// `validate`: emit, build, measure with Nsight Compute, reduce and compare.
-pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliError> {
+pub fn validate(session: &Session, args: &ValidateArgs) -> Result<Status, CliError> {
     {
         let (nvcc_path, ncu) = cuda_tools()?;
         eprintln!("[1/5] lowering the kernels");
         let EmitOutcome { emitted, status } = emit(
-            global,
+            session,
             &EmitArgs {
                 paths: args.paths.clone(),
                 out: args.out.clone(),
@@ -547,8 +548,8 @@ pub fn validate(global: &GlobalArgs, args: &ValidateArgs) -> Result<Status, CliE
     }
 }
 
-fn run_bench(global: &GlobalArgs, args: &BenchArgs) -> Result<Status, CliError> {
-    let outcome = analyzed(global, &args.paths)?;
+fn run_bench(session: &Session, args: &BenchArgs) -> Result<Status, CliError> {
+    let outcome = analyzed(session, &args.paths)?;
     let mut files = sources(&outcome);
     let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| CliError::malformed(&args.pairs, e))?;
     let mut problems = Vec::new();

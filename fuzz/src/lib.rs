@@ -1,14 +1,11 @@
 //! The analysis a `check` runs, on bytes from a fuzzer: the bytes are one crate (split into
-//! modules at `//@module` lines), analyzed, linted, given their rewrites (each re-analyzed),
-//! and every fix applied and analyzed once more.
+//! modules at `//@module` lines), checked through the tool's [`Session`] (analyzed, linted,
+//! given their rewrites, each re-analyzed), and every fix applied and checked once more.
 //!
 //! A defect is a panic, an "internal error" the analysis caught, or a fix whose edits do not
 //! fit the text they edit; anything else (a syntax error, a refused input) is a good answer.
 
-use kernel_lint_analyzer::workspace::CrateFeatures;
-use kernel_lint_analyzer::{analyze_configured, FileError, FileReport, LaunchPlan, ModuleSource, SourceFile};
-use kernel_lint_lints::{check_file_with_fixes, Diagnostic, LintLevels};
-use kernel_lint_rewrite::{attach_fixes, Workspace};
+use kernel_lint::{Diagnostic, Edit, Entry, FileReport, Outcome, Session, Settings, SourceFile};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
@@ -20,7 +17,10 @@ pub const MODULE_MARK: &str = "\n//@module\n";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Shape(pub u64);
 
-/// Analyzes the bytes as one crate; `Err` describes a defect.
+/// A crate as `(path, text)` pairs, its root first.
+type Files = Vec<(String, String)>;
+
+/// Checks the bytes as one crate; `Err` describes a defect.
 pub fn run(data: &[u8]) -> Result<Shape, String> {
     let mut shape = DefaultHasher::new();
     let text = match SourceFile::from_bytes("lib.rs", data.to_vec()) {
@@ -30,7 +30,7 @@ pub fn run(data: &[u8]) -> Result<Shape, String> {
             return Ok(Shape(shape.finish()));
         }
     };
-    let files: Vec<SourceFile> = text
+    let files: Files = text
         .split(MODULE_MARK)
         .enumerate()
         .map(|(i, part)| {
@@ -39,125 +39,91 @@ pub fn run(data: &[u8]) -> Result<Shape, String> {
             } else {
                 format!("m{i}.rs")
             };
-            SourceFile::new(path, part)
+            (path, part.to_string())
         })
         .collect();
-    let reports = analyze(&files)?;
-    for report in &reports {
-        let diagnostics = lint(&files, report)?;
-        shape_of(report, &diagnostics, &mut shape);
-        for diagnostic in &diagnostics {
+    let session = Session::new(Settings {
+        jobs: Some(1),
+        ..Settings::default()
+    });
+    let outcome = check(&session, &files)?;
+    for analyzed in outcome.analyzed() {
+        shape_of(&analyzed.report, &analyzed.diagnostics, &mut shape);
+        for diagnostic in &analyzed.diagnostics {
             for fix in &diagnostic.fixes {
                 let fixed = apply(&files, &fix.edits)
                     .map_err(|why| format!("fix `{}` of {}: {why}", fix.title, diagnostic.code))?;
-                // The fixed crate is analyzed and linted again, as `fix` does.
-                for report in analyze(&fixed)? {
-                    lint(&fixed, &report)?;
-                }
+                // The fixed crate is checked again, as `fix` does.
+                check(&session, &fixed)?;
             }
         }
     }
     Ok(Shape(shape.finish()))
 }
 
-fn modules(files: &[SourceFile]) -> Vec<ModuleSource> {
-    files
+/// `check` of the crate; an internal error, a time budget run out or a finding whose span is
+/// not within its file's text is a defect.
+fn check(session: &Session, files: &Files) -> Result<Outcome, String> {
+    let outcome = session.check_texts("fuzz", files.clone());
+    let defect = |message: &str| message.contains("internal error") || message.contains("time budget");
+    if let Some(err) = outcome.errors().find(|e| defect(&e.message)) {
+        return Err(err.to_string());
+    }
+    for entry in &outcome.entries {
+        let Entry::Ok(analyzed) = entry else {
+            continue;
+        };
+        for diagnostic in &analyzed.diagnostics {
+            spanned(files, diagnostic)?;
+        }
+    }
+    Ok(outcome)
+}
+
+fn spanned(files: &Files, diagnostic: &Diagnostic) -> Result<(), String> {
+    let text = files
         .iter()
-        .enumerate()
-        .map(|(i, source)| {
-            let mut module = vec!["fuzz".to_string()];
-            if i > 0 {
-                module.push(format!("m{i}"));
-            }
-            ModuleSource {
-                source: source.clone(),
-                module,
-            }
-        })
-        .collect()
-}
-
-fn analyze(files: &[SourceFile]) -> Result<Vec<FileReport>, String> {
-    let plan = LaunchPlan::default();
-    let results = analyze_configured(modules(files), &[], &CrateFeatures::new(), &[&plan]);
-    let mut reports = Vec::new();
-    for result in results {
-        match result {
-            Ok(report) => {
-                let defect = |e: &&FileError| e.message.contains("internal error") || e.message.contains("time budget");
-                if let Some(err) = report.errors.iter().find(defect) {
-                    return Err(err.to_string());
-                }
-                reports.push(report);
-            }
-            Err(err) if err.message.contains("internal error") || err.message.contains("time budget") => {
-                return Err(err.to_string())
-            }
-            Err(_) => {}
-        }
+        .find(|(path, _)| *path == diagnostic.file)
+        .map(|(_, text)| text.as_str())
+        .ok_or_else(|| format!("{} names file `{}`, not analyzed", diagnostic.code, diagnostic.file))?;
+    let span = diagnostic.primary.span;
+    if text.get(span.start..span.end).is_none() {
+        return Err(format!(
+            "{} at {}:{}: span {}..{} is not within the text",
+            diagnostic.code, span.line, span.column, span.start, span.end
+        ));
     }
-    Ok(reports)
-}
-
-fn lint(files: &[SourceFile], report: &FileReport) -> Result<Vec<Diagnostic>, String> {
-    let mut diagnostics = check_file_with_fixes(report, &LintLevels::default(), files);
-    let plan = LaunchPlan::default();
-    let features = CrateFeatures::new();
-    let workspace = Workspace::new(
-        modules(files)
-            .into_iter()
-            .map(|m| (m.source, m.module, &plan))
-            .collect(),
-        &[],
-        &features,
-    );
-    attach_fixes(&workspace, report, &mut diagnostics);
-    for diagnostic in &diagnostics {
-        let text = files
-            .iter()
-            .find(|f| f.path == diagnostic.file)
-            .map(|f| f.text.as_str())
-            .ok_or_else(|| format!("{} names file `{}`, not analyzed", diagnostic.code, diagnostic.file))?;
-        let span = diagnostic.primary.span;
-        if text.get(span.start..span.end).is_none() {
-            return Err(format!(
-                "{} at {}:{}: span {}..{} is not within the text",
-                diagnostic.code, span.line, span.column, span.start, span.end
-            ));
-        }
-    }
-    Ok(diagnostics)
+    Ok(())
 }
 
 /// The files with the edits applied; an edit outside its file, off a character boundary or
 /// overlapping another is a defect of the fix.
-fn apply(files: &[SourceFile], edits: &[kernel_lint_lints::Edit]) -> Result<Vec<SourceFile>, String> {
+fn apply(files: &Files, edits: &[Edit]) -> Result<Files, String> {
     let mut out = Vec::with_capacity(files.len());
-    for file in files {
-        let mut mine: Vec<_> = edits.iter().filter(|e| e.file == file.path).collect();
+    for (path, original) in files {
+        let mut mine: Vec<_> = edits.iter().filter(|e| e.file == *path).collect();
         mine.sort_by_key(|e| (e.span.start, e.span.end));
-        let mut text = String::with_capacity(file.text.len());
+        let mut text = String::with_capacity(original.len());
         let mut at = 0;
         for edit in mine {
             let (start, end) = (edit.span.start, edit.span.end);
             if start < at {
-                return Err(format!("edits overlap at byte {start} of {}", file.path));
+                return Err(format!("edits overlap at byte {start} of {path}"));
             }
-            let kept = file
-                .text
+            let kept = original
                 .get(at..start)
-                .ok_or_else(|| format!("edit {start}..{end} is not within {}", file.path))?;
-            file.text
+                .ok_or_else(|| format!("edit {start}..{end} is not within {path}"))?;
+            original
                 .get(start..end)
-                .ok_or_else(|| format!("edit {start}..{end} is not within {}", file.path))?;
+                .ok_or_else(|| format!("edit {start}..{end} is not within {path}"))?;
             text.push_str(kept);
             text.push_str(&edit.replacement);
             at = end;
         }
-        text.push_str(&file.text[at..]);
-        out.push(SourceFile::new(file.path.clone(), text));
+        text.push_str(&original[at..]);
+        out.push((path.clone(), text));
     }
-    if let Some(edit) = edits.iter().find(|e| files.iter().all(|f| f.path != e.file)) {
+    if let Some(edit) = edits.iter().find(|e| files.iter().all(|(path, _)| *path != e.file)) {
         return Err(format!("an edit names file `{}`, not analyzed", edit.file));
     }
     Ok(out)

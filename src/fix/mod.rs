@@ -8,20 +8,22 @@ pub mod engine;
 pub mod vcs;
 pub mod write;
 
-use crate::analysis::{self, Outcome};
-use crate::cli::{FixArgs, GlobalArgs};
+use crate::cli::FixArgs;
 use crate::error::CliError;
 use crate::exit::Status;
-use crate::output::{print, use_color};
+use crate::output::print;
+use crate::session::Outcome;
+use crate::session::Session;
+use crate::settings::Settings;
 use engine::{Options, Plan, Texts};
 use kernel_lint_lints::Diagnostic;
 use std::path::{Path, PathBuf};
 
 /// Runs `fix`.
-pub fn run(global: &GlobalArgs, args: &FixArgs) -> Result<Status, CliError> {
-    let before = analysis::analyze_reusing(global, &args.analyze.paths)?;
+pub fn run(session: &Session, args: &FixArgs) -> Result<Status, CliError> {
+    let before = session.check(&args.analyze.paths)?;
     let diagnostics: Vec<Diagnostic> = before.analyzed().flat_map(|a| a.diagnostics.iter().cloned()).collect();
-    let texts = texts(&before, &diagnostics, &workspace_root(global));
+    let texts = texts(&before, &diagnostics, &workspace_root(session.settings()));
     let mut plan = engine::plan(
         &diagnostics,
         &texts,
@@ -34,7 +36,7 @@ pub fn run(global: &GlobalArgs, args: &FixArgs) -> Result<Status, CliError> {
     }
     if plan.files.is_empty() {
         report(&diagnostics, &plan);
-        render(global, args, &before)?;
+        render(session, args, &before)?;
         eprintln!("nothing to fix");
         hint(&plan);
         return Ok(status(&before, &plan, false));
@@ -57,8 +59,8 @@ pub fn run(global: &GlobalArgs, args: &FixArgs) -> Result<Status, CliError> {
             .count();
         eprintln!("fixed {} ({})", change.path, plural(count, "fix", "fixes"));
     }
-    let after = analysis::analyze_reusing(global, &args.analyze.paths)?;
-    render(global, args, &after)?;
+    let after = session.check(&args.analyze.paths)?;
+    render(session, args, &after)?;
     let remaining = after.analyzed().map(|a| a.diagnostics.len()).sum::<usize>();
     eprintln!(
         "fixed {} in {}; {remaining} remaining",
@@ -99,9 +101,9 @@ fn show_diff(before: &Outcome, diagnostics: &[Diagnostic], plan: &Plan) -> Resul
 pub use kernel_lint_rewrite::edits::unified_diff;
 
 /// The findings that remain, as `check` prints them.
-fn render(global: &GlobalArgs, args: &FixArgs, outcome: &Outcome) -> Result<(), CliError> {
+fn render(session: &Session, args: &FixArgs, outcome: &Outcome) -> Result<(), CliError> {
     let format = args.analyze.format.unwrap_or_default();
-    print(&crate::render::findings(format, outcome, use_color(global.color)))
+    print(&crate::render::findings(format, outcome, session.settings().color))
 }
 
 /// One line on stderr for each fix skipped or failed.
@@ -182,9 +184,9 @@ fn outside_text(shown: &str, root: &Path) -> Result<String, String> {
 
 /// The folder of the workspace: that of `--manifest-path`, else the cargo workspace above the
 /// current folder, else the current folder.
-fn workspace_root(global: &GlobalArgs) -> PathBuf {
+fn workspace_root(settings: &Settings) -> PathBuf {
     let current = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let start = global.manifest_path.clone().unwrap_or_else(|| current.clone());
+    let start = settings.manifest_path.clone().unwrap_or_else(|| current.clone());
     let root = kernel_lint_analyzer::workspace::locate(&start)
         .ok()
         .and_then(|found| found.workspace_manifest.parent().map(Path::to_path_buf))

@@ -1,7 +1,7 @@
 //! The fixes of the findings in a range, as quick fixes with their edits.
 
 use super::convert::{self, Encoding};
-use super::state::State;
+use crate::session::Editor;
 use kernel_lint_lints::Applicability;
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, TextEdit, Uri, WorkspaceEdit};
 use std::collections::HashMap;
@@ -11,7 +11,7 @@ use std::path::Path;
 /// the first safe fix of a finding is the preferred one, and display-only fixes, which say
 /// what to do but carry no edit, are not offered.
 pub fn quick_fixes(
-    state: &State,
+    state: &Editor,
     path: &Path,
     start: usize,
     end: usize,
@@ -60,7 +60,7 @@ pub fn quick_fixes(
 /// A fix's edits by file; `None` when a file it edits cannot be named or read.
 // The protocol's map is keyed by `Uri`, whose cell caches a parse and takes no part in its hash.
 #[allow(clippy::mutable_key_type)]
-fn workspace_edit(state: &State, fix: &kernel_lint_lints::Fix, encoding: Encoding) -> Option<WorkspaceEdit> {
+fn workspace_edit(state: &Editor, fix: &kernel_lint_lints::Fix, encoding: Encoding) -> Option<WorkspaceEdit> {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for edit in &fix.edits {
         let path = state.path_of(&edit.file);

@@ -1,13 +1,13 @@
 //! The prediction of a global access, shown when the pointer rests on its index expression.
 
-use super::state::State;
+use crate::session::Editor;
 use kernel_lint_analyzer::{AccessReport, BlockSource, KernelReport, MemorySpace, SourceFile};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// The markdown of the global access whose index expression holds byte `offset` of file
 /// `path`: the innermost one, under every launch its kernels are analyzed with.
-pub fn markdown(state: &State, path: &Path, offset: usize) -> Option<String> {
+pub fn markdown(state: &Editor, path: &Path, offset: usize) -> Option<String> {
     let display = state.display(path);
     // The access may be in this file's kernel, or in a helper of this file that a kernel of
     // another file calls.

@@ -9,11 +9,10 @@
 mod actions;
 mod convert;
 mod hover;
-mod reuse;
-mod state;
 
 use crate::error::CliError;
 use crate::exit::Status;
+use crate::session::{key, Editor, Session};
 use convert::Encoding;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
@@ -30,7 +29,6 @@ use lsp_types::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use state::{key, State};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -40,11 +38,12 @@ const SERVER_STACK_BYTES: usize = 256 << 20;
 
 /// Serves on stdin and stdout until `exit`: a clean status when `shutdown` came first, as the
 /// protocol asks (exit code 0, else 1).
-pub fn run() -> Result<Status, CliError> {
+pub fn run(session: &Session) -> Result<Status, CliError> {
+    let session = session.clone();
     let server = std::thread::Builder::new()
         .name("kernel-lint-lsp".into())
         .stack_size(SERVER_STACK_BYTES)
-        .spawn(serve)
+        .spawn(move || serve(&session))
         .map_err(|e| CliError::Lsp(format!("cannot start the server: {e}")))?;
     match server.join() {
         Ok(Ok(true)) => Ok(Status::Clean),
@@ -59,15 +58,15 @@ pub fn run() -> Result<Status, CliError> {
 }
 
 /// The protocol from initialize to exit; whether shutdown came before exit.
-fn serve() -> Result<bool, String> {
+fn serve(session: &Session) -> Result<bool, String> {
     let (connection, io_threads) = Connection::stdio();
-    let clean = session(&connection);
+    let clean = protocol(&connection, session);
     drop(connection);
     io_threads.join().map_err(|e| format!("the connection failed: {e}"))?;
     clean
 }
 
-fn session(connection: &Connection) -> Result<bool, String> {
+fn protocol(connection: &Connection, session: &Session) -> Result<bool, String> {
     let (id, params) = connection
         .initialize_start()
         .map_err(|e| format!("no initialize request: {e}"))?;
@@ -91,7 +90,7 @@ fn session(connection: &Connection) -> Result<bool, String> {
         }
     }
     let mut server = Server {
-        state: State::new(root),
+        state: session.editor(root),
         encoding,
         outbox: Vec::new(),
         published: BTreeMap::new(),
@@ -199,7 +198,7 @@ fn internal_error(id: RequestId, message: String) -> Response {
 }
 
 struct Server {
-    state: State,
+    state: Editor,
     encoding: Encoding,
     /// Messages to send once the current one is handled.
     outbox: Vec<Message>,
@@ -239,13 +238,15 @@ impl Server {
         }
         let open: Vec<PathBuf> = self.state.documents.keys().cloned().collect();
         for path in open {
-            self.analyze(&path);
+            let text = self.state.documents.get(&path).cloned();
+            self.recheck(&path, text);
         }
     }
 
-    /// Analyzes one file, logs what was analyzed, and publishes what changed.
-    fn analyze(&mut self, path: &Path) {
-        let pass = self.state.analyze(path);
+    /// Analyzes one file with its buffer's text, logs what was analyzed, and publishes what
+    /// changed.
+    fn recheck(&mut self, path: &Path, text: Option<String>) {
+        let pass = self.state.recheck(path, text);
         self.log(MessageType::LOG, pass.message());
         self.publish(Some(path));
     }
@@ -309,8 +310,7 @@ impl Server {
                 let Some(path) = self.source(&params.text_document.uri) else {
                     return;
                 };
-                self.state.documents.insert(path.clone(), params.text_document.text);
-                self.analyze(&path);
+                self.recheck(&path, Some(params.text_document.text));
             }
             DidChangeTextDocument::METHOD => {
                 let Some(params) = self.params::<DidChangeTextDocumentParams>(notification.params) else {
@@ -319,7 +319,7 @@ impl Server {
                 let Some(path) = self.source(&params.text_document.uri) else {
                     return;
                 };
-                let mut text = self.state.documents.remove(&path).unwrap_or_default();
+                let mut text = self.state.documents.get(&path).cloned().unwrap_or_default();
                 for change in params.content_changes {
                     match change.range {
                         Some(range) => {
@@ -330,8 +330,7 @@ impl Server {
                         None => text = change.text,
                     }
                 }
-                self.state.documents.insert(path.clone(), text);
-                self.analyze(&path);
+                self.recheck(&path, Some(text));
             }
             DidSaveTextDocument::METHOD => {
                 let Some(params) = self.params::<DidSaveTextDocumentParams>(notification.params) else {
@@ -346,11 +345,9 @@ impl Server {
                 if settings {
                     // Settings are read from disk, where the save just put them.
                     self.load();
-                } else if self.state.documents.contains_key(&path) {
-                    if let Some(text) = params.text {
-                        self.state.documents.insert(path.clone(), text);
-                    }
-                    self.analyze(&path);
+                } else if let Some(open) = self.state.documents.get(&path) {
+                    let text = params.text.unwrap_or_else(|| open.clone());
+                    self.recheck(&path, Some(text));
                 }
             }
             DidCloseTextDocument::METHOD => {
@@ -361,8 +358,7 @@ impl Server {
                     return;
                 };
                 // The file on disk is what the workspace has once its buffer is gone.
-                self.state.documents.remove(&path);
-                self.analyze(&path);
+                self.recheck(&path, None);
             }
             _ => {}
         }

@@ -4,7 +4,7 @@
 //! Values are escaped as the Actions toolkit does: `%`, CR and LF in the message; those and
 //! `:` and `,` in the properties.
 
-use crate::analysis::{Entry, Outcome};
+use crate::session::{Entry, Outcome};
 use kernel_lint_analyzer::{FileError, SourceFile};
 use kernel_lint_lints::{Diagnostic, Level};
 

@@ -1,6 +1,6 @@
 //! `check` output for people: each finding with its source snippet, then a summary line.
 
-use crate::analysis::{Analyzed, Entry, Outcome, Totals};
+use crate::session::{Analyzed, Entry, Outcome, Totals};
 use kernel_lint_analyzer::{Dialect, FileError};
 use kernel_lint_analyzer::{SourceFile, Span};
 use kernel_lint_lints::{Applicability, Diagnostic, Edit, Fix, Level};

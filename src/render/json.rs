@@ -1,7 +1,7 @@
 //! JSON output: `kernel-lint/accesses/v1` for `accesses`, `kernel-lint/diagnostics/v1` for
 //! `check`.
 
-use crate::analysis::Outcome;
+use crate::session::Outcome;
 use kernel_lint_analyzer::FileError;
 use kernel_lint_analyzer::{
     AccessClass, AccessReport, BankPrediction, BlockSource, Case, Dim3, KernelReport, SourceFile, Span,

@@ -10,7 +10,7 @@ pub mod sarif;
 pub mod table;
 
 /// The findings of `check` (and those `fix` leaves) in the format asked for.
-pub fn findings(format: crate::cli::Format, outcome: &crate::analysis::Outcome, color: bool) -> String {
+pub fn findings(format: crate::cli::Format, outcome: &crate::session::Outcome, color: bool) -> String {
     use crate::cli::Format;
     match format {
         Format::Human => human::check(outcome, color),

@@ -5,8 +5,8 @@
 //! Fixes become `help` children carrying their replacements: safe ones `MachineApplicable`,
 //! unsafe ones `MaybeIncorrect`; display-only ones carry no replacement.
 
-use crate::analysis::{Entry, Outcome};
 use crate::cargo_check::{Owner, Packages};
+use crate::session::{Entry, Outcome};
 use kernel_lint_analyzer::{FileError, SourceFile};
 use kernel_lint_lints::{Applicability, Diagnostic, Fix, Level};
 use serde::Serialize;

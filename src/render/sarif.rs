@@ -5,8 +5,8 @@
 //! predicted figures as properties. Paths are relative to `%SRCROOT%`, the folder kernel-lint
 //! ran in; columns count Unicode code points, as `run.columnKind` says.
 
-use crate::analysis::Outcome;
 use crate::baseline;
+use crate::session::Outcome;
 use kernel_lint_analyzer::{FileError, SourceFile, Span};
 use kernel_lint_lints::{Applicability, Diagnostic, Fix, Level, Lint, LINTS};
 use serde_json::{json, Map, Value};
@@ -27,7 +27,7 @@ pub fn log(outcome: &Outcome) -> String {
     let fingerprints = baseline::fingerprints(outcome);
     let mut results = Vec::new();
     for (entry, prints) in outcome.entries.iter().zip(&fingerprints) {
-        if let crate::analysis::Entry::Ok(file) = entry {
+        if let crate::session::Entry::Ok(file) = entry {
             for (d, print) in file.diagnostics.iter().zip(prints) {
                 let source = outcome.source(&d.file).unwrap_or(&file.source);
                 results.push(result(d, source, print, outcome));

@@ -1,6 +1,6 @@
 //! `accesses` output for people: per kernel a header line and an aligned table.
 
-use crate::analysis::Outcome;
+use crate::session::Outcome;
 use kernel_lint_analyzer::MemorySpace;
 use kernel_lint_analyzer::{AccessReport, BankPrediction, BlockSource, KernelReport, SourceFile};
 use kernel_lint_lints::text::{element, figure, percent};

@@ -2,8 +2,8 @@
 //! (through file renames, and by their accesses when a kernel was renamed), then findings
 //! within a kernel by lint and access text, which survive lines moving.
 
-use crate::analysis::Outcome;
 use crate::baseline::normalize;
+use crate::session::Outcome;
 use kernel_lint_analyzer::{BankPrediction, Prediction, SourceFile};
 use kernel_lint_lints::{Fix, Level};
 use std::collections::HashMap;

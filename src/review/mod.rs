@@ -10,11 +10,11 @@ mod markdown;
 mod markup;
 mod svg;
 
-use crate::analysis::{self, Outcome};
-use crate::cli::{GlobalArgs, ReviewArgs, ReviewFormat};
+use crate::cli::{ReviewArgs, ReviewFormat};
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output::print;
+use crate::session::{self, Outcome, Session};
 use base::{Base, Repo};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,10 +33,10 @@ pub struct Report {
 }
 
 /// Runs `review`.
-pub fn run(global: &GlobalArgs, args: &ReviewArgs) -> Result<Status, CliError> {
+pub fn run(session: &Session, args: &ReviewArgs) -> Result<Status, CliError> {
     let repo = Repo::here()?;
     let base = repo.resolve(&args.base)?;
-    let head = analysis::analyze(global, &args.paths)?;
+    let head = session.check_fresh(&args.paths)?;
     for err in head.errors() {
         eprintln!("error: {err}");
     }
@@ -45,7 +45,7 @@ pub fn run(global: &GlobalArgs, args: &ReviewArgs) -> Result<Status, CliError> {
     repo.extract(&base, folder.path())?;
     let renames = repo.renames(&base);
     let paths = base_paths(&repo, &renames, &args.paths);
-    let old = analyze_base(&repo, &base, global, &paths, folder.path())?;
+    let old = analyze_base(&repo, &base, session, &paths, folder.path())?;
     let (old_kernels, base_file) = match &old {
         Some(outcome) => renamed(&repo, &renames, diff::kernels(outcome)),
         None => (Vec::new(), HashMap::new()),
@@ -94,7 +94,7 @@ fn base_paths(repo: &Repo, renames: &HashMap<String, String>, paths: &[PathBuf])
 fn analyze_base(
     repo: &Repo,
     base: &Base,
-    global: &GlobalArgs,
+    session: &Session,
     paths: &[PathBuf],
     copy: &Path,
 ) -> Result<Option<Outcome>, CliError> {
@@ -117,20 +117,21 @@ fn analyze_base(
     if !inside.is_dir() || (!paths.is_empty() && present.is_empty()) {
         return Ok(None);
     }
-    let mut global = global.clone();
-    global.manifest_path = global.manifest_path.as_deref().map(moved);
-    // A configuration the base lacks (not committed) is taken from the working tree.
-    global.config = global.config.as_deref().map(|c| {
-        let there = moved(c);
-        if there.exists() {
-            there
-        } else {
-            cwd.join(c)
-        }
+    let in_base = session.with(|settings| {
+        settings.manifest_path = settings.manifest_path.as_deref().map(moved);
+        // A configuration the base lacks (not committed) is taken from the working tree.
+        settings.config = settings.config.as_deref().map(|c| {
+            let there = moved(c);
+            if there.exists() {
+                there
+            } else {
+                cwd.join(c)
+            }
+        });
     });
     std::env::set_current_dir(&inside)
         .map_err(|err| CliError::Refused(format!("cannot enter the copy of the base: {err}")))?;
-    let outcome = analysis::analyze(&global, &present);
+    let outcome = in_base.check_fresh(&present);
     std::env::set_current_dir(&cwd)
         .map_err(|err| CliError::Refused(format!("cannot return to `{}`: {err}", cwd.display())))?;
     let mut outcome = outcome.map_err(|err| CliError::Refused(format!("in the base `{}`: {err}", base.rev)))?;
@@ -140,7 +141,7 @@ fn analyze_base(
     // Absolute names of the copy read as the working tree's.
     let (copy_name, root_name) = (copy.display().to_string(), repo.root.display().to_string());
     for entry in &mut outcome.entries {
-        if let analysis::Entry::Ok(file) = entry {
+        if let session::Entry::Ok(file) = entry {
             if let Some(rest) = file.source.path.strip_prefix(&copy_name) {
                 let path = format!("{root_name}{rest}");
                 for d in &mut file.diagnostics {

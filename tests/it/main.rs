@@ -1,0 +1,37 @@
+//! The integration tests, one binary: each module was a test file of its own.
+
+mod accuracy;
+mod cache;
+mod ci_formats;
+mod cli;
+mod corpus;
+mod determinism;
+mod dialects;
+mod exact_launch;
+mod fix;
+mod fixture_rewrites;
+mod fixtures;
+mod footprint;
+mod gxx;
+mod harness;
+mod launch_sites;
+mod lint_registry;
+mod lsp;
+mod malformed;
+mod malformed_input;
+mod message_format;
+mod module_layers;
+mod prefilter;
+mod resolution;
+mod review;
+mod review_html;
+mod review_repo;
+mod rewrites;
+mod rust_gpu;
+mod shared_accuracy;
+mod snapshots;
+mod triage;
+mod uniformity;
+mod uniformity_properties;
+mod warp_model_properties;
+mod workspace;

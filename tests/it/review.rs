@@ -1,0 +1,214 @@
+//! `review --base`: the findings a change introduced and fixed, on temporary git repositories,
+//! with the base read from git objects only.
+
+use crate::review_repo;
+
+use review_repo::{git, kernel_lint_in, parts, with_aos, Repo, CLEAN};
+
+fn short(repo: &Repo, rev: &str) -> String {
+    git(&repo.path, &["rev-parse", rev]).trim()[..12].to_string()
+}
+
+const AOS_ROW: &str = "| `(*p.add(i)).x` | 17 | KL002 array-of-structs-access |";
+const TABLE_HEAD: &str = "| Access | Line | Lint | Change | Verdict | Sectors per request | Efficiency |
+|---|---|---|---|---|---|---|
+";
+
+#[test]
+fn a_commit_introduces_an_array_of_structs_access_and_the_next_fixes_it() {
+    let repo = Repo::new();
+    repo.write("k.rs", CLEAN);
+    repo.commit("clean");
+    repo.write("k.rs", &with_aos());
+    repo.commit("reads a field of an array of structs");
+
+    let (code, stdout, stderr) = parts(&repo.kernel_lint(&["review", "--base", "HEAD~1", "k.rs"]));
+    assert_eq!(stderr, "");
+    let head = format!(
+        "## kernel-lint review against `HEAD~1` ({})\n\n1 new array-of-structs access\n\n### `step` in `k.rs`\n\n{TABLE_HEAD}{AOS_ROW} introduced | aos | 16 (ideal 4) | new -> 25 % |\n",
+        short(&repo, "HEAD~1")
+    );
+    assert!(stdout.starts_with(&head), "{stdout}");
+    assert!(stdout.contains(
+        "<details><summary>Suggested rewrite (line 17): store `Particle` as a structure of arrays (`ParticleSoa`, one pointer per field) (16 -&gt; 4 sectors per request, 25 % -&gt; 100 %)</summary>\n\n```diff\n"
+    ));
+    assert!(
+        stdout.contains("- (*p.add(i)).x\n+ *p.x.add(i)\n```\n\n</details>\n"),
+        "{stdout}"
+    );
+    assert_eq!(code, 1, "an introduced warning fails the review");
+
+    repo.write("k.rs", CLEAN);
+    repo.commit("back to no struct read");
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD~1", "k.rs"]));
+    assert_eq!(
+        stdout,
+        format!(
+            "## kernel-lint review against `HEAD~1` ({})\n\nnothing new, 1 fixed\n\n### `step` in `k.rs`\n\n{TABLE_HEAD}{AOS_ROW} fixed | aos | 16 (ideal 4) | 25 % -> removed |\n",
+            short(&repo, "HEAD~1")
+        )
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn the_working_tree_and_the_index_are_left_alone() {
+    let repo = Repo::new();
+    repo.write("k.rs", &with_aos());
+    repo.commit("base");
+    repo.write("k.rs", CLEAN);
+    git(&repo.path, &["add", "k.rs"]);
+    repo.write("k.rs", &with_aos().replace("n: u32", "n: u32, _m: u32"));
+    let index = std::fs::read(repo.path.join(".git/index")).expect("the index");
+    let status = git(&repo.path, &["status", "--porcelain"]);
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD"]));
+    // Without paths the workspace is discovered: no Cargo.toml here, so the error of `check`.
+    assert_eq!(code, 2, "{stdout}");
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "k.rs"]));
+    assert_eq!(code, 0);
+    // The file on disk is what is analyzed, not the staged one.
+    assert!(stdout.contains("nothing new, 1 unchanged"), "{stdout}");
+    assert_eq!(std::fs::read(repo.path.join(".git/index")).expect("the index"), index);
+    assert_eq!(git(&repo.path, &["status", "--porcelain"]), status);
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("k.rs")).expect("k.rs"),
+        with_aos().replace("n: u32", "n: u32, _m: u32")
+    );
+}
+
+#[test]
+fn a_base_without_the_file() {
+    let repo = Repo::new();
+    repo.write("other.rs", CLEAN);
+    repo.commit("another file");
+    repo.write("k.rs", &with_aos());
+    repo.commit("a new kernel file");
+    let (code, stdout, stderr) = parts(&repo.kernel_lint(&["review", "--base", "HEAD~1", "k.rs"]));
+    assert_eq!(stderr, "");
+    assert!(
+        stdout.contains(&format!("{AOS_ROW} introduced | aos | 16 (ideal 4) | new -> 25 % |\n")),
+        "{stdout}"
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_renamed_file_and_a_renamed_kernel_are_matched() {
+    let repo = Repo::new();
+    repo.write("k.rs", &with_aos());
+    repo.commit("base");
+    git(&repo.path, &["mv", "k.rs", "particles.rs"]);
+    repo.commit("renamed");
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD~1", "particles.rs"]));
+    assert!(
+        stdout.contains(&format!(
+            "nothing new, 1 unchanged\n\n### `step` in `particles.rs` (file renamed from `k.rs`)\n\n{TABLE_HEAD}{AOS_ROW} unchanged | aos | 16 (ideal 4) | 25 % -> 25 % |\n"
+        )),
+        "{stdout}"
+    );
+    assert_eq!(code, 0);
+
+    repo.write("particles.rs", &with_aos().replace("fn step(", "fn advance("));
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "particles.rs"]));
+    assert!(
+        stdout.contains("nothing new, 1 unchanged\n\n### `advance` in `particles.rs` (renamed from `step`)\n"),
+        "{stdout}"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_shallow_clone_needs_the_base_fetched() {
+    let origin = Repo::new();
+    origin.write("k.rs", CLEAN);
+    origin.commit("clean");
+    origin.write("k.rs", &with_aos());
+    origin.commit("aos");
+    let url = format!("file://{}", origin.path.display());
+    let clones = tempfile::tempdir().expect("a temporary folder");
+    let shallow = clones.path().join("shallow");
+    git(clones.path(), &["clone", "-q", "--depth=1", &url, "shallow"]);
+    let (code, stdout, stderr) = parts(&kernel_lint_in(&shallow, &["review", "--base", "HEAD~1", "k.rs"]));
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            2,
+            "",
+            "error: the base revision `HEAD~1` is not available (this is a shallow clone without it): \
+             fetch it first, e.g. `git fetch --depth=1 origin HEAD~1`\n"
+        )
+    );
+
+    let deeper = clones.path().join("deeper");
+    git(clones.path(), &["clone", "-q", "--depth=2", &url, "deeper"]);
+    let (code, stdout, _) = parts(&kernel_lint_in(&deeper, &["review", "--base", "HEAD~1", "k.rs"]));
+    assert!(stdout.contains("1 new array-of-structs access\n"), "{stdout}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn bad_bases_and_folders_are_errors() {
+    let repo = Repo::new();
+    repo.write("k.rs", CLEAN);
+    repo.commit("clean");
+    let (code, stdout, stderr) = parts(&repo.kernel_lint(&["review", "--base", "no-such-branch", "k.rs"]));
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            2,
+            "",
+            "error: the base revision `no-such-branch` is not available (no such commit in this repository): \
+             fetch it first, e.g. `git fetch --depth=1 origin no-such-branch`\n"
+        )
+    );
+    let outside = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(outside.path().join("k.rs"), CLEAN).expect("k.rs");
+    let (code, _, stderr) = parts(&kernel_lint_in(outside.path(), &["review", "--base", "HEAD", "k.rs"]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: `")
+            && stderr
+                .ends_with("` is not in a git repository: `review` compares the working tree with a git revision\n"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = parts(&repo.kernel_lint(&["review", "k.rs"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--base <REV>"), "{stderr}");
+}
+
+#[test]
+fn markdown_snapshot_of_a_fixture_the_base_lacks() {
+    let repo = Repo::new();
+    repo.write("README.md", "kernels\n");
+    repo.commit("empty");
+    let fixture = include_str!("../../fixtures/seeds/aos_soa.rs");
+    repo.write("aos_soa.rs", fixture);
+    let (code, stdout, stderr) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "aos_soa.rs"]));
+    assert_eq!((code, stderr.as_str()), (1, ""));
+    insta::assert_snapshot!("review-markdown-new-fixture", stdout);
+}
+
+#[test]
+fn html_snapshot_of_a_struct_of_arrays_rewrite() {
+    let repo = Repo::new();
+    let fixture = include_str!("../../fixtures/seeds/aos_soa.rs");
+    repo.write("aos_soa.rs", fixture);
+    repo.commit("array of structs");
+    // The fields read through pointers of one array each instead.
+    let soa = fixture
+        .replace(
+            "pub unsafe fn update_particles_aos(p: *mut Particle, n: u32) {",
+            "pub unsafe fn update_particles_aos(p: ParticlesSoA, n: u32) {",
+        )
+        .replace("(*p.add(idx)).vx", "*p.vx.add(idx)")
+        .replace("(*p.add(idx)).x", "*p.x.add(idx)");
+    repo.write("aos_soa.rs", &soa);
+    let (code, stdout, stderr) =
+        parts(&repo.kernel_lint(&["review", "--base", "HEAD", "--format", "html", "aos_soa.rs"]));
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(
+        stdout.contains("<p class=\"summary\">nothing new, 3 fixed, 4 unchanged</p>"),
+        "{stdout}"
+    );
+    insta::assert_snapshot!("review-html-soa-rewrite", stdout);
+}
