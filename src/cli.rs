@@ -378,6 +378,16 @@ pub enum Color {
     Never,
 }
 
+/// Whether to colour the output: as asked, or when stdout is a terminal and `NO_COLOR` is unset.
+fn use_color(choice: Color) -> bool {
+    use std::io::IsTerminal;
+    match choice {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
 impl GlobalArgs {
     /// The options as the session's plain settings.
     pub fn settings(&self) -> crate::settings::Settings {
@@ -393,7 +403,7 @@ impl GlobalArgs {
             cache_dir: self.cache_dir.clone(),
             progress: !self.no_progress,
             verbose: self.verbose,
-            color: crate::output::use_color(self.color),
+            color: use_color(self.color),
         }
     }
 }

@@ -177,11 +177,12 @@ mod tests {
         assert_eq!(found.errors[0].path, "/no/such/path.rs");
         let reported: Vec<&Input> = found.files.iter().filter(|f| f.reported).collect();
         assert_eq!(reported.len(), 1);
-        assert_eq!(reported[0].module, ["cargo_kernel_lint", "exit"]);
-        // The rest of the binary's crate is read for its items.
+        // The library target's name (`[lib] name`) is the crate's.
+        assert_eq!(reported[0].module, ["kernel_lint", "exit"]);
+        // The rest of the library's crate is read for its items.
         assert!(found
             .files
             .iter()
-            .any(|f| !f.reported && f.display.ends_with("src/main.rs")));
+            .any(|f| !f.reported && f.display.ends_with("src/lib.rs")));
     }
 }

@@ -1,8 +1,7 @@
-//! Standard output and whether it gets colour.
+//! Standard output.
 
-use crate::cli::Color;
 use crate::error::CliError;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth reporting.
 pub fn print(text: &str) -> Result<(), CliError> {
@@ -11,14 +10,5 @@ pub fn print(text: &str) -> Result<(), CliError> {
         Ok(()) => Ok(()),
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(err) => Err(CliError::Output(err)),
-    }
-}
-
-/// Whether to colour the output: as asked, or when stdout is a terminal and `NO_COLOR` is unset.
-pub fn use_color(choice: Color) -> bool {
-    match choice {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     }
 }
