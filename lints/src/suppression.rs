@@ -175,6 +175,21 @@ fn extents(file: &SourceFile, all: &[Comment]) -> Vec<(usize, usize)> {
                 self.out.push((start, end));
             }
         }
+
+        /// An item also starts after its outer attributes: a comment between `#[kernel]` and
+        /// `fn` is inside the item, as rustc reads it, and covers it.
+        fn push_after_attributes(&mut self, node: &impl quote::ToTokens, attrs: &[syn::Attribute]) {
+            let outer = attrs.iter().filter(|a| matches!(a.style, syn::AttrStyle::Outer)).count();
+            if outer == 0 {
+                return;
+            }
+            let end = self.file.span_of_node(node).end;
+            // Each outer attribute is two token trees, `#` and its brackets (doc comments too).
+            let rest = node.to_token_stream().into_iter().nth(2 * outer);
+            if let Some(token) = rest {
+                self.out.push((self.file.span_of(token.span()).start, end));
+            }
+        }
     }
     impl<'ast> Visit<'ast> for Collect<'_> {
         fn visit_stmt(&mut self, node: &'ast syn::Stmt) {
@@ -183,14 +198,23 @@ fn extents(file: &SourceFile, all: &[Comment]) -> Vec<(usize, usize)> {
         }
         fn visit_item(&mut self, node: &'ast syn::Item) {
             self.push(node);
+            if let Some(attrs) = item_attributes(node) {
+                self.push_after_attributes(node, attrs);
+            }
             syn::visit::visit_item(self, node);
         }
         fn visit_impl_item(&mut self, node: &'ast syn::ImplItem) {
             self.push(node);
+            if let syn::ImplItem::Fn(f) = node {
+                self.push_after_attributes(node, &f.attrs);
+            }
             syn::visit::visit_impl_item(self, node);
         }
         fn visit_trait_item(&mut self, node: &'ast syn::TraitItem) {
             self.push(node);
+            if let syn::TraitItem::Fn(f) = node {
+                self.push_after_attributes(node, &f.attrs);
+            }
             syn::visit::visit_trait_item(self, node);
         }
     }
@@ -204,6 +228,19 @@ fn extents(file: &SourceFile, all: &[Comment]) -> Vec<(usize, usize)> {
     };
     collect.visit_file(&parsed.syntax);
     collect.out
+}
+
+/// The attributes of the items that hold code a finding can be in.
+fn item_attributes(item: &syn::Item) -> Option<&[syn::Attribute]> {
+    match item {
+        syn::Item::Fn(f) => Some(&f.attrs),
+        syn::Item::Impl(i) => Some(&i.attrs),
+        syn::Item::Mod(m) => Some(&m.attrs),
+        syn::Item::Trait(t) => Some(&t.attrs),
+        syn::Item::Const(c) => Some(&c.attrs),
+        syn::Item::Static(s) => Some(&s.attrs),
+        _ => None,
+    }
 }
 
 /// The suppressions of the files a run reports on, by path.
@@ -400,6 +437,22 @@ mod tests {
     fn above_the_item_and_its_attributes() {
         let source = format!("// kernel-lint: allow(KL001)\n{HEAD}    let x = a[i * 2];\n    let y = a[i * 3];\n}}\n");
         assert_eq!(codes(&source), []);
+    }
+
+    #[test]
+    fn between_the_attributes_and_the_fn() {
+        let source = "#[kernel]\n// kernel-lint: allow(KL001)\npub unsafe fn k(a: &[f32], c: *mut f32) {\n    let i = thread::index_1d() as usize;\n    let x = a[i * 2];\n}\n";
+        assert_eq!(reported(source), []);
+        // The same comment names a lint with no finding there: it is reported as unused by that
+        // lint, not as covering nothing.
+        let source = "/// Docs.\n#[kernel]\n// kernel-lint: allow(KL003)\npub unsafe fn k(a: &[f32], c: *mut f32) {\n    let i = thread::index_1d() as usize;\n    let x = a[i * 2];\n}\n";
+        assert_eq!(
+            reported(source),
+            [
+                ("KL001", 6, "strided access to `a[i * 2]`: lanes are 8 bytes apart, 8 sectors per request where 4 would do (50% efficiency)".to_string()),
+                ("KL008", 3, "unused suppression: no `KL003` (misaligned-access) finding in the statement or item below it".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod language_lowering;
 mod launch_work;
 mod literal_local_types;
 mod local_macro_rounds;
+mod lowered_kernels;
 mod lowering;
 mod nalgebra_lowering;
 mod nested_helpers;
