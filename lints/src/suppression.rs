@@ -179,7 +179,10 @@ fn extents(file: &SourceFile, all: &[Comment]) -> Vec<(usize, usize)> {
         /// An item also starts after its outer attributes: a comment between `#[kernel]` and
         /// `fn` is inside the item, as rustc reads it, and covers it.
         fn push_after_attributes(&mut self, node: &impl quote::ToTokens, attrs: &[syn::Attribute]) {
-            let outer = attrs.iter().filter(|a| matches!(a.style, syn::AttrStyle::Outer)).count();
+            let outer = attrs
+                .iter()
+                .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
+                .count();
             if outer == 0 {
                 return;
             }
