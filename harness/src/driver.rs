@@ -331,6 +331,12 @@ struct LaunchCode {
 }
 
 impl ProgramParts {
+    /// The prelude every program of these parts starts with (the runtime the lowered code
+    /// calls), the same for every program.
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
     /// The program that makes the launches at these positions (in the order given), with the
     /// files and kernels they need and no others.
     pub fn program(&self, launches: &[usize]) -> String {

@@ -1,7 +1,7 @@
 //! Every single-file kernel source of `tests/data/` lowered under the default launch plan: the
-//! emitted CUDA C++ and the kernels left out, with their reasons, are committed snapshots
-//! (`snapshots/lowered/`), and each program compiles with g++. A change to the lowering shows
-//! as a snapshot diff of the C++ it prints.
+//! emitted CUDA C++ after the prelude every program shares, and the kernels left out with their
+//! reasons, are committed snapshots (`snapshots/lowered/`), and each whole program compiles with
+//! g++. A change to the lowering shows as a snapshot diff of the C++ it prints.
 
 use crate::support::check_with_gxx;
 use kernel_lint_analyzer::{LaunchPlan, SourceFile};
@@ -41,7 +41,8 @@ fn lowered(name: &str, text: &str) -> (String, String) {
     }
     let _ = writeln!(shown, "launches: {}", emitted.manifest.launches.len());
     shown.push_str("---\n");
-    shown.push_str(&emitted.program);
+    let own = emitted.program.strip_prefix(emitted.parts.head());
+    shown.push_str(own.expect("the program starts with the shared prelude"));
     (shown, emitted.program)
 }
 
