@@ -28,10 +28,21 @@ pub fn run(session: &Session, command: &HarnessCommand) -> Result<Status, CliErr
     }
 }
 
+/// Whether the findings' rewrites are wanted (the benchmark of the tool's own rewrites), or
+/// only the files and their reports (a program to emit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Rewrites,
+    Reports,
+}
+
 /// The analysis of the sources under `paths`; files that do not parse are reported, and
 /// [`sources`] skips them.
-fn analyzed(session: &Session, paths: &[PathBuf]) -> Result<Outcome, CliError> {
-    let outcome = session.check_fresh(paths)?;
+fn analyzed(session: &Session, paths: &[PathBuf], wanted: Wanted) -> Result<Outcome, CliError> {
+    let outcome = match wanted {
+        Wanted::Rewrites => session.check_fresh(paths)?,
+        Wanted::Reports => session.accesses_fresh(paths)?,
+    };
     for err in outcome.errors() {
         eprintln!("error: {err}");
     }
@@ -97,7 +108,7 @@ struct EmitOutcome {
 /// `harness emit`: writes `kernels.cu` and `manifest.json` for every kernel that lowers, even
 /// when some input could not be read or parsed (the status then fails).
 fn emit(session: &Session, args: &EmitArgs) -> Result<EmitOutcome, CliError> {
-    let outcome = analyzed(session, &args.paths)?;
+    let outcome = analyzed(session, &args.paths, Wanted::Reports)?;
     let failed_inputs = outcome.errors().next().is_some();
     // One program holds every launch, so the files must agree on one configuration.
     let plan = outcome.configs.single_plan(outcome.analyzed().map(|a| a.config))?;
@@ -549,9 +560,19 @@ pub fn validate(session: &Session, args: &ValidateArgs) -> Result<Status, CliErr
 }
 
 fn run_bench(session: &Session, args: &BenchArgs) -> Result<Status, CliError> {
-    let outcome = analyzed(session, &args.paths)?;
-    let mut files = sources(&outcome);
     let pairs = bench::parse_pairs(&read(&args.pairs)?).map_err(|e| CliError::malformed(&args.pairs, e))?;
+    // The tool's rewrites are proven only when a pair measures one.
+    let wanted = if pairs
+        .pair
+        .iter()
+        .any(|p| p.before.rewrite.is_some() || p.after.rewrite.is_some())
+    {
+        Wanted::Rewrites
+    } else {
+        Wanted::Reports
+    };
+    let outcome = analyzed(session, &args.paths, wanted)?;
+    let mut files = sources(&outcome);
     let mut problems = Vec::new();
     for side in pairs.pair.iter().flat_map(|p| [&p.before, &p.after]) {
         if let Some(n) = side.rewrite {

@@ -63,6 +63,12 @@ impl Session {
         analysis::analyze_with(&self.settings, paths, Reuse::Fresh, Rewrites::Proven)
     }
 
+    /// The accesses of the files under `paths` without the cache and without rewrites: the
+    /// files, modules and configurations the harness lowers, which it analyzes again itself.
+    pub fn accesses_fresh(&self, paths: &[PathBuf]) -> Result<Outcome, CliError> {
+        analysis::analyze_with(&self.settings, paths, Reuse::Fresh, Rewrites::Skipped)
+    }
+
     /// `check` of one crate given as texts, `(path, text)` with the crate root first, under
     /// the default configuration and without the cache: input that is not on disk.
     pub fn check_texts(&self, crate_name: &str, files: Vec<(String, String)>) -> Outcome {
