@@ -33,7 +33,7 @@ mod triage;
 pub use error::CliError;
 pub use kernel_lint_analyzer::{FileError, FileReport, SourceFile};
 pub use kernel_lint_lints::{Diagnostic, Edit, Fix};
-pub use session::{Analyzed, Entry, Outcome, Session, Totals};
+pub use session::{Analyzed, Cleaned, Entry, Outcome, Session, Totals};
 pub use settings::Settings;
 
 use cli::Cli;
