@@ -90,7 +90,7 @@ fn run_in(dir: &Path, args: &[&str]) -> Run {
 }
 
 fn run(args: &[&str]) -> Run {
-    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+    run_in(crate::home::home(), args)
 }
 
 fn snapshot(args: &[&str]) -> String {

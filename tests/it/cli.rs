@@ -58,9 +58,9 @@ fn finish(output: Output) -> Run {
     run
 }
 
-/// Runs the binary in the repository root (where the fixtures are).
+/// Runs the binary where the fixtures are ([`crate::home`]).
 fn run(args: &[&str]) -> Run {
-    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+    run_in(crate::home::home(), args)
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Run {

@@ -38,7 +38,7 @@ fn assert_same_for_any_jobs(dir: &Path, path: &str) {
 
 #[test]
 fn fixtures_give_the_same_bytes_with_one_or_more_workers() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::home::home();
     for fixture in [
         "fixtures/seeds",
         "fixtures/patterns",

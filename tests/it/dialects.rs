@@ -377,7 +377,7 @@ fn other_dialects_are_listed_in_the_report() {
 fn run(args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::home::home())
         .output()
         .expect("the binary runs");
     String::from_utf8_lossy(&output.stdout).into_owned()

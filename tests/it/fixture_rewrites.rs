@@ -57,7 +57,7 @@ const FIXTURES: &[Fixture] = &[
 ];
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    crate::home::home()
 }
 
 struct Run {

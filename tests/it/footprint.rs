@@ -8,7 +8,7 @@ use std::process::Command;
 fn run(args: &[&str]) -> (String, Value) {
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::home::home())
         .env("NO_COLOR", "1")
         .output()
         .expect("runs");

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    crate::home::home()
 }
 
 fn kernel_lint(args: &[&str]) -> std::process::Output {

@@ -14,6 +14,7 @@ mod fixtures;
 mod footprint;
 mod gxx;
 mod harness;
+mod home;
 mod launch_sites;
 mod lint_registry;
 mod lsp;

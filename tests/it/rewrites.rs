@@ -10,7 +10,7 @@ fn check_json(args: &[&str]) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
         .args(["check", "--format", "json"])
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::home::home())
         .output()
         .expect("runs");
     serde_json::from_slice(&output.stdout).expect("JSON on stdout")

@@ -344,7 +344,7 @@ fn the_cli_names_the_attribute_as_the_source_of_the_block() {
     let run = |args: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
             .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(crate::home::home())
             .output()
             .expect("the binary runs");
         String::from_utf8_lossy(&output.stdout).into_owned()
@@ -395,7 +395,7 @@ fn the_fixture_shaders_lower_to_cuda_c() {
             "--out",
             &out,
         ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::home::home())
         .output()
         .expect("the binary runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

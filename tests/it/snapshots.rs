@@ -2,11 +2,10 @@
 //! snapshots (`tests/snapshots/*.snap`). A change in wording, numbers or spans shows up as a
 //! diff; review it with `cargo insta review` (or accept with `INSTA_UPDATE=always`).
 
-use std::path::Path;
 use std::process::Command;
 
 fn run(args: &[&str]) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::home::home();
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
         .args(args)
         .current_dir(root)

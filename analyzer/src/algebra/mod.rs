@@ -7,4 +7,4 @@ pub mod poly;
 pub mod predicate;
 
 pub use poly::{Atom, Axis, OpKind, OpNode, Poly, CANNOT_FOLLOW, OVERFLOWS};
-pub use predicate::{CmpOp, Predicate};
+pub use predicate::{both, either, CmpOp, Predicate};

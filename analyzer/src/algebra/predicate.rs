@@ -19,6 +19,38 @@ pub enum CmpOp {
     Ne,
 }
 
+impl CmpOp {
+    /// Whether `l op r` holds.
+    pub fn holds(self, l: i64, r: i64) -> bool {
+        match self {
+            CmpOp::Lt => l < r,
+            CmpOp::Le => l <= r,
+            CmpOp::Gt => l > r,
+            CmpOp::Ge => l >= r,
+            CmpOp::Eq => l == r,
+            CmpOp::Ne => l != r,
+        }
+    }
+}
+
+/// Both, where an unknown side leaves the answer unknown unless the other is false.
+pub fn both(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+/// Either, where an unknown side leaves the answer unknown unless the other is true.
+pub fn either(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
 /// A boolean condition over index polynomials.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Predicate {
@@ -38,27 +70,9 @@ impl Predicate {
     /// The truth value under an assignment; `None` when it depends on something unassigned.
     pub fn eval(&self, value: &dyn Fn(&Atom) -> Option<i64>) -> Option<bool> {
         match self {
-            Predicate::Cmp(op, l, r) => {
-                let (l, r) = (l.eval(value)?, r.eval(value)?);
-                Some(match op {
-                    CmpOp::Lt => l < r,
-                    CmpOp::Le => l <= r,
-                    CmpOp::Gt => l > r,
-                    CmpOp::Ge => l >= r,
-                    CmpOp::Eq => l == r,
-                    CmpOp::Ne => l != r,
-                })
-            }
-            Predicate::And(a, b) => match (a.eval(value), b.eval(value)) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            },
-            Predicate::Or(a, b) => match (a.eval(value), b.eval(value)) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            },
+            Predicate::Cmp(op, l, r) => Some(op.holds(l.eval(value)?, r.eval(value)?)),
+            Predicate::And(a, b) => both(a.eval(value), b.eval(value)),
+            Predicate::Or(a, b) => either(a.eval(value), b.eval(value)),
             Predicate::Not(a) => a.eval(value).map(|v| !v),
             Predicate::Unknown => None,
         }

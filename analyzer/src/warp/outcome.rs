@@ -1,12 +1,12 @@
 //! The lanes of every warp of a block evaluated under one assignment of the unknowns, and the
 //! sectors they touch averaged over warps and start alignments.
 
-use super::compiled::CompiledPoly;
+use super::compiled::{CompiledPoly, CompiledPredicate};
 use super::guards::deciding;
 use super::lanes::Warp;
 use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
-use crate::algebra::{Atom, Poly, Predicate};
+use crate::algebra::{Atom, Poly};
 use crate::interpret::Access;
 use crate::model::launch::ResolvedLaunch;
 use std::collections::BTreeMap;
@@ -22,12 +22,11 @@ pub(super) struct Outcome {
 
 /// Everything fixed for one access under one launch and one choice of unknown values.
 pub(super) struct Setup<'a> {
-    launch: &'a ResolvedLaunch,
     /// The terms evaluated lane by lane at each point: those that differ between lanes, those
     /// of block and loop indices that the points fix, and the constant.
     compiled: CompiledPoly,
-    /// The guards that may exclude a lane under this launch.
-    guards: Vec<&'a Predicate>,
+    /// The guards that may exclude a lane under this launch, prepared for the lanes.
+    guards: Vec<CompiledPredicate>,
     pub(super) width: u64,
     /// Start residues mod 32 that the remaining varying uniform terms (block index without a
     /// grid, a loop with no end in sight) cycle through, each equally often.
@@ -122,8 +121,8 @@ impl<'a> Setup<'a> {
                 .collect();
         }
         let compiled = CompiledPoly::new(&evaluated, &known);
+        let guards = guards.iter().map(|g| CompiledPredicate::new(g, &known)).collect();
         Setup {
-            launch,
             compiled,
             guards,
             width: access.width,
@@ -144,14 +143,6 @@ impl<'a> Setup<'a> {
             .join(" && ")
     }
 
-    fn value(&self, atom: &Atom, thread: [i64; 3], point: &Point) -> Option<i64> {
-        match atom {
-            Atom::ThreadIdx(a) => Some(thread[a.index()]),
-            Atom::BlockIdx(_) | Atom::Iter(..) => point.value(atom),
-            other => known_value(other, self.launch),
-        }
-    }
-
     /// The addresses of the active lanes of every warp at every point, with the point's
     /// weight, the most common stride between lanes 0 and 1, and whether every warp reads one
     /// address; `None` when an address cannot be evaluated. A warp none of whose lanes runs
@@ -168,11 +159,10 @@ impl<'a> Setup<'a> {
                 let mut first_two = [None, None];
                 for (lane, thread) in warp.iter().enumerate() {
                     let Some(thread) = *thread else { continue };
-                    let value = |a: &Atom| self.value(a, thread, point);
-                    if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
+                    if self.guards.iter().any(|g| g.eval(thread, point) == Some(false)) {
                         continue;
                     }
-                    let address = self.compiled.eval(thread, point, &value)?;
+                    let address = self.compiled.eval(thread, point)?;
                     if lane < 2 {
                         first_two[lane] = Some(address);
                     }
@@ -216,8 +206,7 @@ impl<'a> Setup<'a> {
             for warp in self.warps {
                 let mut first: Option<Poly> = None;
                 for thread in warp.iter().flatten() {
-                    let value = |a: &Atom| self.value(a, *thread, point);
-                    if self.guards.iter().any(|g| g.eval(&value) == Some(false)) {
+                    if self.guards.iter().any(|g| g.eval(*thread, point) == Some(false)) {
                         continue;
                     }
                     let here = lane_part.substitute(&|a| match a {
