@@ -2,4 +2,5 @@
 //! machine they run on.
 
 pub mod corpus;
+pub mod cxx;
 pub mod external;

@@ -5,6 +5,7 @@ use kernel_lint_analyzer::{LaunchPlan, SourceFile};
 use kernel_lint_harness::driver::{self, Emitted};
 use std::path::Path;
 use std::process::Command;
+use xtask::cxx::{as_host, HostCxx};
 
 fn fingerprint(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -13,9 +14,14 @@ fn fingerprint(text: &str) -> u64 {
     hasher.finish()
 }
 
-/// g++, or `None` after saying that the C++ checks are skipped.
-fn gxx() -> Option<std::path::PathBuf> {
-    xtask::external::program("g++", None, "apt-get install g++", "compiling the emitted C++")
+/// g++ with the stand-in headers, or `None` after saying that the C++ checks are skipped.
+fn gxx() -> Option<HostCxx> {
+    let gxx = xtask::external::program("g++", None, "apt-get install g++", "compiling the emitted C++")?;
+    Some(HostCxx::new(
+        gxx,
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support"),
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cxx"),
+    ))
 }
 
 /// The programs g++ accepted in this run, by fingerprint: tests that emit the same sources
@@ -33,13 +39,8 @@ pub fn check_with_gxx(program: &str) {
     if ACCEPTED.lock().is_ok_and(|accepted| accepted.contains(&print)) {
         return;
     }
-    let (file, support) = host_file(program);
-    let output = Command::new(gxx)
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
-        .arg(support)
-        .arg(&file)
-        .output()
-        .expect("g++ runs");
+    let file = host_file(program);
+    let output = gxx.compile(&["-fsyntax-only"], &file);
     assert!(
         output.status.success(),
         "g++ rejects the program:\n{}\n{program}",
@@ -59,16 +60,10 @@ pub fn link_with_gxx(units: &[&str]) {
     };
     let mut objects = Vec::new();
     for unit in units {
-        let (file, support) = host_file(unit);
+        let file = host_file(unit);
         let object = file.with_extension("o");
-        let output = Command::new(&gxx)
-            .args(["-std=c++17", "-c", "-I"])
-            .arg(support)
-            .arg(&file)
-            .arg("-o")
-            .arg(&object)
-            .output()
-            .expect("g++ runs");
+        let object_arg = object.to_string_lossy().into_owned();
+        let output = gxx.compile(&["-c", "-o", &object_arg], &file);
         assert!(
             output.status.success(),
             "g++ rejects the unit:\n{}\n{unit}",
@@ -77,7 +72,7 @@ pub fn link_with_gxx(units: &[&str]) {
         objects.push(object);
     }
     let linked = objects[0].with_extension("linked.o");
-    let output = Command::new(&gxx)
+    let output = Command::new(gxx.program())
         .args(["-r", "-nostdlib", "-o"])
         .arg(&linked)
         .args(&objects)
@@ -90,17 +85,9 @@ pub fn link_with_gxx(units: &[&str]) {
     );
 }
 
-/// The program as a host C++ file (kernel launches become plain calls), and the folder of the
-/// stand-in CUDA header.
-fn host_file(program: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-    let mut host = String::new();
-    let mut rest = program;
-    while let Some(start) = rest.find("<<<") {
-        host.push_str(&rest[..start]);
-        let end = rest[start..].find(">>>").expect("launch closes") + start + 3;
-        rest = &rest[end..];
-    }
-    host.push_str(rest);
+/// The program as a host C++ file (kernel launches become plain calls).
+fn host_file(program: &str) -> std::path::PathBuf {
+    let host = as_host(program);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lowering");
     std::fs::create_dir_all(&dir).expect("directory");
     // One file a program: tests run in parallel, and two of them may write the same program
@@ -114,7 +101,7 @@ fn host_file(program: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     ));
     std::fs::write(&own, host).expect("written");
     std::fs::rename(&own, &file).expect("renamed");
-    (file, Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support"))
+    file
 }
 
 /// The definition of one kernel in a program, up to the next kernel.
