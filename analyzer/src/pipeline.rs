@@ -22,7 +22,7 @@ mod incremental;
 mod resident;
 mod workers;
 pub use resident::{in_parallel, kept_syntax, BaseInputs};
-pub use workers::{analyze_parallel, analyze_variant, analyze_wanted, analyze_watched, Progress, Unwatched, Variant};
+pub use workers::{analyze_variant, analyze_wanted, Progress, Variant};
 
 /// Stack for the analysis: syn and the interpreter recurse as deep as the source nests.
 const ANALYSIS_STACK_BYTES: usize = 256 << 20;

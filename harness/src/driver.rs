@@ -154,7 +154,7 @@ impl LoweredSet {
             })) {
                 Ok(lowered) => lowered,
                 Err(panic) => {
-                    let what = kernel_lint_analyzer::pipeline::panic_message(panic.as_ref());
+                    let what = kernel_lint_analyzer::panic_message(panic.as_ref());
                     not_lowered.extend(kernels.iter().map(|k| NotLoweredRecord {
                         kernel: k.name.clone(),
                         file: file.path.clone(),

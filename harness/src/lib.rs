@@ -1,6 +1,6 @@
 //! The GPU harness: every prediction checked against the hardware.
 //!
-//! [`lower`] turns analyzed kernels into CUDA C twins with `#line` directives pointing at the
+//! `lower` turns analyzed kernels into CUDA C twins with `#line` directives pointing at the
 //! Rust source; [`bounds`] sizes their buffers from the index algebra; [`driver`] writes the
 //! program that launches them and the [`manifest`] of predictions; [`reduce`] turns an Nsight
 //! Compute source-counter export into measured rows; [`compare`] scores predictions against
@@ -10,7 +10,7 @@ pub mod bench;
 pub mod bounds;
 pub mod compare;
 pub mod driver;
-pub mod lower;
+pub(crate) mod lower;
 pub mod manifest;
 pub mod reduce;
 pub mod shared;

@@ -9,8 +9,8 @@
 
 use crate::rules::kl008_unused_suppression::UNUSED_SUPPRESSION;
 use crate::{find, Diagnostic, Label, Level, LintLevels};
-use kernel_lint_analyzer::model::comments::{comments, Comment};
-use kernel_lint_analyzer::model::launch::{directive_key, hint_text, SUPPRESSION_KEY};
+use kernel_lint_analyzer::{comments, Comment};
+use kernel_lint_analyzer::{directive_key, hint_text, SUPPRESSION_KEY};
 use kernel_lint_analyzer::{SourceFile, Span};
 use std::collections::BTreeMap;
 use syn::visit::Visit;
@@ -221,7 +221,7 @@ fn extents(file: &SourceFile, all: &[Comment]) -> Vec<(usize, usize)> {
             syn::visit::visit_trait_item(self, node);
         }
     }
-    let Ok(parsed) = kernel_lint_analyzer::parse::parse_file(file) else {
+    let Ok(parsed) = kernel_lint_analyzer::parse_file(file) else {
         return Vec::new();
     };
     let mut collect = Collect {

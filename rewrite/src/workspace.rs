@@ -89,12 +89,12 @@ impl<'a> Workspace<'a> {
     }
 
     /// Which files write and which define each name, from a byte scan of every file
-    /// ([`kernel_lint_analyzer::parse::scan`]), made once.
+    /// ([`kernel_lint_analyzer::scan`]), made once.
     pub(crate) fn names(&self) -> &Names {
         self.names.get_or_init(|| {
             let mut names = Names::default();
             for (i, (source, ..)) in self.files.iter().enumerate() {
-                let scan = kernel_lint_analyzer::parse::scan::scan(&source.text);
+                let scan = kernel_lint_analyzer::scan(&source.text);
                 for word in scan.mentions {
                     names.mentioned.entry(word).or_default().push(i);
                 }

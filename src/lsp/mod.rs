@@ -52,7 +52,7 @@ pub fn run(session: &Session) -> Result<Status, CliError> {
         Ok(Err(message)) => Err(CliError::Lsp(message)),
         Err(panic) => Err(CliError::Lsp(format!(
             "internal error: {}",
-            kernel_lint_analyzer::pipeline::panic_message(panic.as_ref())
+            kernel_lint_analyzer::panic_message(panic.as_ref())
         ))),
     }
 }
@@ -112,9 +112,8 @@ fn protocol(connection: &Connection, session: &Session) -> Result<bool, String> 
                     Response::new_ok(request.id, Value::Null)
                 } else {
                     let id = request.id.clone();
-                    catch_unwind(AssertUnwindSafe(|| server.request(request))).unwrap_or_else(|panic| {
-                        internal_error(id, kernel_lint_analyzer::pipeline::panic_message(panic.as_ref()))
-                    })
+                    catch_unwind(AssertUnwindSafe(|| server.request(request)))
+                        .unwrap_or_else(|panic| internal_error(id, kernel_lint_analyzer::panic_message(panic.as_ref())))
                 };
                 server.outbox.push(response.into());
             }
@@ -123,7 +122,7 @@ fn protocol(connection: &Connection, session: &Session) -> Result<bool, String> 
             Message::Notification(notification) => {
                 let method = notification.method.clone();
                 if let Err(panic) = catch_unwind(AssertUnwindSafe(|| server.notify(notification))) {
-                    let message = kernel_lint_analyzer::pipeline::panic_message(panic.as_ref());
+                    let message = kernel_lint_analyzer::panic_message(panic.as_ref());
                     server.log(
                         MessageType::ERROR,
                         format!("internal error handling {method}: {message}"),

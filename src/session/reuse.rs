@@ -5,8 +5,8 @@
 //! item and module, the launches it is analyzed under, and the functions its analysis may
 //! reach. Kept reports are moved to where their kernel now is.
 
-use kernel_lint_analyzer::model::items::FunctionKey;
-use kernel_lint_analyzer::model::kernel::Kernel;
+use kernel_lint_analyzer::FunctionKey;
+use kernel_lint_analyzer::Kernel;
 use kernel_lint_analyzer::{FileReport, KernelReport, LaunchPlan, Program, SourceFile, Span};
 use std::collections::BTreeSet;
 use std::ops::Range;

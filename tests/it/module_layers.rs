@@ -38,10 +38,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every `crate::`, `super::` and `self::` path of a file outside `#[cfg(test)]` items, as
+/// Every path of a file outside `#[cfg(test)]` items that starts with one of `roots`, as
 /// written (relative paths still relative).
-#[derive(Default)]
-struct Paths(Vec<Vec<String>>);
+struct Paths {
+    roots: &'static [&'static str],
+    found: Vec<Vec<String>>,
+}
 
 impl Paths {
     fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
@@ -58,8 +60,16 @@ impl Paths {
         }
     }
 
+    /// Paths that start with `crate`, `super` or `self`.
+    fn relative() -> Paths {
+        Paths {
+            roots: &["crate", "super", "self"],
+            found: Vec::new(),
+        }
+    }
+
     /// The paths inside unparsed tokens (macro arguments, attributes): each run of identifiers
-    /// joined by `::` that starts with `crate`, `super` or `self`.
+    /// joined by `::` that starts with one of the roots.
     fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
         let mut run: Vec<String> = Vec::new();
         let mut colons = 0;
@@ -98,8 +108,8 @@ impl Paths {
     fn push(&mut self, prefix: &[String], last: Option<String>) {
         let mut path = prefix.to_vec();
         path.extend(last.filter(|l| l != "self"));
-        if matches!(path.first().map(String::as_str), Some("crate" | "super" | "self")) {
-            self.0.push(path);
+        if path.first().is_some_and(|first| self.roots.contains(&first.as_str())) {
+            self.found.push(path);
         }
     }
 }
@@ -203,9 +213,9 @@ fn crate_cycles(src: &Path) -> Vec<String> {
         let current = module_of(src, file);
         let text = std::fs::read_to_string(file).expect("readable source");
         let syntax = syn::parse_file(&text).expect("the project's own sources parse");
-        let mut paths = Paths::default();
+        let mut paths = Paths::relative();
         paths.visit_file(&syntax);
-        for path in paths.0 {
+        for path in paths.found {
             let target = resolve(&current, &path, &modules);
             if target.is_empty() || target == current {
                 continue;
@@ -269,8 +279,6 @@ fn the_pipeline_is_assembled_only_behind_the_session() {
         "analyze_wanted",
         "analyze_configured",
         "analyze_program",
-        "analyze_parallel",
-        "analyze_watched",
         "analyze_variant",
         "Program::parse",
         "check_file_with_fixes",
@@ -298,6 +306,64 @@ fn the_pipeline_is_assembled_only_behind_the_session() {
     );
     // The check sees the files it is about.
     assert!(!naming("src/session", &["attach_fixes"]).is_empty());
+}
+
+/// The analyzer's paths that the Rust files under `dir` write past the crate's root items, as
+/// `path:line: kernel_lint_analyzer::module::..`, unless `module` is one of `open`.
+fn analyzer_paths_past_the_root(dir: &str, open: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("analyzer/src/lib.rs")).expect("the analyzer's root");
+    let lib = syn::parse_file(&lib).expect("the analyzer's root parses");
+    let modules: BTreeSet<String> = (lib.items.iter())
+        .filter_map(|item| match item {
+            syn::Item::Mod(m) => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        modules.contains("model"),
+        "the analyzer's modules are read: {modules:?}"
+    );
+    let mut files = Vec::new();
+    rust_files(&root.join(dir), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable file");
+        let syntax = syn::parse_file(&text).expect("a file of the project parses");
+        let mut paths = Paths {
+            roots: &["kernel_lint_analyzer"],
+            found: Vec::new(),
+        };
+        paths.visit_file(&syntax);
+        for path in paths.found {
+            let Some(second) = path.get(1) else { continue };
+            if modules.contains(second) && !open.contains(&second.as_str()) {
+                let shown = file.strip_prefix(root).unwrap_or(&file).display();
+                found.push(format!("{shown}: {}", path.join("::")));
+            }
+        }
+    }
+    found
+}
+
+/// The crates use the analyzer through its root's items, its workspace discovery and its
+/// limits; only the GPU harness, which lowers kernels by reading the syntax model, reaches
+/// into that model.
+#[test]
+fn the_crates_use_the_analyzer_through_its_public_api() {
+    const API: &[&str] = &["workspace", "budget"];
+    const SYNTAX_MODEL: &[&str] = &["workspace", "budget", "parse", "model", "algebra", "interpret"];
+    for dir in ["src", "lints", "rewrite", "tests", "benches", "fuzz", "xtask"] {
+        let past = analyzer_paths_past_the_root(dir, API);
+        assert_eq!(past, Vec::<String>::new(), "{dir} reaches past the analyzer's API");
+    }
+    assert_eq!(
+        analyzer_paths_past_the_root("harness", SYNTAX_MODEL),
+        Vec::<String>::new()
+    );
+    // The check sees the paths it is about.
+    assert!(!analyzer_paths_past_the_root("harness", API).is_empty());
+    assert!(!analyzer_paths_past_the_root("src", &[]).is_empty());
 }
 
 #[test]

@@ -4,11 +4,9 @@
 //! the number of workers and however the files were shared out.
 
 use super::resident::{self, BaseInputs};
-use super::{CrateUse, ModuleSource};
 use crate::model::launch::LaunchPlan;
 use crate::report::FileReport;
 use crate::source::{FileError, SourceFile};
-use crate::workspace::CrateFeatures;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -19,41 +17,6 @@ pub trait Progress: Sync {
     fn started(&self, path: &str);
     /// A worker is done with it.
     fn finished(&self, path: &str);
-}
-
-/// Progress nobody watches.
-pub struct Unwatched;
-
-impl Progress for Unwatched {
-    fn started(&self, _: &str) {}
-    fn finished(&self, _: &str) {}
-}
-
-/// Like [`super::analyze_configured`], on `jobs` workers (at least one), each on a thread
-/// with a stack deep enough for any input the parser accepts.
-pub fn analyze_parallel(
-    inputs: Vec<ModuleSource>,
-    uses: &[CrateUse],
-    features: &CrateFeatures,
-    plans: &[&LaunchPlan],
-    jobs: usize,
-) -> Vec<Result<FileReport, FileError>> {
-    analyze_watched(inputs, uses, features, plans, jobs, &Unwatched)
-}
-
-/// Like [`analyze_parallel`], telling `progress` as each file starts and ends.
-pub fn analyze_watched(
-    inputs: Vec<ModuleSource>,
-    uses: &[CrateUse],
-    features: &CrateFeatures,
-    plans: &[&LaunchPlan],
-    jobs: usize,
-    progress: &dyn Progress,
-) -> Vec<Result<FileReport, FileError>> {
-    let all: Vec<usize> = (0..inputs.len()).collect();
-    let plans = plans.iter().map(|&plan| plan.clone()).collect();
-    let base = BaseInputs::new(inputs, uses, features, plans);
-    analyze_wanted(&base, &all, jobs, progress)
 }
 
 /// What the analysis of a variant gives: the wanted files' reports, and which of the changed
@@ -116,7 +79,7 @@ pub fn analyze_variant(
     })
 }
 
-/// Like [`analyze_parallel`], reporting only the files `wanted` of `base` (indices into its
+/// The reports of the files `wanted` of `base` (indices into its
 /// inputs), in that order: the other files are read for their names. Every worker parses the
 /// files that may hold an entry point, the files the base names (given on their own, checked
 /// whatever their bytes hold) and those their names reach ([`needed_files`]); no worker

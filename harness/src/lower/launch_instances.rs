@@ -9,14 +9,10 @@ use quote::ToTokens;
 use std::collections::HashSet;
 use syn::{Expr, GenericArgument, GenericParam, Type};
 
-/// `kernels` with each generic kernel replaced by its instantiations that the file launches;
-/// a generic kernel that the file never instantiates stays, to be refused with the reason.
-pub fn instantiate_kernels(syntax: &syn::File, kernels: Vec<Kernel>) -> Vec<Kernel> {
-    instantiate_kernels_launched_by(syntax, None, kernels)
-}
-
-/// As [`instantiate_kernels`], with the launches of `host` too: the program of a library
-/// crate's generic kernels instantiates them (`module.scale::<f32>(..)` in a sibling crate).
+/// `kernels` with each generic kernel replaced by its instantiations that the file launches,
+/// and those that `host` launches (the program of a library crate's generic kernels
+/// instantiates them: `module.scale::<f32>(..)` in a sibling crate); a generic kernel that is
+/// never instantiated stays, to be refused with the reason.
 pub fn instantiate_kernels_launched_by(
     syntax: &syn::File,
     host: Option<&syn::File>,

@@ -145,7 +145,7 @@ mod wide_constants;
 
 pub use items::Workspace;
 pub use launch::{LaunchNeeds, DEFAULT_DYNAMIC_SHARED_BYTES};
-pub use launch_instances::{host_program, instantiate_kernels, instantiate_kernels_launched_by};
+pub use launch_instances::{host_program, instantiate_kernels_launched_by};
 pub use prelude::PRELUDE;
 
 /// Why a kernel could not be lowered, and where.
@@ -214,8 +214,6 @@ pub struct LoweredKernel {
 /// The CUDA C++ of one Rust file, in a namespace of its own.
 #[derive(Debug, Clone)]
 pub struct LoweredFile {
-    /// The namespace holding the file's types and kernels.
-    pub namespace: String,
     /// Type, constant, helper and kernel definitions.
     pub code: String,
     /// What every kernel of the file needs: the namespace opened, types, constants, statics
@@ -513,7 +511,6 @@ pub fn lower_file(
     let close = format!("}} // namespace {namespace}\n");
     let code = format!("{common}{kernel_code}{close}");
     LoweredFile {
-        namespace: namespace.to_string(),
         code,
         common,
         close,
