@@ -652,7 +652,7 @@ impl Discovery {
     /// Follows one `mod` item declared in `file`, whose module is at `place` and `reach`.
     fn visit_item(&mut self, walk: &mut Walk, item: &ModItem, file: &Path, place: &Place, parent: &Reach) {
         if let Some(included) = &item.include {
-            self.visit_include(walk, included, item, file, place, parent);
+            self.visit_include(walk, included, item, file, parent);
             return;
         }
         if parent.depth + 1 > self.max_depth {
@@ -785,14 +785,14 @@ impl Discovery {
     }
 
     /// Follows `include!("x.rs")` written in `file`: `x.rs` (relative to `file`'s folder) is
-    /// part of the same module, so it is recorded with the including module's path.
+    /// part of the same module, so it is recorded with the including module's path; its own
+    /// `mod` items are looked for from its folder, as from a `mod.rs` (rustc's rule).
     fn visit_include(
         &mut self,
         walk: &mut Walk,
         included: &str,
         item: &ModItem,
         file: &Path,
-        place: &Place,
         parent: &Reach,
     ) {
         let candidate = file.parent().unwrap_or(Path::new("")).join(included);
@@ -823,7 +823,7 @@ impl Discovery {
             }),
             depth: parent.depth,
         };
-        self.visit_file(walk, &candidate, place, &reach);
+        self.visit_file(walk, &candidate, &mod_rs_place(&candidate), &reach);
     }
 
     /// The entry of a file, read and parsed the first time it is reached.

@@ -1042,3 +1042,34 @@ fn an_include_cycle_stops_with_a_warning() {
         ["src/a.rs:1:1: `include!(\"lib.rs\")` leads back to src/lib.rs, which is already being read; not followed again"]
     );
 }
+
+/// A file pulled in with `include!` looks for its own `mod` items from its folder, as rustc
+/// does (tracel-ai/burn's test crates include `checkpointing/mod.rs`-style files whose modules
+/// sit beside them), whichever file includes it: a `mod.rs`-like root or a flat module file.
+#[test]
+fn modules_of_an_included_file_are_found_beside_it() {
+    let dir = tree(&[
+        ("Cargo.toml", PACKAGE),
+        ("src/lib.rs", "mod util;\ninclude!(\"shared/checkpointing.rs\");\n"),
+        ("src/shared/checkpointing.rs", "mod abs;\nmod nested {\n    mod deep;\n}\n"),
+        ("src/shared/abs.rs", "pub fn abs() {}\n"),
+        ("src/shared/nested/deep.rs", "pub fn deep() {}\n"),
+        ("src/util.rs", "include!(\"inner/more.rs\");\n"),
+        ("src/inner/more.rs", "mod helper;\n"),
+        ("src/inner/helper.rs", "pub fn helper() {}\n"),
+    ]);
+    let ws = discover(&dir);
+    assert_eq!(warning_lines(&ws), Vec::<String>::new());
+    assert_eq!(
+        primaries(&ws),
+        pairs(&[
+            ("src/lib.rs", "kern:crate"),
+            ("src/util.rs", "kern:crate::util"),
+            ("src/inner/more.rs", "kern:crate::util"),
+            ("src/inner/helper.rs", "kern:crate::util::helper"),
+            ("src/shared/checkpointing.rs", "kern:crate"),
+            ("src/shared/abs.rs", "kern:crate::abs"),
+            ("src/shared/nested/deep.rs", "kern:crate::nested::deep"),
+        ])
+    );
+}
