@@ -131,16 +131,28 @@ pub fn within<T>(path: &str, analysis: impl FnOnce() -> Result<T, FileError>) ->
     DEADLINE.with(|deadline| deadline.set(outer));
     match result {
         Ok(result) => result,
-        Err(payload) if is_exhausted(payload.as_ref()) => Err(FileError::without_span(path, stopped(None))),
+        Err(payload) if is_exhausted(payload.as_ref()) => Err(FileError::without_span(path, stopped())),
         Err(payload) => resume_unwind(payload),
     }
 }
 
-/// The message of a file whose budget ran out, in kernel `kernel` when known.
-pub fn stopped(kernel: Option<&str>) -> String {
+/// The message of a file whose budget ran out outside the analysis of its kernels.
+pub fn stopped() -> String {
     let budget = describe(file_time_budget().unwrap_or(Duration::ZERO));
-    let place = kernel.map(|k| format!(" in `fn {k}`")).unwrap_or_default();
-    format!("analysis stopped after {budget}{place} (time budget, `--file-time-budget`)")
+    format!("analysis stopped after {budget} (time budget, `--file-time-budget`)")
+}
+
+/// Why kernel `kernel` has no figures: the file's time budget ran out in it, or before it
+/// (`earlier`, in a kernel analyzed before).
+pub fn stopped_kernel(kernel: &str, earlier: bool) -> String {
+    let budget = describe(file_time_budget().unwrap_or(Duration::ZERO));
+    if earlier {
+        format!(
+            "`fn {kernel}` is not analyzed: the file's time budget ({budget}, `--file-time-budget`) ran out before it"
+        )
+    } else {
+        format!("the analysis of `fn {kernel}` stopped after {budget}, the file's time budget (`--file-time-budget`); its accesses have no figures")
+    }
 }
 
 /// Whether an error message is [`stopped`]'s: the outcome of a race with the clock, not of

@@ -10,7 +10,7 @@ use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
-use crate::source::{FileError, SourceFile, Unsupported};
+use crate::source::{FileError, SourceFile, Span, Unsupported};
 use crate::warp::predict::predict;
 use crate::warp::shared::{predict_banks, BankPrediction};
 use crate::warp::verdict::Prediction;
@@ -371,20 +371,21 @@ impl Program {
         let mut unsupported = Vec::new();
         let kernels = find_kernels_where(source, syntax, plan, &mut unsupported, wanted);
         let mut reports = Vec::with_capacity(kernels.len());
+        let mut ran_out = false;
         for kernel in kernels {
             for launch in self.launches_of(file, &kernel, plan) {
                 // A defect in the analysis of one kernel is reported for its file; the other
-                // files are still analyzed.
-                let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch))).map_err(
-                    |panic| {
-                        if crate::budget::is_exhausted(panic.as_ref()) {
-                            let message = crate::budget::stopped(Some(&kernel.name));
-                            FileError::at(&source.path, message, kernel.span)
-                        } else {
-                            internal_error(&source.path, panic.as_ref())
-                        }
-                    },
-                )?;
+                // files are still analyzed. A kernel the time budget stops is a kernel without
+                // figures, noted as such: the tool's limit is not an error in the user's code.
+                let analysis = match catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch))) {
+                    Ok(analysis) => analysis,
+                    Err(panic) if crate::budget::is_exhausted(panic.as_ref()) => {
+                        let message = crate::budget::stopped_kernel(&kernel.name, ran_out);
+                        ran_out = true;
+                        KernelAnalysis::not_analyzed(kernel.span, message)
+                    }
+                    Err(panic) => return Err(internal_error(&source.path, panic.as_ref())),
+                };
                 let mut analyzed = kernel.clone();
                 analyzed.launch = launch.launch;
                 let mut report = analysis.report(analyzed, file, &self.files);
@@ -463,6 +464,22 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl KernelAnalysis {
+    /// A kernel with no access analyzed, for the reason `message` at `span`.
+    fn not_analyzed(span: Span, message: String) -> KernelAnalysis {
+        KernelAnalysis {
+            body: KernelBody {
+                accesses: Vec::new(),
+                unsupported: vec![Unsupported {
+                    span,
+                    file: None,
+                    message,
+                }],
+            },
+            predictions: Vec::new(),
+            banks: Vec::new(),
+        }
+    }
+
     /// The report of this analysis of a kernel of file `file`, for lints and renderers.
     pub fn report(self, kernel: Kernel, file: usize, files: &[SourceFile]) -> KernelReport {
         let path = |i: usize| files.get(i).map_or_else(String::new, |f| f.path.clone());

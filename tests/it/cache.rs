@@ -203,6 +203,27 @@ fn a_change_to_the_configuration_analyzes_again() {
     invalidated_by("kernel-lint.toml", "[lints]\nKL001 = \"deny\"\n", "\"level\": \"deny\"");
 }
 
+/// A kernel the time budget stopped is a note, not an error: the run exits with its findings'
+/// status, and its result is kept, so the next run does not spend the budget again.
+#[test]
+fn a_run_stopped_by_the_time_budget_is_kept_and_exits_with_the_findings_status() {
+    let dir = crate_dir();
+    let root = dir.path();
+    let args = ["--file-time-budget", "0ms", "check", "src/kernels.rs"];
+    let cold = run(root, &args);
+    let text = String::from_utf8_lossy(&cold.stdout).into_owned();
+    assert!(
+        text.contains("note[KL007]: the analysis of `fn scale` stopped after 0 ms, the file's time budget"),
+        "{text}"
+    );
+    assert_eq!(cold.status.code(), Some(0), "{text}");
+    assert_eq!(tally(&cold), analyzed_fresh(root));
+    let warm = run(root, &args);
+    assert_eq!(tally(&warm), taken(root));
+    assert_eq!(warm.stdout, cold.stdout);
+    assert_eq!(warm.status.code(), Some(0));
+}
+
 #[test]
 fn results_of_another_build_of_the_tool_are_not_used() {
     let dir = crate_dir();

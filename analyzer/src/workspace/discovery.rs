@@ -787,14 +787,7 @@ impl Discovery {
     /// Follows `include!("x.rs")` written in `file`: `x.rs` (relative to `file`'s folder) is
     /// part of the same module, so it is recorded with the including module's path; its own
     /// `mod` items are looked for from its folder, as from a `mod.rs` (rustc's rule).
-    fn visit_include(
-        &mut self,
-        walk: &mut Walk,
-        included: &str,
-        item: &ModItem,
-        file: &Path,
-        parent: &Reach,
-    ) {
+    fn visit_include(&mut self, walk: &mut Walk, included: &str, item: &ModItem, file: &Path, parent: &Reach) {
         let candidate = file.parent().unwrap_or(Path::new("")).join(included);
         if !candidate.is_file() {
             let message = format!(

@@ -1051,7 +1051,10 @@ fn modules_of_an_included_file_are_found_beside_it() {
     let dir = tree(&[
         ("Cargo.toml", PACKAGE),
         ("src/lib.rs", "mod util;\ninclude!(\"shared/checkpointing.rs\");\n"),
-        ("src/shared/checkpointing.rs", "mod abs;\nmod nested {\n    mod deep;\n}\n"),
+        (
+            "src/shared/checkpointing.rs",
+            "mod abs;\nmod nested {\n    mod deep;\n}\n",
+        ),
         ("src/shared/abs.rs", "pub fn abs() {}\n"),
         ("src/shared/nested/deep.rs", "pub fn deep() {}\n"),
         ("src/util.rs", "include!(\"inner/more.rs\");\n"),
