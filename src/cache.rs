@@ -150,7 +150,13 @@ fn config_digest(config: &Config) -> String {
         .iter()
         .map(|lint| config.levels.level(lint).as_str())
         .collect();
-    format!("{:?}|{:?}|{}", config.plan, config.thresholds, levels.join(","))
+    format!(
+        "{:?}|{:?}|{}|{:?}",
+        config.plan,
+        config.thresholds,
+        levels.join(","),
+        config.kernel_allow
+    )
 }
 
 /// A SHA-256 over length-prefixed fields, so that no two lists of fields run together.

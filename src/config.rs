@@ -13,7 +13,7 @@ use kernel_lint_analyzer::{Dim3, LaunchPlan, LaunchSpec};
 use kernel_lint_lints::{Level, LintLevels};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,42 @@ pub struct Config {
     pub tables: Vec<usize>,
     /// Findings too cheap to report, command line included.
     pub thresholds: kernel_lint_lints::Thresholds,
+    /// `exclude` patterns of every table that applies: files found under them are not reported.
+    pub exclude: Vec<Exclude>,
+    /// `[kernel-allow]`: the lints (by code, or `all`) silenced in kernels of each name.
+    pub kernel_allow: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// A pattern of `exclude`: a glob over paths relative to the folder of its configuration
+/// (`*` stays within a folder, `**` crosses folders); a folder it matches excludes all below.
+#[derive(Debug, Clone)]
+pub struct Exclude {
+    /// The pattern as written.
+    pub written: String,
+    /// The folder it is relative to.
+    folder: PathBuf,
+    matcher: globset::GlobMatcher,
+}
+
+impl Config {
+    /// The `exclude` pattern that matches `path` (or a folder above it), if any.
+    pub fn excluded_by(&self, path: &Path) -> Option<&Exclude> {
+        let path = resolved(path);
+        self.exclude.iter().find(|pattern| {
+            path.strip_prefix(&pattern.folder).is_ok_and(|relative| {
+                relative
+                    .ancestors()
+                    .any(|p| !p.as_os_str().is_empty() && pattern.matcher.is_match(p))
+            })
+        })
+    }
+
+    /// Whether `[kernel-allow]` silences lint `code` in kernels named `kernel`.
+    pub fn allows_in_kernel(&self, kernel: &str, code: &str) -> bool {
+        self.kernel_allow
+            .get(kernel)
+            .is_some_and(|lints| lints.contains("all") || lints.contains(code))
+    }
 }
 
 /// One table of settings as read: a `kernel-lint.toml`, or the `kernel-lint` metadata of a
@@ -52,6 +88,10 @@ pub struct Table {
     thresholds: kernel_lint_lints::Thresholds,
     /// The settings of the run as a whole.
     run: RunSettings,
+    /// The `exclude` patterns.
+    exclude: Vec<Exclude>,
+    /// The `[kernel-allow]` entries: kernel name and lint code (or `all`).
+    kernel_allow: Vec<(String, String)>,
 }
 
 /// Settings of a run rather than of a file: read from `--config`, else from the configuration
@@ -238,6 +278,10 @@ struct RawConfig {
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     thresholds: crate::thresholds::RawThresholds,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    #[serde(default, rename = "kernel-allow")]
+    kernel_allow: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -419,6 +463,14 @@ impl<'a> Resolver<'a> {
         }
         for table in key.levels.iter().filter_map(|&t| self.configs.tables.get(t)) {
             crate::thresholds::overlay(&mut config.thresholds, &table.thresholds);
+            config.exclude.extend(table.exclude.iter().cloned());
+            for (kernel, lint) in &table.kernel_allow {
+                config
+                    .kernel_allow
+                    .entry(kernel.clone())
+                    .or_default()
+                    .insert(lint.clone());
+            }
         }
         crate::thresholds::overlay(&mut config.thresholds, &self.settings.thresholds);
         Ok(config)
@@ -609,12 +661,43 @@ fn table(raw: &RawConfig, text: &Text) -> Result<Table, CliError> {
         .thresholds
         .validate()
         .map_err(|(span, message)| CliError::Config(text.error_at(Some(span), &message)))?;
+    let mut exclude = Vec::new();
+    for pattern in &raw.exclude {
+        let glob = globset::GlobBuilder::new(pattern.get_ref())
+            .literal_separator(true)
+            .build()
+            .map_err(|err| {
+                let message = format!("`{}` is not a glob pattern: {}", pattern.get_ref(), err.kind());
+                CliError::Config(text.error_at(Some(pattern.span()), &message))
+            })?;
+        exclude.push(Exclude {
+            written: pattern.get_ref().clone(),
+            folder: resolved(&text.folder),
+            matcher: glob.compile_matcher(),
+        });
+    }
+    let mut kernel_allow = Vec::new();
+    for (kernel, allowed) in &raw.kernel_allow {
+        for lint in allowed {
+            // Kept by code, however it is written.
+            let code = match lint.get_ref().as_str() {
+                "all" => "all",
+                written => kernel_lint_lints::find(written).map(|l| l.code).ok_or_else(|| {
+                    let message = format!("unknown lint `{written}`");
+                    CliError::Config(text.error_at(Some(lint.span()), &message))
+                })?,
+            };
+            kernel_allow.push((kernel.get_ref().clone(), code.to_string()));
+        }
+    }
     Ok(Table {
         display: text.display.clone(),
         entries,
         lints,
         thresholds,
         run: run_settings(raw, text)?,
+        exclude,
+        kernel_allow,
     })
 }
 

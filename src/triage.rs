@@ -31,6 +31,8 @@ pub fn suppressions(sources: &[SourceFile]) -> Suppressions {
 pub fn finish(files: &mut [Findings<'_>], mut suppressions: Suppressions) {
     for file in files.iter_mut() {
         suppressions.apply(file.diagnostics);
+        let config = file.config;
+        file.diagnostics.retain(|d| !config.allows_in_kernel(&d.kernel, d.code));
     }
     for file in files.iter_mut() {
         let unused = suppressions.unused(file.path, &file.config.levels);

@@ -251,6 +251,24 @@ pub fn analyze_with(
         configured.push(resolver.config_for(&input.path)?);
     }
     let configs = resolver.finish();
+    // A file found under an `exclude` pattern is read for its names only; one named on the
+    // command line is reported all the same.
+    let mut candidates = candidates;
+    let mut excluded = 0;
+    for (input, &config) in candidates.files.iter_mut().zip(&configured) {
+        if input.reported
+            && !input.named
+            && configs
+                .get(config)
+                .is_some_and(|c| c.excluded_by(&input.path).is_some())
+        {
+            input.reported = false;
+            excluded += 1;
+        }
+    }
+    if settings.verbose && excluded > 0 {
+        eprintln!("excluded: {excluded} files under `exclude` patterns of the configuration");
+    }
     let paths = candidates
         .files
         .iter()

@@ -972,3 +972,96 @@ fn notes_about_code_not_followed_are_a_lint_that_allow_silences() {
         allowed.stdout
     );
 }
+
+/// `exclude` keeps the files found under its patterns out of the report (a folder pattern
+/// takes all below it; a file named on the command line is reported all the same), and
+/// `[kernel-allow]` silences lints in the kernels it names; a bad pattern or lint is an error
+/// at its place.
+#[test]
+fn excluded_files_and_lints_allowed_in_a_kernel_leave_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"ex\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(root, "src/lib.rs", "mod generated;\nmod kernels;\n");
+    write(root, "src/generated/mod.rs", "mod made;\n");
+    write(
+        root,
+        "src/generated/made.rs",
+        &STRIDED_KERNEL.replace("every_other", "made"),
+    );
+    write(
+        root,
+        "src/kernels.rs",
+        &format!(
+            "{}{}",
+            STRIDED_KERNEL,
+            STRIDED_KERNEL
+                .replace("every_other", "quiet")
+                .replace("use cuda_std::prelude::*;\nuse cuda_std::thread;\n", "")
+        ),
+    );
+    let before = run_in(root, &["--no-cache"]);
+    assert_eq!(before.code, 1, "{}", before.all());
+    assert!(
+        before
+            .stdout
+            .contains("3 kernels in 4 files, 6 global accesses; 3 warnings"),
+        "{}",
+        before.stdout
+    );
+    write(
+        root,
+        "kernel-lint.toml",
+        "exclude = [\"src/generated\"]\n\n[kernel-allow]\nquiet = [\"kl001\"]\n",
+    );
+    let after = run_in(root, &["--no-cache", "--verbose"]);
+    assert_eq!(after.code, 1, "{}", after.all());
+    assert!(
+        after
+            .stdout
+            .contains("2 kernels in 2 files, 4 global accesses; 1 warning"),
+        "{}",
+        after.stdout
+    );
+    assert!(after.stdout.contains("src/kernels.rs:8:"), "{}", after.stdout);
+    assert!(!after.stdout.contains("made"), "{}", after.stdout);
+    assert!(
+        after
+            .stderr
+            .contains("excluded: 2 files under `exclude` patterns of the configuration"),
+        "{}",
+        after.stderr
+    );
+    let named = run_in(root, &["--no-cache", "src/generated/made.rs"]);
+    assert!(
+        named
+            .stdout
+            .contains("1 kernel in 1 file, 2 global accesses; 1 warning"),
+        "{}",
+        named.stdout
+    );
+    write(root, "kernel-lint.toml", "exclude = [\"src/[gen\"]\n");
+    let bad = run_in(root, &["--no-cache"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains(
+            "error: kernel-lint.toml:1:12: `src/[gen` is not a glob pattern: unclosed character class; missing ']'"
+        ),
+        "{}",
+        bad.stderr
+    );
+    write(root, "kernel-lint.toml", "[kernel-allow]\nquiet = [\"KL099\"]\n");
+    let unknown = run_in(root, &["--no-cache"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown
+            .stderr
+            .contains("error: kernel-lint.toml:2:10: unknown lint `KL099`"),
+        "{}",
+        unknown.stderr
+    );
+}
