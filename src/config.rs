@@ -899,6 +899,7 @@ mod tests {
             levels,
             tables: vec![0],
             thresholds: table.thresholds,
+            ..Config::default()
         })
     }
 

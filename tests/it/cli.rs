@@ -991,12 +991,12 @@ fn excluded_files_and_lints_allowed_in_a_kernel_leave_the_report() {
     write(
         root,
         "src/generated/made.rs",
-        &STRIDED_KERNEL.replace("every_other", "made"),
+        STRIDED_KERNEL.replace("every_other", "made"),
     );
     write(
         root,
         "src/kernels.rs",
-        &format!(
+        format!(
             "{}{}",
             STRIDED_KERNEL,
             STRIDED_KERNEL
