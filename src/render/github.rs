@@ -8,14 +8,23 @@ use crate::session::{Entry, Outcome};
 use kernel_lint_analyzer::{FileError, SourceFile};
 use kernel_lint_lints::{Diagnostic, Level};
 
-/// Every finding of a run as an annotation, then every file that could not be analyzed.
+/// The longest message an annotation carries, in characters: the rest of a finding (its notes,
+/// the cases of a long headline) is in the log, where the annotation's line points.
+const MAX_MESSAGE: usize = 600;
+
+/// Every warning and error of a run as an annotation, then every file that could not be
+/// analyzed. Notes are plain log lines: GitHub shows only a handful of annotations per step,
+/// and those are for what fails the job or may.
 pub fn annotations(outcome: &Outcome) -> String {
     let mut out = String::new();
     for entry in &outcome.entries {
         if let Entry::Ok(file) = entry {
             for d in &file.diagnostics {
                 let source = outcome.source(&d.file).unwrap_or(&file.source);
-                out.push_str(&annotation(d, source));
+                out.push_str(&match d.level {
+                    Level::Note | Level::Allow => log_line(d),
+                    Level::Warn | Level::Deny => annotation(d, source),
+                });
                 out.push('\n');
             }
         }
@@ -27,12 +36,21 @@ pub fn annotations(outcome: &Outcome) -> String {
     out
 }
 
+/// A note as the log shows it, not a workflow command: `note: src/k.rs:8:21: KL007 name: message`.
+fn log_line(d: &Diagnostic) -> String {
+    let span = d.primary.span;
+    let message = d.message.replace(['\r', '\n'], " ");
+    format!(
+        "note: {}:{}:{}: {} {}: {message}",
+        d.file, span.line, span.column, d.code, d.name
+    )
+}
+
 /// `::warning file=F,line=L,col=C,endLine=L,endColumn=C,title=KL002 name::message`.
 fn annotation(d: &Diagnostic, source: &SourceFile) -> String {
     let command = match d.level {
         Level::Deny => "error",
-        Level::Warn => "warning",
-        Level::Note | Level::Allow => "notice",
+        Level::Warn | Level::Note | Level::Allow => "warning",
     };
     let span = d.primary.span;
     let (end_line, end_column) = source.line_column(span.end.max(span.start));
@@ -46,7 +64,17 @@ fn annotation(d: &Diagnostic, source: &SourceFile) -> String {
         properties.push(("endLine", end_line.to_string()));
     }
     properties.push(("title", format!("{} {}", d.code, d.name)));
-    command_line(command, &properties, &text(d))
+    command_line(command, &properties, &capped(&text(d)))
+}
+
+/// `text` cut at [`MAX_MESSAGE`] characters, on a word boundary, with `…` where it was cut.
+fn capped(text: &str) -> String {
+    if text.chars().count() <= MAX_MESSAGE {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(MAX_MESSAGE).collect();
+    let end = cut.rfind([' ', '\n']).unwrap_or(cut.len());
+    format!("{}…", cut[..end].trim_end_matches([',', ';', ':']))
 }
 
 /// A file or item that could not be analyzed.
@@ -100,6 +128,16 @@ mod tests {
     fn escapes_as_the_actions_toolkit() {
         assert_eq!(escape_data("50% of a\r\nb: c, d"), "50%25 of a%0D%0Ab: c, d");
         assert_eq!(escape_property("C:\\a,b%\n"), "C%3A\\a%2Cb%25%0A");
+    }
+
+    #[test]
+    fn a_long_message_is_cut_at_a_word_with_an_ellipsis() {
+        let long = format!("sectors per request: {}", "4 when w == 1, ".repeat(60));
+        let cut = capped(&long);
+        // 599 characters up to the last space within the first 600, then the ellipsis.
+        assert_eq!(cut.chars().count(), 600);
+        assert!(cut.ends_with("w == 1, 4 when w…"), "{cut}");
+        assert_eq!(capped("short"), "short");
     }
 
     #[test]

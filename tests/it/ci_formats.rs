@@ -135,6 +135,26 @@ fn github_annotations_on_the_pattern_fixtures() {
     );
 }
 
+/// Notes are lines of the log, not annotations: GitHub shows only a handful of annotations a
+/// step, and those are for what fails the job.
+#[test]
+fn github_notes_are_log_lines_not_annotations() {
+    let run = run(&[
+        "--file-time-budget",
+        "0ms",
+        "check",
+        "--format",
+        "github",
+        "fixtures/seeds/strided.rs",
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stdout,
+        "note: fixtures/seeds/strided.rs:15:15: KL007 unfollowed-construct: the analysis of `fn strided_access` \
+         stopped after 0 ms, the file's time budget (`--file-time-budget`); its accesses have no figures\n"
+    );
+}
+
 #[test]
 fn sarif_of_every_fixture_folder_validates_against_the_schema() {
     let validator = sarif_validator();
