@@ -59,6 +59,7 @@ pub fn run(session: &Session, args: &FixArgs) -> Result<Status, CliError> {
             .count();
         eprintln!("fixed {} ({})", change.path, plural(count, "fix", "fixes"));
     }
+    follow_ups(&diagnostics, &plan, "then by hand");
     let after = session.check(&args.analyze.paths)?;
     render(session, args, &after)?;
     let remaining = after.analyzed().map(|a| a.diagnostics.len()).sum::<usize>();
@@ -87,6 +88,7 @@ fn show_diff(before: &Outcome, diagnostics: &[Diagnostic], plan: &Plan) -> Resul
             plural(plan.fixed(), "finding", "findings"),
             plural(plan.files.len(), "file", "files")
         );
+        follow_ups(diagnostics, plan, "then by hand, once applied");
     }
     hint(plan);
     Ok(if before.has_errors() || plan.has_failures() {
@@ -104,6 +106,24 @@ pub use kernel_lint_rewrite::edits::unified_diff;
 fn render(session: &Session, args: &FixArgs, outcome: &Outcome) -> Result<(), CliError> {
     let format = args.analyze.format.unwrap_or_default();
     print(&crate::render::findings(format, outcome, session.settings().color))
+}
+
+/// What the applied fixes leave to the user (the host's buffers of a changed layout), each
+/// step once, on stderr: a fix that changes what the host must pass is not done when the file
+/// is written.
+fn follow_ups(diagnostics: &[Diagnostic], plan: &Plan, lead: &str) {
+    let mut shown: Vec<&str> = Vec::new();
+    for (d, outcome) in diagnostics.iter().zip(&plan.outcomes) {
+        let engine::Outcome::Applied(fix) = outcome else {
+            continue;
+        };
+        for step in d.fixes.get(*fix).map_or(&[][..], |f| f.follow_up.as_slice()) {
+            if !shown.contains(&step.as_str()) {
+                shown.push(step);
+                eprintln!("{lead} ({}, `{}`): {step}", d.file, d.kernel);
+            }
+        }
+    }
 }
 
 /// One line on stderr for each fix skipped or failed.

@@ -119,7 +119,11 @@ fn a_clean_tree_is_fixed_and_analyzed_again() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stderr,
-        "fixed src/types.rs (1 fix)\nfixed 1 finding in 1 file; 0 remaining\n"
+        concat!(
+            "fixed src/types.rs (1 fix)\n",
+            "then by hand (src/lib.rs, `copy`): `Q` grows from 12 to 16 bytes: the host must lay out its buffers with the padding\n",
+            "fixed 1 finding in 1 file; 0 remaining\n"
+        )
     );
     assert_eq!(run.stdout, CLEAN_SUMMARY);
     assert_eq!(types(dir.path()), FIXED_TYPES);
@@ -170,7 +174,11 @@ fn allow_dirty_fixes_over_uncommitted_changes() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stderr,
-        "fixed src/types.rs (1 fix)\nfixed 1 finding in 1 file; 0 remaining\n"
+        concat!(
+            "fixed src/types.rs (1 fix)\n",
+            "then by hand (src/lib.rs, `copy`): `Q` grows from 12 to 16 bytes: the host must lay out its buffers with the padding\n",
+            "fixed 1 finding in 1 file; 0 remaining\n"
+        )
     );
     assert_eq!(types(dir.path()), format!("{FIXED_TYPES}// work in progress\n"));
 }
@@ -181,7 +189,13 @@ fn diff_prints_the_changes_and_writes_nothing() {
     let run = kernel_lint(dir.path(), &["fix", "--unsafe-fixes", "--diff"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.stdout, DIFF);
-    assert_eq!(run.stderr, "would fix 1 finding in 1 file\n");
+    assert_eq!(
+        run.stderr,
+        concat!(
+            "would fix 1 finding in 1 file\n",
+            "then by hand, once applied (src/lib.rs, `copy`): `Q` grows from 12 to 16 bytes: the host must lay out its buffers with the padding\n"
+        )
+    );
     assert_eq!(types(dir.path()), TYPES);
     // Nothing to fix without the unsafe fixes: exit 0, no diff.
     let run = kernel_lint(dir.path(), &["fix", "--diff"]);
@@ -235,7 +249,11 @@ fn two_findings_with_the_same_fix_are_both_fixed_by_one_edit() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stderr,
-        "fixed src/types.rs (2 fixes)\nfixed 2 findings in 1 file; 0 remaining\n"
+        concat!(
+            "fixed src/types.rs (2 fixes)\n",
+            "then by hand (src/lib.rs, `copy`): `Q` grows from 12 to 16 bytes: the host must lay out its buffers with the padding\n",
+            "fixed 2 findings in 1 file; 0 remaining\n"
+        )
     );
     assert_eq!(types(dir.path()), FIXED_TYPES);
 }
@@ -330,7 +348,11 @@ fn a_structure_of_arrays_rewrite_reanalyzes_to_its_predicted_gain() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stderr,
-        "fixed src/lib.rs (2 fixes)\nfixed 2 findings in 1 file; 0 remaining\n"
+        concat!(
+            "fixed src/lib.rs (2 fixes)\n",
+            "then by hand (src/lib.rs, `drift`): the host must allocate one buffer per field of `Body` (`x`, `y`, `vx`, `vy`) and pass a `BodySoa` of their pointers in place of the `Body` buffer\n",
+            "fixed 2 findings in 1 file; 0 remaining\n"
+        )
     );
     let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).expect("lib.rs");
     syn::parse_file(&fixed).expect("the fixed file parses");
