@@ -194,12 +194,40 @@ impl Packages {
     }
 }
 
-/// The packages `cargo metadata --no-deps --format-version 1` lists for a manifest.
+/// The packages `cargo metadata --no-deps --format-version 1` lists for a manifest. rustup's
+/// `cargo` runs the toolchain the current folder pins, and fails when that one is not
+/// installed: then it is asked again from a folder that pins none (the temporary folder), whose
+/// toolchain reads the manifest all the same (`--no-deps` compiles nothing).
 fn metadata(manifest: &Path) -> Result<Vec<Package>, String> {
-    let output = Command::new(cargo())
+    let first = metadata_from(manifest, None);
+    if first.is_err() && pins_a_toolchain() {
+        if let Ok(packages) = metadata_from(manifest, Some(&std::env::temp_dir())) {
+            return Ok(packages);
+        }
+    }
+    first
+}
+
+/// Whether the current folder or one above it holds a `rust-toolchain` file.
+fn pins_a_toolchain() -> bool {
+    let Ok(cwd) = std::env::current_dir() else {
+        return false;
+    };
+    cwd.ancestors()
+        .any(|dir| dir.join("rust-toolchain.toml").is_file() || dir.join("rust-toolchain").is_file())
+}
+
+/// `cargo metadata` for `manifest`, run in `folder` (the current one when `None`).
+fn metadata_from(manifest: &Path, folder: Option<&Path>) -> Result<Vec<Package>, String> {
+    let mut command = Command::new(cargo());
+    command
         .args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"])
         .arg(manifest)
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    if let Some(folder) = folder {
+        command.current_dir(folder).env_remove("RUSTUP_TOOLCHAIN");
+    }
+    let output = command
         .output()
         .map_err(|err| format!("cannot start `cargo metadata` for `{}`: {err}", manifest.display()))?;
     let failed = |why: String| {

@@ -439,6 +439,46 @@ fn a_failing_cargo_metadata_is_named_by_its_error_line_and_the_findings_go_bare(
     assert_eq!(bare.len(), 2);
 }
 
+/// In a crate that pins a toolchain that is not installed, rustup's `cargo` refuses to start in
+/// its folder: `cargo metadata` is asked again from a folder that pins none, and the findings
+/// keep their package.
+#[test]
+fn a_pinned_toolchain_that_is_not_installed_still_gives_the_package() {
+    let dir = package();
+    std::fs::write(
+        dir.path().join("rust-toolchain.toml"),
+        "[toolchain]\nchannel = \"nightly-2021-12-04\"\n",
+    )
+    .expect("toolchain file written");
+    // rustup's proxy, as far as this test needs: the pinned toolchain is missing wherever a
+    // `rust-toolchain.toml` is in the current folder; elsewhere the installed cargo runs.
+    let cargo = dir.path().join("rustup-cargo");
+    std::fs::write(
+        &cargo,
+        "#!/bin/sh\nif [ -f rust-toolchain.toml ]; then\n  \
+         echo \"error: toolchain 'nightly-2021-12-04' is not installed\" >&2\n  exit 1\nfi\n\
+         exec cargo \"$@\"\n",
+    )
+    .expect("script written");
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
+    let run = kernel_lint(
+        dir.path(),
+        &["--message-format", "json"],
+        &[("CARGO", cargo.to_str().unwrap())],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let messages = compiler_messages(&run.stdout);
+    assert_eq!(messages.len(), 2);
+    for message in &messages {
+        assert!(
+            message.package_id.repr.contains("gpu-kernels"),
+            "{}",
+            message.package_id.repr
+        );
+    }
+}
+
 #[test]
 fn cargo_that_cannot_start_is_an_error() {
     let dir = package();
