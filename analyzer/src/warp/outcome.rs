@@ -144,7 +144,7 @@ impl<'a> Setup<'a> {
     }
 
     /// The addresses of the active lanes of every warp at every point, with the point's
-    /// weight, the most common stride between lanes 0 and 1, and whether every warp reads one
+    /// weight, the most common stride between neighbouring active lanes, and whether every warp reads one
     /// address; `None` when an address cannot be evaluated. A warp none of whose lanes runs
     /// the access makes no request.
     pub(super) fn lane_addresses(&self) -> Option<LaneAddresses> {
@@ -156,24 +156,30 @@ impl<'a> Setup<'a> {
             for (index, warp) in self.warps.iter().enumerate() {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
                 let mut active: Vec<usize> = Vec::with_capacity(32);
-                let mut first_two = [None, None];
+                // The distance between the first two neighbouring lanes that both run the
+                // access: lane 0 may be guarded off (`if i > 0`) and the rest still be a run.
+                let mut neighbours: Option<i64> = None;
+                let mut previous: Option<(usize, i64)> = None;
                 for (lane, thread) in warp.iter().enumerate() {
                     let Some(thread) = *thread else { continue };
                     if self.guards.iter().any(|g| g.eval(thread, point) == Some(false)) {
                         continue;
                     }
                     let address = self.compiled.eval(thread, point)?;
-                    if lane < 2 {
-                        first_two[lane] = Some(address);
+                    if let (None, Some((before, at))) = (neighbours, previous) {
+                        if before + 1 == lane {
+                            neighbours = Some(address - at);
+                        }
                     }
+                    previous = Some((lane, address));
                     addresses.push(address);
                     active.push(lane);
                 }
                 if addresses.is_empty() {
                     continue;
                 }
-                if let [Some(a), Some(b)] = first_two {
-                    *strides.entry(b - a).or_default() += point.weight;
+                if let Some(stride) = neighbours {
+                    *strides.entry(stride).or_default() += point.weight;
                 }
                 broadcast &= addresses.windows(2).all(|w| w[0] == w[1]);
                 warps.push(WarpLanes {

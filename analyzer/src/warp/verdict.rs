@@ -59,7 +59,7 @@ pub struct Case {
 pub struct Prediction {
     /// The verdict.
     pub class: AccessClass,
-    /// Byte distance between the addresses of lanes 0 and 1, when constant.
+    /// Byte distance between the addresses of neighbouring active lanes (0 and 1 when both run), when constant.
     pub stride_bytes: Option<i64>,
     /// Distinct 32-byte sectors one request touches (averaged over the warps of a launch);
     /// `None` when it depends on a value that is not known (see `cases`) or is unknowable.

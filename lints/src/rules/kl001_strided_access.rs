@@ -30,7 +30,10 @@ declare_lint! {
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     let p = cx.verdict(AccessClass::Strided)?;
+    // Lanes that share an address in pairs (`a[(i / 2) * 64]`) step by no one distance.
+    let no_constant_stride = p.stride_bytes == Some(0) || p.row_length.as_deref() == Some("0");
     let distance = match (p.stride_bytes, p.sectors_per_request) {
+        _ if no_constant_stride => "consecutive lanes are not a constant distance apart".to_string(),
         (Some(bytes), Some(_)) => format!("lanes are {bytes} bytes apart"),
         _ => format!(
             "the lane stride is `{}` elements",
@@ -48,6 +51,7 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     Some(Finding {
         message: format!("strided access to `{}`: {distance}, {}", cx.element(), cost(p)),
         label: match (p.stride_bytes, p.sectors_per_request) {
+            _ if no_constant_stride => "no constant lane stride".to_string(),
             (Some(bytes), Some(_)) => format!("lane stride {bytes} bytes"),
             _ => format!(
                 "lane stride `{}` elements",
@@ -63,6 +67,36 @@ fn check(cx: &AccessContext<'_>) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use crate::test_support::{assert_clean, findings};
+
+    /// Lanes 1 to 16 read one contiguous run: a misaligned access (KL003), not a strided one,
+    /// although lane 0 does not run it.
+    #[test]
+    fn a_unit_stride_run_without_lane_zero_is_not_strided() {
+        let source = "// kernel-lint: block(32)\n#[kernel] pub unsafe fn k(a: &[f32], out: *mut f32) { let i = thread::thread_idx_x() as usize; if i > 0 && i < 17 { *out.add(i) = a[i]; } }";
+        assert_clean("KL001", source, 2);
+        let misaligned = findings("KL003", source);
+        assert_eq!(misaligned.len(), 2);
+        assert_eq!(
+            misaligned[0].message,
+            "misaligned access to `a[i]`: 3 sectors per request where 2 would do (66.7% efficiency)"
+        );
+    }
+
+    /// Pairs of lanes share an address and the pairs are 256 bytes apart: no one lane stride.
+    #[test]
+    fn lanes_sharing_addresses_in_pairs_have_no_constant_stride() {
+        let found = findings(
+            "KL001",
+            "#[kernel] pub unsafe fn k(a: &[f32], out: *mut f32) { let i = thread::index_1d() as usize; *out.add(i) = a[(i / 2) * 64]; }",
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.starts_with("strided access to `a[(i / 2) * 64]`: consecutive lanes are not a constant distance apart, "),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(found[0].label, "no constant lane stride");
+    }
 
     #[test]
     fn constant_stride_is_reported_with_numbers() {
