@@ -1,41 +1,39 @@
-//! The prediction of a global access, shown when the pointer rests on its index expression.
+//! The prediction of a global access, shown when the pointer rests on it: on its index
+//! expression or anywhere in the access (`(*p.add(i)).x`, the span a finding underlines).
 
 use crate::session::Editor;
 use kernel_lint_analyzer::{AccessReport, BlockSource, KernelReport, MemorySpace, SourceFile};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The markdown of the global access whose index expression holds byte `offset` of file
-/// `path`: the innermost one, under every launch its kernels are analyzed with.
+/// The markdown of the global access whose index expression, or else whose whole expression,
+/// holds byte `offset` of file `path`: the innermost one, under every launch its kernels are
+/// analyzed with.
 pub fn markdown(state: &Editor, path: &Path, offset: usize) -> Option<String> {
     let display = state.display(path);
+    let holds = |span: kernel_lint_analyzer::Span| span.start <= offset && offset <= span.end;
     // The access may be in this file's kernel, or in a helper of this file that a kernel of
-    // another file calls.
-    let mut found: Vec<(&KernelReport, &AccessReport, &SourceFile)> = Vec::new();
+    // another file calls. Each is found by the narrower of its spans that holds the offset.
+    let mut found: Vec<(&KernelReport, &AccessReport, &SourceFile, usize)> = Vec::new();
     for analysis in state.analyses.values() {
         for kernel in analysis.report.iter().flat_map(|r| &r.kernels) {
             for access in &kernel.accesses {
                 let here = access.file.as_deref().unwrap_or(&analysis.source.path) == display;
-                let span = access.index_span;
-                if here
-                    && access.space == MemorySpace::Global
-                    && access.prediction.is_some()
-                    && span.start <= offset
-                    && offset <= span.end
-                {
-                    found.push((kernel, access, &analysis.source));
+                if !here || access.space != MemorySpace::Global || access.prediction.is_none() {
+                    continue;
+                }
+                let held = [access.index_span, access.span].into_iter().find(|&s| holds(s));
+                if let Some(span) = held {
+                    found.push((kernel, access, &analysis.source, span.end - span.start));
                 }
             }
         }
     }
-    let narrowest = found
-        .iter()
-        .map(|(_, a, _)| a.index_span.end - a.index_span.start)
-        .min()?;
-    found.retain(|(_, a, _)| a.index_span.end - a.index_span.start == narrowest);
+    let narrowest = found.iter().map(|(.., width)| *width).min()?;
+    found.retain(|(.., width)| *width == narrowest);
     let mut text = String::new();
     let mut shown = Vec::new();
-    for (kernel, access, source) in found {
+    for (kernel, access, source, _) in found {
         let section = section(kernel, access, source);
         if !shown.contains(&section) {
             if !shown.is_empty() {
@@ -66,7 +64,11 @@ fn section(kernel: &KernelReport, access: &AccessReport, source: &SourceFile) ->
     );
     match (p.sectors_per_request, p.ideal_sectors_per_request, p.efficiency) {
         (Some(sectors), ideal, efficiency) => {
-            let _ = write!(text, "lanes 0..31 touch {} sectors of 32 bytes", number(sectors));
+            let _ = write!(
+                text,
+                "each request of a warp touches {} of 32 bytes",
+                sectors_text(sectors)
+            );
             if let Some(ideal) = ideal {
                 let _ = write!(text, " (ideal {})", number(ideal));
             }
@@ -79,18 +81,18 @@ fn section(kernel: &KernelReport, access: &AccessReport, source: &SourceFile) ->
             text.push_str("\n\n");
         }
         (None, ..) if !p.cases.is_empty() => {
-            text.push_str("the sectors lanes 0..31 touch depend on a value not known statically:\n\n");
+            text.push_str("the sectors a request of a warp touches depend on a value not known statically:\n\n");
             for case in &p.cases {
                 let _ = writeln!(
                     text,
-                    "- `{}`: {} sectors of 32 bytes",
+                    "- `{}`: {} of 32 bytes",
                     case.condition,
-                    number(case.sectors_per_request)
+                    sectors_text(case.sectors_per_request)
                 );
             }
             text.push('\n');
         }
-        (None, ..) => text.push_str("the sectors lanes 0..31 touch are not known statically\n\n"),
+        (None, ..) => text.push_str("the sectors a request of a warp touches are not known statically\n\n"),
     }
     let [x, y, z] = kernel.launch.block;
     let _ = writeln!(
@@ -124,6 +126,13 @@ fn origin(kernel: &KernelReport, source: &SourceFile) -> String {
 }
 
 /// A figure with at most one decimal, none when whole.
+/// `1 sector`, `2.5 sectors`.
+fn sectors_text(value: f64) -> String {
+    let shown = number(value);
+    let noun = if shown == "1" { "sector" } else { "sectors" };
+    format!("{shown} {noun}")
+}
+
 fn number(value: f64) -> String {
     let rounded = (value * 10.0).round() / 10.0;
     if rounded.fract() == 0.0 {

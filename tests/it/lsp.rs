@@ -306,10 +306,16 @@ fn an_editor_session_from_initialize_to_exit() {
         json!({
             "kind": "markdown",
             "value": "**aos** load of `p[i]` (4 bytes) in kernel `scale`\n\n\
-                      lanes 0..31 touch 16 sectors of 32 bytes (ideal 4), efficiency 25 %\n\n\
+                      each request of a warp touches 16 sectors of 32 bytes (ideal 4), efficiency 25 %\n\n\
                       launch assumed: block (256, 1, 1), the default (nothing says otherwise)\n"
         })
     );
+    // Anywhere on the underlined span (the field after the brackets) shows the same.
+    let on_field = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": lib_uri }, "position": position(&text, "x * 2.0", true) }),
+    );
+    assert_eq!(on_field["result"]["contents"], hover["result"]["contents"]);
     // Off any access there is nothing to show.
     let nothing = client.request(
         "textDocument/hover",
