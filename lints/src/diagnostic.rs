@@ -80,6 +80,14 @@ pub struct Fix {
     pub follow_up: Vec<String>,
 }
 
+impl Fix {
+    /// The title on one line, as an editor's list of quick fixes shows it: a title that spans
+    /// lines (a quoted snippet) has them joined with spaces.
+    pub fn one_line_title(&self) -> String {
+        self.title.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// What a gain counts per request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -223,5 +231,22 @@ impl TryFrom<Stored> for Diagnostic {
             fixes: stored.fixes,
             impact: stored.impact,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_over_lines_is_shown_on_one() {
+        let fix = Fix {
+            title: "replace `a[i *\n    n]` with\n\t`a[i]`".to_string(),
+            applicability: Applicability::Safe,
+            edits: Vec::new(),
+            gain: None,
+            follow_up: Vec::new(),
+        };
+        assert_eq!(fix.one_line_title(), "replace `a[i * n]` with `a[i]`");
     }
 }

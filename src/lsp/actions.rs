@@ -45,7 +45,7 @@ pub fn quick_fixes(
             let preferred = fix.applicability == Applicability::Safe && !preferred_given;
             preferred_given |= preferred;
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title: fix.title.clone(),
+                title: fix.one_line_title(),
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![linked.clone()]),
                 edit: Some(edit),

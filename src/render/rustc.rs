@@ -161,7 +161,7 @@ fn suggestion(fix: &Fix, outcome: &Outcome) -> RustcDiagnostic {
     let applicability = match fix.applicability {
         Applicability::Safe => "MachineApplicable",
         Applicability::Unsafe => "MaybeIncorrect",
-        Applicability::DisplayOnly => return child("help", &fix.title),
+        Applicability::DisplayOnly => return child("help", &fix.one_line_title()),
     };
     let spans = fix
         .edits
@@ -176,7 +176,7 @@ fn suggestion(fix: &Fix, outcome: &Outcome) -> RustcDiagnostic {
         .collect();
     RustcDiagnostic {
         spans,
-        ..child("help", &fix.title)
+        ..child("help", &fix.one_line_title())
     }
 }
 

@@ -248,3 +248,47 @@ fn thresholds_in_the_package_metadata() {
         "{stderr}"
     );
 }
+
+/// A helper called by two kernels in two files gives each the same finding at the same place:
+/// it is shown once, with both call paths among its notes.
+#[test]
+fn a_finding_in_a_helper_of_several_kernels_is_shown_once_with_every_call_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"shared\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .expect("write");
+    std::fs::create_dir(root.join("src")).expect("src");
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "mod first;\nmod second;\n\npub fn load(a: &[f32], i: usize) -> f32 {\n    a[2 * i]\n}\n",
+    )
+    .expect("write");
+    for name in ["first", "second"] {
+        let kernel = format!(
+            "use crate::load;\n\n#[kernel]\npub unsafe fn {name}(a: &[f32], out: *mut f32) {{\n    \
+             let i = thread::index_1d() as usize;\n    *out.add(i) = load(a, i);\n}}\n"
+        );
+        std::fs::write(root.join(format!("src/{name}.rs")), kernel).expect("write");
+    }
+    let (code, stdout, stderr) = run(root, &["check", "--no-cache"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        headers(&stdout),
+        ["⚠ warning[KL001]: strided access to `a[2 * i]`: lanes are 8 bytes apart, 8 sectors per request where 4 would do (50% efficiency)"]
+    );
+    assert!(
+        stdout.contains("note: in kernel `first`, called through `load` (src/first.rs:6:19)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("note: in kernel `second`, called through `load` (src/second.rs:6:19)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 kernels in 3 files, 4 global accesses; 1 warning"),
+        "{stdout}"
+    );
+}
