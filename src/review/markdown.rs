@@ -4,7 +4,11 @@ use super::diff::{before_after, sectors_text, Row, State};
 use super::Report;
 use kernel_lint_lints::Fix;
 
-/// The whole comment.
+/// The longest comment written, in characters: GitHub refuses a comment over 65,536.
+const MAX_COMMENT: usize = 60_000;
+
+/// The whole comment: the kernels with a change, each with the findings that changed (the
+/// unchanged ones counted, not listed), within [`MAX_COMMENT`] characters.
 pub fn render(report: &Report) -> String {
     let mut out = format!(
         "## kernel-lint review against `{}` ({})\n\n{}\n",
@@ -12,41 +16,94 @@ pub fn render(report: &Report) -> String {
         short(&report.commit),
         report.summary
     );
+    let mut quiet_kernels = 0;
+    let mut quiet_findings = 0;
+    let mut left_out = 0;
     for kernel in &report.kernels {
-        out.push_str(&format!("\n### `{}` in `{}`", code(&kernel.name), code(&kernel.file)));
-        if let Some(old) = &kernel.renamed_from {
-            out.push_str(&format!(" (renamed from `{}`)", code(old)));
+        let changed: Vec<&Row> = kernel.rows.iter().filter(|r| r.state != State::Unchanged).collect();
+        let unchanged = kernel.rows.len() - changed.len();
+        let renamed = kernel.renamed_from.is_some() || kernel.file_renamed_from.is_some();
+        if changed.is_empty() && !renamed {
+            quiet_kernels += 1;
+            quiet_findings += unchanged;
+            continue;
         }
-        if let Some(old) = &kernel.file_renamed_from {
-            out.push_str(&format!(" (file renamed from `{}`)", code(old)));
+        let section = section(kernel, &changed, unchanged);
+        // Room is kept for the closing lines.
+        if left_out > 0 || out.len() + section.len() > MAX_COMMENT - 1_000 {
+            left_out += 1;
+            continue;
         }
-        out.push_str("\n\n| Access | Line | Lint | Change | Verdict | Sectors per request | Efficiency |\n");
-        out.push_str("|---|---|---|---|---|---|---|\n");
-        for row in &kernel.rows {
-            out.push_str(&format!(
-                "| `{}` | {} | {} {} | {} | {} | {} | {} |\n",
-                cell(&row.finding.text),
-                row.finding.line,
-                row.finding.code,
-                row.finding.name,
-                row.state.as_str(),
-                verdict(row),
-                sectors_text(row),
-                before_after(row)
-            ));
-        }
-        for (fix, old, rows) in rewrites(&kernel.rows) {
-            out.push_str(&format!(
-                "\n<details><summary>Suggested rewrite ({}): {}{}</summary>\n\n```diff\n",
-                lines_of(&rows),
-                super::markup::escape(&fix.title),
-                super::markup::escape(&gain(fix))
-            ));
-            out.push_str(&diff_lines(fix, old));
-            out.push_str("```\n\n</details>\n");
-        }
+        out.push_str(&section);
+    }
+    if quiet_findings > 0 {
+        out.push_str(&format!(
+            "\n{} in {} with no change {} not listed.\n",
+            count(quiet_findings, "unchanged finding", "unchanged findings"),
+            count(quiet_kernels, "kernel", "kernels"),
+            if quiet_findings == 1 { "is" } else { "are" }
+        ));
+    }
+    if left_out > 0 {
+        out.push_str(&format!(
+            "\n{} with changes {} not listed: the comment is kept under {MAX_COMMENT} characters \
+             (`review --format html` shows every kernel).\n",
+            count(left_out, "more kernel", "more kernels"),
+            if left_out == 1 { "is" } else { "are" }
+        ));
     }
     out
+}
+
+/// One kernel: its heading, the table of its changed findings and the rewrites suggested.
+fn section(kernel: &super::diff::KernelReview, changed: &[&Row], unchanged: usize) -> String {
+    let mut out = format!("\n### `{}` in `{}`", code(&kernel.name), code(&kernel.file));
+    if let Some(old) = &kernel.renamed_from {
+        out.push_str(&format!(" (renamed from `{}`)", code(old)));
+    }
+    if let Some(old) = &kernel.file_renamed_from {
+        out.push_str(&format!(" (file renamed from `{}`)", code(old)));
+    }
+    out.push('\n');
+    if !changed.is_empty() {
+        out.push_str("\n| Access | Line | Lint | Change | Verdict | Sectors per request | Efficiency |\n");
+        out.push_str("|---|---|---|---|---|---|---|\n");
+    }
+    for row in changed {
+        out.push_str(&format!(
+            "| `{}` | {} | {} {} | {} | {} | {} | {} |\n",
+            cell(&row.finding.text),
+            row.finding.line,
+            row.finding.code,
+            row.finding.name,
+            row.state.as_str(),
+            verdict(row),
+            sectors_text(row),
+            before_after(row)
+        ));
+    }
+    if unchanged > 0 {
+        out.push_str(&format!(
+            "\n{} not listed.\n",
+            count(unchanged, "unchanged finding", "unchanged findings")
+        ));
+    }
+    for (fix, old, rows) in rewrites(&kernel.rows) {
+        out.push_str(&format!(
+            "\n<details><summary>Suggested rewrite ({}): {}{}</summary>\n\n```diff\n",
+            lines_of(&rows),
+            super::markup::escape(&fix.title),
+            super::markup::escape(&gain(fix))
+        ));
+        out.push_str(&diff_lines(fix, old));
+        out.push_str("```\n\n</details>\n");
+    }
+    out
+}
+
+/// `1 kernel`, `3 kernels`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The rewrites suggested for the introduced and changed findings of a kernel, each once with

@@ -102,7 +102,7 @@ fn a_renamed_file_and_a_renamed_kernel_are_matched() {
     let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD~1", "particles.rs"]));
     assert!(
         stdout.contains(&format!(
-            "nothing new, 1 unchanged\n\n### `step` in `particles.rs` (file renamed from `k.rs`)\n\n{TABLE_HEAD}{AOS_ROW} unchanged | aos | 16 (ideal 4) | 25 % -> 25 % |\n"
+            "nothing new, 1 unchanged\n\n### `step` in `particles.rs` (file renamed from `k.rs`)\n\n1 unchanged finding not listed.\n"
         )),
         "{stdout}"
     );
@@ -211,4 +211,49 @@ fn html_snapshot_of_a_struct_of_arrays_rewrite() {
         "{stdout}"
     );
     insta::assert_snapshot!("review-html-soa-rewrite", stdout);
+}
+
+/// A one-line change in a repository with many unchanged findings: the comment lists the one
+/// kernel that changed and counts the others; a change to every kernel is cut to stay under
+/// GitHub's comment limit, saying how many kernels are left out.
+#[test]
+fn the_comment_lists_what_changed_and_stays_under_the_limit() {
+    const FILES: usize = 200;
+    let repo = Repo::new();
+    let name = |i: usize| format!("k{i:03}.rs");
+    for i in 0..FILES {
+        repo.write(&name(i), &with_aos().replace("fn step(", &format!("fn step_{i:03}(")));
+    }
+    repo.commit("many kernels, each with an array-of-structs read");
+    repo.write(&name(7), &CLEAN.replace("fn step(", "fn step_007("));
+    let (code, stdout, stderr) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "."]));
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.contains("nothing new, 1 fixed, 199 unchanged\n"), "{stdout}");
+    assert_eq!(stdout.matches("\n### ").count(), 1, "{stdout}");
+    assert!(stdout.contains("### `step_007` in `k007.rs`"), "{stdout}");
+    assert!(
+        stdout.ends_with("\n199 unchanged findings in 199 kernels with no change are not listed.\n"),
+        "{stdout}"
+    );
+    // Every kernel changed: as many sections as fit under the limit, then how many are left out.
+    for i in 0..FILES {
+        let text = with_aos()
+            .replace("fn step(", &format!("fn step_{i:03}("))
+            .replace("(*p.add(i)).x;", "(*p.add(i)).x + (*p.add(i)).y + (*p.add(i)).z;");
+        repo.write(&name(i), &text);
+    }
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "."]));
+    assert_eq!(code, 1);
+    assert!(stdout.chars().count() < 60_000, "{} characters", stdout.chars().count());
+    let shown = stdout.matches("\n### ").count();
+    assert!(shown > 10 && shown < FILES, "{shown} kernels shown");
+    assert!(
+        stdout.ends_with(&format!(
+            "\n{} more kernels with changes are not listed: the comment is kept under 60000 characters \
+             (`review --format html` shows every kernel).\n",
+            FILES - shown
+        )),
+        "{}",
+        &stdout[stdout.len() - 300..]
+    );
 }
