@@ -101,9 +101,9 @@ fn a_renamed_file_and_a_renamed_kernel_are_matched() {
     repo.commit("renamed");
     let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD~1", "particles.rs"]));
     assert!(
-        stdout.contains(&format!(
+        stdout.contains(
             "nothing new, 1 unchanged\n\n### `step` in `particles.rs` (file renamed from `k.rs`)\n\n1 unchanged finding not listed.\n"
-        )),
+        ),
         "{stdout}"
     );
     assert_eq!(code, 0);
