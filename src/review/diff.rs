@@ -42,8 +42,11 @@ pub struct Finding {
     pub name: &'static str,
     /// Level it was reported at.
     pub level: Level,
-    /// The flagged source text, whitespace normalized.
+    /// The flagged source text, whitespace normalized: what matches a finding across sides.
     pub text: String,
+    /// The access as the report shows it: the flagged text with its array when only the index
+    /// is flagged (`a[idx * 3]`), on one line, at most [`SHOWN_CHARS`] characters.
+    pub shown: String,
     /// 1-based line of the flagged text.
     pub line: usize,
     /// The finding's message.
@@ -102,6 +105,19 @@ pub struct KernelReview {
     pub rows: Vec<Row>,
 }
 
+/// The longest access text a review shows.
+pub const SHOWN_CHARS: usize = 80;
+
+/// `text` on one line (runs of whitespace as one space), cut at [`SHOWN_CHARS`] with `…`.
+fn one_line(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() <= SHOWN_CHARS {
+        return joined;
+    }
+    let cut: String = joined.chars().take(SHOWN_CHARS - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
 /// The kernels of a run, with their findings and accesses.
 pub fn kernels(outcome: &Outcome) -> Vec<Kernel> {
     let mut out: Vec<Kernel> = Vec::new();
@@ -145,11 +161,20 @@ pub fn kernels(outcome: &Outcome) -> Vec<Kernel> {
                             (fix.clone(), old)
                         })
                         .collect();
+                    let snippet = source.snippet(d.primary.span);
+                    // A finding that underlines the index alone is shown with its array.
+                    let shown = match access {
+                        Some(a) if a.index_span == d.primary.span && !a.array.is_empty() => {
+                            format!("{}[{}]", a.array, snippet)
+                        }
+                        _ => snippet.to_string(),
+                    };
                     Finding {
                         code: d.code,
                         name: d.name,
                         level: d.level,
-                        text: normalize(source.snippet(d.primary.span)),
+                        text: normalize(snippet),
+                        shown: one_line(&shown),
                         line: d.primary.span.line,
                         message: d.message.clone(),
                         prediction: access.and_then(|a| a.prediction.clone()),

@@ -43,7 +43,7 @@ pub fn render(report: &Report) -> String {
         for row in &kernel.rows {
             out.push_str(&format!(
                 "<tr><td><code>{}</code></td><td>{}</td><td>{} {}</td><td class=\"{state}\">{state}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                escape(&row.finding.text),
+                escape(&row.finding.shown),
                 row.finding.line,
                 row.finding.code,
                 row.finding.name,
@@ -57,7 +57,7 @@ pub fn render(report: &Report) -> String {
         for row in &kernel.rows {
             out.push_str(&format!(
                 "<h3><code>{}</code> (line {}, {})</h3>\n<p>{}</p>\n",
-                escape(&row.finding.text),
+                escape(&row.finding.shown),
                 row.finding.line,
                 row.state.as_str(),
                 escape(&row.finding.message)

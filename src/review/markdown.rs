@@ -72,7 +72,7 @@ fn section(kernel: &super::diff::KernelReview, changed: &[&Row], unchanged: usiz
     for row in changed {
         out.push_str(&format!(
             "| `{}` | {} | {} {} | {} | {} | {} | {} |\n",
-            cell(&row.finding.text),
+            cell(&row.finding.shown),
             row.finding.line,
             row.finding.code,
             row.finding.name,

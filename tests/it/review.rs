@@ -257,3 +257,24 @@ fn the_comment_lists_what_changed_and_stays_under_the_limit() {
         &stdout[stdout.len() - 300..]
     );
 }
+
+/// A finding that underlines the index alone is shown with its array, its spacing kept (runs of
+/// whitespace as one space).
+#[test]
+fn an_index_finding_is_shown_with_its_array() {
+    let repo = Repo::new();
+    repo.write("k.rs", CLEAN);
+    repo.commit("clean");
+    let strided = CLEAN
+        .replace("out: *mut f32, n: u32", "a: &[f32], out: *mut f32, n: u32")
+        .replace("*out.add(i) = 1.0;", "*out.add(i) = a[i  *\n            3];");
+    repo.write("k.rs", &strided);
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "k.rs"]));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "| `a[i * 3]` | 17 | KL001 strided-access | introduced | strided | 12 (ideal 4) | new -> 33.3 % |"
+        ),
+        "{stdout}"
+    );
+}
