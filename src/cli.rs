@@ -404,6 +404,7 @@ impl GlobalArgs {
             progress: !self.no_progress,
             verbose: self.verbose,
             color: use_color(self.color),
+            quiet_warnings: false,
         }
     }
 }

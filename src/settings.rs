@@ -32,4 +32,7 @@ pub struct Settings {
     pub verbose: bool,
     /// Color the rendered findings.
     pub color: bool,
+    /// Keep the warnings about the workspace and the configuration in the outcome rather than
+    /// print them: a second analysis of the same workspace (review's base) would repeat them.
+    pub quiet_warnings: bool,
 }

@@ -118,6 +118,9 @@ fn analyze_base(
         return Ok(None);
     }
     let in_base = session.with(|settings| {
+        // The working tree's analysis said what is odd about the workspace; the base's would
+        // say it again.
+        settings.quiet_warnings = true;
         settings.manifest_path = settings.manifest_path.as_deref().map(moved);
         // A configuration the base lacks (not committed) is taken from the working tree.
         settings.config = settings.config.as_deref().map(|c| {

@@ -312,11 +312,13 @@ pub fn analyze_with(
         .collect();
     let findings = config_check::check(&outcome.configs, &checked);
     outcome.config_warnings = findings.warnings;
-    for warning in &outcome.workspace_warnings {
-        eprintln!("warning: {warning}");
-    }
-    for warning in outcome.warnings() {
-        eprintln!("warning: {warning}");
+    if !settings.quiet_warnings {
+        for warning in &outcome.workspace_warnings {
+            eprintln!("warning: {warning}");
+        }
+        for warning in outcome.warnings() {
+            eprintln!("warning: {warning}");
+        }
     }
     if !findings.errors.is_empty() {
         return Err(CliError::ConfigProblems(findings.errors));

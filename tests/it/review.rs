@@ -278,3 +278,24 @@ fn an_index_finding_is_shown_with_its_array() {
         "{stdout}"
     );
 }
+
+/// What is odd about the workspace is said once, by the working tree's analysis; the base's
+/// analysis of the same workspace keeps it to itself.
+#[test]
+fn workspace_warnings_are_printed_once() {
+    let repo = Repo::new();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    repo.write("src/lib.rs", "mod k;\nmod gone;\n");
+    repo.write("src/k.rs", CLEAN);
+    repo.commit("base");
+    repo.write("src/k.rs", &with_aos());
+    let (code, _, stderr) = parts(&repo.kernel_lint(&["review", "--base", "HEAD"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: src/lib.rs:2:1: no file for module `gone`: looked for src/gone.rs and src/gone/mod.rs\n"
+    );
+}
