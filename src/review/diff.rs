@@ -47,6 +47,9 @@ pub struct Finding {
     /// The access as the report shows it: the flagged text with its array when only the index
     /// is flagged (`a[idx * 3]`), on one line, at most [`SHOWN_CHARS`] characters.
     pub shown: String,
+    /// The whole access the finding is about, whitespace normalized (the flagged text may be
+    /// its index alone): what finds the same access on the other side.
+    pub access: Option<String>,
     /// 1-based line of the flagged text.
     pub line: usize,
     /// The finding's message.
@@ -175,6 +178,7 @@ pub fn kernels(outcome: &Outcome) -> Vec<Kernel> {
                         level: d.level,
                         text: normalize(snippet),
                         shown: one_line(&shown),
+                        access: access.map(|a| normalize(source_of(a.file.as_deref()).snippet(a.span))),
                         line: d.primary.span.line,
                         message: d.message.clone(),
                         prediction: access.and_then(|a| a.prediction.clone()),
@@ -281,7 +285,7 @@ fn rows(old: Option<&Kernel>, new: Option<&Kernel>) -> Vec<Row> {
             Some(was) if wavefronts(&was.banks) != wavefronts(&finding.banks) => State::Changed,
             Some(_) => State::Unchanged,
         };
-        let base_access = access(old, &finding.text);
+        let base_access = access(old, finding.access.as_deref().unwrap_or(&finding.text));
         rows.push(Row {
             state,
             finding: (*finding).clone(),
@@ -297,7 +301,7 @@ fn rows(old: Option<&Kernel>, new: Option<&Kernel>) -> Vec<Row> {
         if after.iter().any(|(k, _)| k == key) {
             continue;
         }
-        let head_access = access(new, &finding.text);
+        let head_access = access(new, finding.access.as_deref().unwrap_or(&finding.text));
         rows.push(Row {
             state: State::Fixed,
             finding: (*finding).clone(),

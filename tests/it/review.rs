@@ -299,3 +299,27 @@ fn workspace_warnings_are_printed_once() {
         "warning: src/lib.rs:2:1: no file for module `gone`: looked for src/gone.rs and src/gone/mod.rs\n"
     );
 }
+
+/// An index finding fixed while its access stays (every lane of a block now reads one
+/// element) shows the access's figure after the change, not `removed`.
+#[test]
+fn a_fixed_index_finding_whose_access_stays_shows_its_new_figure() {
+    let repo = Repo::new();
+    let strided = CLEAN
+        .replace("out: *mut f32, n: u32", "a: &[f32], out: *mut f32, n: u32")
+        .replace("*out.add(i) = 1.0;", "*out.add(i) = a[i * 3];");
+    repo.write("k.rs", &strided);
+    repo.commit("strided");
+    let one_element = strided.replace(
+        "    if i < n as usize {",
+        "    let i = i / 1024 * 1024;\n    if i < n as usize {",
+    );
+    repo.write("k.rs", &one_element);
+    let (code, stdout, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "k.rs"]));
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout
+            .contains("| `a[i * 3]` | 17 | KL001 strided-access | fixed | strided | 12 (ideal 4) | 33.3 % -> 100 % |"),
+        "{stdout}"
+    );
+}
