@@ -142,7 +142,9 @@ fn finding(diagnostic: &Diagnostic, source: &SourceFile, outcome: &Outcome) -> R
         message_type: "diagnostic",
         message: diagnostic.message.clone(),
         code: Some(Code {
-            code: format!("kernel_lint::{}", diagnostic.name.replace('-', "_")),
+            // A scoped code, as clippy's: rust-analyzer shows the tool as the source and the
+            // code after `::`, the one a suppression names (`allow(KL004)`).
+            code: format!("kernel_lint::{}", diagnostic.code),
             explanation: kernel_lint_lints::find(diagnostic.code).map(crate::render::rules::docs),
         }),
         level: match diagnostic.level {

@@ -139,13 +139,13 @@ fn findings_of_a_package_are_compiler_messages_with_exact_spans() {
         found,
         [
             (
-                "kernel_lint::array_of_structs_access",
+                "kernel_lint::KL002",
                 "src/kernels.rs",
                 DiagnosticLevel::Warning,
                 "particles[i].x".to_string()
             ),
             (
-                "kernel_lint::strided_access",
+                "kernel_lint::KL001",
                 "src/kernels.rs",
                 DiagnosticLevel::Warning,
                 // A strided finding points at the index, as `check` underlines it.
@@ -250,10 +250,7 @@ fn one_file_is_analyzed_in_its_crate() {
         .iter()
         .map(|m| m.message.code.as_ref().map_or("", |c| c.code.as_str()))
         .collect();
-    assert_eq!(
-        codes,
-        ["kernel_lint::array_of_structs_access", "kernel_lint::strided_access"]
-    );
+    assert_eq!(codes, ["kernel_lint::KL002", "kernel_lint::KL001"]);
     let span = &messages[0].message.spans[0];
     // Printed relative to the current folder, as every format prints paths.
     assert_eq!(span.file_name, "src/kernels.rs");
@@ -330,13 +327,13 @@ fn a_file_of_no_package_gets_bare_diagnostics() {
         found,
         [
             (
-                Some("kernel_lint::strided_access"),
+                Some("kernel_lint::KL001"),
                 &DiagnosticLevel::Warning,
                 "kernel.rs",
                 "2 * i".to_string()
             ),
             (
-                Some("kernel_lint::unanalyzable_index"),
+                Some("kernel_lint::KL006"),
                 &DiagnosticLevel::Note,
                 "kernel.rs",
                 "i".to_string()
