@@ -322,4 +322,8 @@ fn a_fixed_index_finding_whose_access_stays_shows_its_new_figure() {
             .contains("| `a[i * 3]` | 17 | KL001 strided-access | fixed | strided | 12 (ideal 4) | 33.3 % -> 100 % |"),
         "{stdout}"
     );
+    // The page draws the request before the change and after it.
+    let (_, html, _) = parts(&repo.kernel_lint(&["review", "--base", "HEAD", "--format", "html", "k.rs"]));
+    assert!(html.contains("<figcaption>Before (base)"), "{html}");
+    assert!(html.contains("<figcaption>After (working tree)"), "{html}");
 }
