@@ -90,6 +90,10 @@ pub struct ItemIndex {
     dependencies: BTreeMap<String, BTreeMap<String, String>>,
     /// Paths already resolved, by the module they are written in.
     resolved: RefCell<ResolvedPaths>,
+    /// Every method by name: its module and place in that module's methods, in module order;
+    /// made at the first question, as [`ItemIndex::methods_named`] is asked for each method
+    /// call of every body a kernel may reach.
+    methods_by_name: RefCell<Option<MethodsByName>>,
     /// Every name a path can start with: what any module defines, imports or declares, and the
     /// crates' names for each other. Names are added as modules are and never taken out: a
     /// name no longer answered costs only the search that finds nothing.
@@ -98,11 +102,20 @@ pub struct ItemIndex {
     features: BTreeMap<String, BTreeSet<String>>,
 }
 
+/// Method name to (module, index into its methods).
+type MethodsByName = HashMap<String, Vec<(ModulePath, usize)>>;
+
 impl ItemIndex {
+    /// Drops what is derived from the items, after they changed.
+    fn forget_derived(&mut self) {
+        self.resolved.get_mut().clear();
+        *self.methods_by_name.get_mut() = None;
+    }
+
     /// Adds the items of a file that is module `module` (a crate root is `[crate_name]`),
     /// inline modules included as children.
     pub fn add_file(&mut self, module: ModulePath, file: usize, syntax: &syn::File) {
-        self.resolved.get_mut().clear();
+        self.forget_derived();
         self.add_items(module, file, &syntax.items);
     }
 
@@ -202,7 +215,7 @@ impl ItemIndex {
     /// modules written in it. The modules below it that `files` (the modules of the other
     /// files) holds, and the modules below those, are other files' and are kept.
     pub fn remove_file_items(&mut self, module: &ModulePath, files: &HashSet<ModulePath>) {
-        self.resolved.get_mut().clear();
+        self.forget_derived();
         self.modules.retain(|key, _| {
             !key.starts_with(module) || (module.len() + 1..=key.len()).any(|len| files.contains(&key[..len]))
         });
@@ -212,7 +225,7 @@ impl ItemIndex {
     /// the files can be added again after one of them changed.
     pub fn clear_items(&mut self) {
         self.modules.clear();
-        self.resolved.get_mut().clear();
+        self.forget_derived();
     }
 
     /// Sets the features crate `krate` is compiled with; its items under a `#[cfg]` that does
@@ -229,7 +242,7 @@ impl ItemIndex {
     /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
     /// or the package's library seen from its binaries).
     pub fn add_dependency(&mut self, from: &str, name: &str, root: &str) {
-        self.resolved.get_mut().clear();
+        self.forget_derived();
         self.nameable.insert(name.to_string());
         self.dependencies
             .entry(from.to_string())
@@ -460,26 +473,38 @@ impl ItemIndex {
 
     /// Every method with this name that code of module `from` may call, in module order.
     pub fn methods_named<'a>(&'a self, name: &str, from: &ModulePath) -> impl Iterator<Item = FunctionRef<'a>> + 'a {
-        let name = name.to_string();
         let from = from.first().cloned().unwrap_or_default();
-        self.modules
-            .iter()
-            .filter(move |(module, _)| module.first().is_some_and(|c| self.sees(&from, c)))
-            .flat_map(move |(module, items)| {
-                let name = name.clone();
-                items
-                    .methods
-                    .iter()
-                    .filter(move |m| m.item.sig.ident == name.as_str())
-                    .map(move |m| FunctionRef {
-                        module,
-                        file: m.file,
-                        name: m.item.sig.ident.to_string(),
-                        self_type: Some(m.self_type.as_str()),
-                        sig: &m.item.sig,
-                        block: &m.item.block,
-                    })
+        let places = {
+            let mut index = self.methods_by_name.borrow_mut();
+            let index = index.get_or_insert_with(|| {
+                let mut by_name = MethodsByName::new();
+                for (module, items) in &self.modules {
+                    for (at, method) in items.methods.iter().enumerate() {
+                        by_name
+                            .entry(method.item.sig.ident.to_string())
+                            .or_default()
+                            .push((module.clone(), at));
+                    }
+                }
+                by_name
+            });
+            index.get(name).cloned().unwrap_or_default()
+        };
+        places.into_iter().filter_map(move |(module, at)| {
+            let (module, items) = self.modules.get_key_value(&module)?;
+            if !module.first().is_some_and(|c| self.sees(&from, c)) {
+                return None;
+            }
+            let m = items.methods.get(at)?;
+            Some(FunctionRef {
+                module,
+                file: m.file,
+                name: m.item.sig.ident.to_string(),
+                self_type: Some(m.self_type.as_str()),
+                sig: &m.item.sig,
+                block: &m.item.block,
             })
+        })
     }
 
     /// The one struct named `name` in the crates code of module `from` may use, where a type
