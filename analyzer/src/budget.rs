@@ -79,6 +79,9 @@ const CHECK_EVERY: u32 = 64;
 thread_local! {
     /// The deadline of the file analyzed on this thread, and the checks made so far.
     static DEADLINE: Cell<Option<(Instant, u32)>> = const { Cell::new(None) };
+    /// The deadline that ran out, kept while its unwind is on the way, so that the analysis
+    /// that caught it can go on under it ([`resume`]).
+    static SPENT: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
 /// What the analysis of a file unwinds with when its deadline has passed; never a panic, so
@@ -111,9 +114,18 @@ pub fn tick() {
         if checks.is_multiple_of(CHECK_EVERY) && Instant::now() >= at {
             // Code that runs while unwinding must not stop again.
             deadline.set(None);
+            SPENT.with(|spent| spent.set(Some(at)));
             resume_unwind(Box::new(Exhausted));
         }
     });
+}
+
+/// After a caught stop, puts the spent deadline back: what the file's analysis does next stops
+/// at its first check, so one kernel past the budget does not let the others run unbounded.
+pub fn resume() {
+    if let Some(at) = SPENT.with(Cell::take) {
+        DEADLINE.with(|deadline| deadline.set(Some((at, 0))));
+    }
 }
 
 /// Whether a caught unwind is the budget running out rather than a defect.
@@ -129,6 +141,7 @@ pub fn within<T>(path: &str, analysis: impl FnOnce() -> Result<T, FileError>) ->
     let outer = DEADLINE.with(|deadline| deadline.replace(Some((at, 0))));
     let result = catch_unwind(AssertUnwindSafe(analysis));
     DEADLINE.with(|deadline| deadline.set(outer));
+    SPENT.with(|spent| spent.set(None));
     match result {
         Ok(result) => result,
         Err(payload) if is_exhausted(payload.as_ref()) => Err(FileError::without_span(path, stopped())),

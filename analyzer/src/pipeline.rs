@@ -380,6 +380,7 @@ impl Program {
                 let analysis = match catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch))) {
                     Ok(analysis) => analysis,
                     Err(panic) if crate::budget::is_exhausted(panic.as_ref()) => {
+                        crate::budget::resume();
                         let message = crate::budget::stopped_kernel(&kernel.name, ran_out);
                         ran_out = true;
                         KernelAnalysis::not_analyzed(kernel.span, message)

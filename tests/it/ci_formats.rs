@@ -151,7 +151,9 @@ fn github_notes_are_log_lines_not_annotations() {
     assert_eq!(
         run.stdout,
         "note: fixtures/seeds/strided.rs:15:15: KL007 unfollowed-construct: the analysis of `fn strided_access` \
-         stopped after 0 ms, the file's time budget (`--file-time-budget`); its accesses have no figures\n"
+         stopped after 0 ms, the file's time budget (`--file-time-budget`); its accesses have no figures\n\
+         note: fixtures/seeds/strided.rs:26:15: KL007 unfollowed-construct: `fn vectorized_access` is not \
+         analyzed: the file's time budget (0 ms, `--file-time-budget`) ran out before it\n"
     );
 }
 

@@ -394,6 +394,17 @@ fn cases() -> Vec<Case> {
             ],
         ),
         case(
+            "time budget spent in the first of two kernels",
+            &[("k.rs", format!("{KERNEL}{}", KERNEL.replace("fn k(", "fn later(")).as_bytes())],
+            &["--file-time-budget", "0ms", "k.rs"],
+            0,
+            &[
+                "note[KL007]: the analysis of `fn k` stopped after 0 ms, the file's time budget",
+                "note[KL007]: `fn later` is not analyzed: the file's time budget (0 ms, `--file-time-budget`) ran out before it",
+                "2 kernels in 1 file, 0 global accesses; 0 warnings, 2 notes, 0 errors",
+            ],
+        ),
+        case(
             "size limit that does not parse",
             &[("k.rs", k)],
             &["--max-file-size", "10 parsecs", "k.rs"],
