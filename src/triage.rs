@@ -1,5 +1,6 @@
-//! What happens to the findings of a run once every file is linted: suppression comments
-//! silence theirs, thresholds hide cheap ones, and each file's are ordered most costly first.
+//! What happens to the findings of a run once every file is linted: suppression comments and
+//! the configuration's `[kernel-allow]` silence theirs, thresholds hide cheap ones, each file's
+//! are ordered most costly first, and findings repeated for several kernels are shown once.
 
 use crate::config::Config;
 use kernel_lint_analyzer::SourceFile;
