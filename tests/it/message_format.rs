@@ -73,6 +73,18 @@ fn kernel_lint(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     run
 }
 
+/// `--message-format json` in `dir` with `CARGO` set to a shell script of `script`.
+fn with_cargo(dir: &Path, script: &str) -> Run {
+    let cargo = dir.join("scripted-cargo");
+    std::fs::write(&cargo, script).expect("script written");
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
+    kernel_lint(
+        dir,
+        &["--message-format", "json"],
+        &[("CARGO", cargo.to_str().expect("a UTF-8 path"))],
+    )
+}
+
 /// A package `gpu-kernels` with the kernels above, in a folder of its own.
 fn package() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -405,18 +417,10 @@ fn a_failing_cargo_metadata_is_named_by_its_error_line_and_the_findings_go_bare(
     let dir = package();
     // A cargo that fails as rustup does for a pinned toolchain that is not installed: the
     // reason, then a backtrace.
-    let cargo = dir.path().join("failing-cargo");
-    std::fs::write(
-        &cargo,
+    let run = with_cargo(
+        dir.path(),
         "#!/bin/sh\necho \"error: toolchain 'nightly-2021-12-04' is not installed\" >&2\n\
          echo \"\" >&2\necho \"Stack backtrace:\" >&2\necho \"  12: <unknown>\" >&2\nexit 1\n",
-    )
-    .expect("script written");
-    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
-    let run = kernel_lint(
-        dir.path(),
-        &["--message-format", "json"],
-        &[("CARGO", cargo.to_str().unwrap())],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
     let manifest = dir.path().join("Cargo.toml").canonicalize().unwrap();
@@ -449,19 +453,11 @@ fn a_pinned_toolchain_that_is_not_installed_still_gives_the_package() {
     .expect("toolchain file written");
     // rustup's proxy, as far as this test needs: the pinned toolchain is missing wherever a
     // `rust-toolchain.toml` is in the current folder; elsewhere the installed cargo runs.
-    let cargo = dir.path().join("rustup-cargo");
-    std::fs::write(
-        &cargo,
+    let run = with_cargo(
+        dir.path(),
         "#!/bin/sh\nif [ -f rust-toolchain.toml ]; then\n  \
          echo \"error: toolchain 'nightly-2021-12-04' is not installed\" >&2\n  exit 1\nfi\n\
          exec cargo \"$@\"\n",
-    )
-    .expect("script written");
-    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
-    let run = kernel_lint(
-        dir.path(),
-        &["--message-format", "json"],
-        &[("CARGO", cargo.to_str().unwrap())],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.stderr, "");
