@@ -266,8 +266,9 @@ pub fn analyze_with(
             excluded += 1;
         }
     }
-    if settings.verbose && excluded > 0 {
-        eprintln!("excluded: {excluded} files under `exclude` patterns of the configuration");
+    // Never silent: the count of what the configuration kept out is always said.
+    if excluded > 0 && !settings.quiet_warnings {
+        eprintln!("note: {excluded} files not reported: under `exclude` patterns of the configuration");
     }
     let paths = candidates
         .files
