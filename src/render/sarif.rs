@@ -10,6 +10,7 @@ use crate::session::Outcome;
 use kernel_lint_analyzer::{FileError, SourceFile, Span};
 use kernel_lint_lints::{Applicability, Diagnostic, Fix, Level, Lint, LINTS};
 use serde_json::{json, Map, Value};
+use std::path::{Component, Path};
 
 /// The schema the log names in `$schema`.
 pub const SCHEMA_URI: &str =
@@ -246,14 +247,56 @@ fn region(span: Span, source: &SourceFile) -> Value {
     })
 }
 
-/// A path as given, as a URI: relative to `%SRCROOT%`, or a `file:` URI when absolute.
+/// A path as given, as a URI relative to `%SRCROOT%` (the folder kernel-lint ran in).
 fn artifact(path: &str) -> Value {
-    let slashed = path.replace('\\', "/");
-    if slashed.starts_with('/') {
-        return json!({ "uri": format!("file://{}", percent_encoded(&slashed)) });
+    artifact_in(path, std::env::current_dir().ok().as_deref())
+}
+
+/// A path as a URI relative to `root`: a file outside it (another crate of the workspace, run
+/// from a member's folder) climbs out with `..`, so that the log names no folder of the
+/// machine it was made on; a `file:` URI only when no relative path reaches it (another
+/// drive).
+fn artifact_in(path: &str, root: Option<&Path>) -> Value {
+    let relative = match Path::new(path).is_absolute() {
+        true => root.and_then(|root| relative_to(Path::new(path), root)),
+        false => Some(path.to_string()),
+    };
+    match relative {
+        Some(relative) => {
+            let slashed = relative.replace('\\', "/");
+            let relative = slashed.trim_start_matches("./");
+            json!({ "uri": percent_encoded(relative), "uriBaseId": SRCROOT })
+        }
+        None => {
+            let slashed = path.replace('\\', "/");
+            let rooted = if slashed.starts_with('/') {
+                slashed
+            } else {
+                format!("/{slashed}")
+            };
+            json!({ "uri": format!("file://{}", percent_encoded(&rooted)) })
+        }
     }
-    let relative = slashed.trim_start_matches("./");
-    json!({ "uri": percent_encoded(relative), "uriBaseId": SRCROOT })
+}
+
+/// `path` written relative to `root`, both absolute; `None` when they share no root.
+fn relative_to(path: &Path, root: &Path) -> Option<String> {
+    let path: Vec<Component> = path.components().filter(|c| *c != Component::CurDir).collect();
+    let root: Vec<Component> = root.components().filter(|c| *c != Component::CurDir).collect();
+    let shared = path.iter().zip(&root).take_while(|(a, b)| a == b).count();
+    if shared == 0 || path[..shared].iter().all(|c| !matches!(c, Component::RootDir)) {
+        return None;
+    }
+    let up = root.len() - shared;
+    let down = path[shared..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    Some(
+        std::iter::repeat_n("..".to_string(), up)
+            .chain(down)
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }
 
 /// Escapes what may not stand in a URI path (RFC 3986: unreserved characters, `/` and the
@@ -289,7 +332,20 @@ mod tests {
             artifact("./src/my kernels.rs"),
             json!({ "uri": "src/my%20kernels.rs", "uriBaseId": "%SRCROOT%" })
         );
-        assert_eq!(artifact("/tmp/a#b.rs"), json!({ "uri": "file:///tmp/a%23b.rs" }));
+        let root = Some(Path::new("/work/app/kernels"));
+        assert_eq!(
+            artifact_in("/work/app/kernels/src/a#b.rs", root),
+            json!({ "uri": "src/a%23b.rs", "uriBaseId": "%SRCROOT%" })
+        );
+        assert_eq!(
+            artifact_in("/work/app/common/src/lib.rs", root),
+            json!({ "uri": "../common/src/lib.rs", "uriBaseId": "%SRCROOT%" })
+        );
+        assert_eq!(
+            artifact_in("/opt/vendor/x.rs", root),
+            json!({ "uri": "../../../opt/vendor/x.rs", "uriBaseId": "%SRCROOT%" })
+        );
+        assert_eq!(artifact_in("/tmp/a.rs", None), json!({ "uri": "file:///tmp/a.rs" }));
     }
 
     #[test]

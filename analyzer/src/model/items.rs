@@ -5,6 +5,7 @@
 use super::cfg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 use syn::{Expr, Item, Type};
 
 /// Where an item lives: the crate's name, then the modules down to it (`["common", "kernel"]`).
@@ -37,7 +38,7 @@ pub struct FunctionRef<'a> {
 }
 
 /// What a path names.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Target {
     /// A module.
     Module(ModulePath),
@@ -94,6 +95,9 @@ pub struct ItemIndex {
     /// made at the first question, as [`ItemIndex::methods_named`] is asked for each method
     /// call of every body a kernel may reach.
     methods_by_name: RefCell<Option<MethodsByName>>,
+    /// What each function's and constant's body mentions, as [`ItemIndex::reachable`] follows
+    /// it: kept across edits that name nothing new, but for the bodies of the file replaced.
+    reach: RefCell<Reach>,
     /// Every name a path can start with: what any module defines, imports or declares, and the
     /// crates' names for each other. Names are added as modules are and never taken out: a
     /// name no longer answered costs only the search that finds nothing.
@@ -105,11 +109,63 @@ pub struct ItemIndex {
 /// Method name to (module, index into its methods).
 type MethodsByName = HashMap<String, Vec<(ModulePath, usize)>>;
 
+/// A body [`ItemIndex::reachable`] reads: a function's or method's, or a constant's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Node {
+    Function(FunctionKey),
+    Const(Target),
+}
+
+/// The nodes met so far, by number, and the nodes each one's body mentions, once known.
+#[derive(Debug, Clone, Default)]
+struct Reach {
+    ids: HashMap<Node, usize>,
+    nodes: Vec<Node>,
+    edges: Vec<Option<Arc<[usize]>>>,
+}
+
+impl Reach {
+    fn id(&mut self, node: Node) -> usize {
+        if let Some(&id) = self.ids.get(&node) {
+            return id;
+        }
+        self.nodes.push(node.clone());
+        self.edges.push(None);
+        self.ids.insert(node, self.nodes.len() - 1);
+        self.nodes.len() - 1
+    }
+
+    /// Forgets what the bodies written under `module` mention.
+    fn forget_under(&mut self, module: &ModulePath) {
+        for (node, edges) in self.nodes.iter().zip(&mut self.edges) {
+            let at = match node {
+                Node::Function((at, ..)) => at,
+                Node::Const(Target::Item(at, _) | Target::Associated(at, ..)) => at,
+                Node::Const(_) => continue,
+            };
+            if at.starts_with(module) {
+                *edges = None;
+            }
+        }
+    }
+}
+
+/// The names one module defines and imports, and its methods in order.
+#[derive(Debug, PartialEq, Eq)]
+struct ModuleNames {
+    defined: Vec<String>,
+    methods: Vec<(String, String, usize)>,
+    uses: BTreeMap<String, Vec<String>>,
+    globs: Vec<Vec<String>>,
+    extern_crates: BTreeMap<String, String>,
+}
+
 impl ItemIndex {
     /// Drops what is derived from the items, after they changed.
     fn forget_derived(&mut self) {
         self.resolved.get_mut().clear();
         *self.methods_by_name.get_mut() = None;
+        *self.reach.get_mut() = Reach::default();
     }
 
     /// Adds the items of a file that is module `module` (a crate root is `[crate_name]`),
@@ -211,11 +267,41 @@ impl ItemIndex {
         }
     }
 
-    /// Forgets the items a file that is module `module` added: its own and those of the inline
-    /// modules written in it. The modules below it that `files` (the modules of the other
-    /// files) holds, and the modules below those, are other files' and are kept.
-    pub fn remove_file_items(&mut self, module: &ModulePath, files: &HashSet<ModulePath>) {
-        self.forget_derived();
+    /// Puts the items of file `file`, module `module`, in place of those it added before
+    /// (`syntax` is `None` when it no longer parses): its own items and those of the inline
+    /// modules written in it. `others` are the modules of the other files: the modules below
+    /// `module` that it holds, and the modules below those, are theirs and are kept. What is derived from the items is kept
+    /// when the modules under `module` name the same things as before: resolution reads only
+    /// names, imports and modules, so an edit inside a body leaves every resolved path true.
+    pub fn replace_file(
+        &mut self,
+        module: &ModulePath,
+        file: usize,
+        syntax: Option<&syn::File>,
+        others: &HashSet<ModulePath>,
+    ) {
+        let before = self.names_under(module);
+        self.remove_items_under(module, others);
+        if let Some(syntax) = syntax {
+            self.add_items(module.clone(), file, &syntax.items);
+        }
+        if self.names_under(module) != before {
+            self.forget_derived();
+        } else {
+            self.reach.get_mut().forget_under(module);
+        }
+    }
+
+    /// What the modules under `module` name, as resolution and the method index read them.
+    fn names_under(&self, module: &ModulePath) -> Vec<(ModulePath, ModuleNames)> {
+        self.modules
+            .range(module.clone()..)
+            .take_while(|(key, _)| key.starts_with(module))
+            .map(|(key, items)| (key.clone(), items.names()))
+            .collect()
+    }
+
+    fn remove_items_under(&mut self, module: &ModulePath, files: &HashSet<ModulePath>) {
         self.modules.retain(|key, _| {
             !key.starts_with(module) || (module.len() + 1..=key.len()).any(|len| files.contains(&key[..len]))
         });
@@ -558,26 +644,83 @@ impl ItemIndex {
     /// paths inside macros, items nested in it), those that the constants it names call, and
     /// so on from each. A function outside the set cannot change what its analysis finds.
     pub fn reachable(&self, function: &FunctionRef<'_>) -> BTreeSet<FunctionKey> {
-        let mut seen: BTreeSet<FunctionKey> = BTreeSet::new();
-        let mut consts: BTreeSet<Target> = BTreeSet::new();
-        let mut bodies: Vec<(&ModulePath, Option<&str>, Mentions)> =
-            vec![(function.module, function.self_type, Mentions::of_block(function.block))];
-        while let Some((module, self_type, mentions)) = bodies.pop() {
-            let (functions, named) = self.named_functions(module, self_type, mentions.0);
-            for target in named {
-                if let Some((module, expr)) = self.const_expr(&target) {
-                    if consts.insert(target) {
-                        bodies.push((module, None, Mentions::of_expr(expr)));
-                    }
-                }
+        let start = Mentions::of_block(function.block);
+        let mut stack = self.mentioned(function.module, function.self_type, start);
+        let mut graph = self.reach.borrow_mut();
+        let mut seen = vec![false; graph.nodes.len()];
+        let mut reached = BTreeSet::new();
+        while let Some(node) = stack.pop() {
+            if seen.len() <= node {
+                seen.resize(node + 1, false);
             }
-            for f in functions {
-                if seen.insert(key(&f)) {
-                    bodies.push((f.module, f.self_type, Mentions::of_block(f.block)));
+            if std::mem::replace(&mut seen[node], true) {
+                continue;
+            }
+            if let Node::Function(key) = &graph.nodes[node] {
+                reached.insert(key.clone());
+            }
+            let next = match &graph.edges[node] {
+                Some(next) => next.clone(),
+                None => {
+                    let bodies = self.bodies(&graph.nodes[node]);
+                    let mut next = Vec::new();
+                    for (module, self_type, mentions) in bodies {
+                        next.extend(self.mentioned_in(&mut graph, module, self_type, mentions));
+                    }
+                    let next: Arc<[usize]> = next.into();
+                    graph.edges[node] = Some(next.clone());
+                    next
+                }
+            };
+            stack.extend(next.iter().copied());
+        }
+        reached
+    }
+
+    /// The nodes a body's mentions name, read in `module` (`Self` as `self_type`).
+    fn mentioned(&self, module: &ModulePath, self_type: Option<&str>, mentions: Mentions) -> Vec<usize> {
+        self.mentioned_in(&mut self.reach.borrow_mut(), module, self_type, mentions)
+    }
+
+    fn mentioned_in(
+        &self,
+        graph: &mut Reach,
+        module: &ModulePath,
+        self_type: Option<&str>,
+        mentions: Mentions,
+    ) -> Vec<usize> {
+        let (functions, named) = self.named_functions(module, self_type, mentions.0);
+        let consts = named
+            .into_iter()
+            .filter(|t| self.const_expr(t).is_some())
+            .map(Node::Const);
+        let functions = functions.iter().map(|f| Node::Function(key(f)));
+        consts.chain(functions).map(|node| graph.id(node)).collect()
+    }
+
+    /// The bodies a node stands for, each with the module it is read in and its `Self` type:
+    /// every function or method of that key (two `impl` blocks may define one name), or the
+    /// constant's initializer.
+    fn bodies(&self, node: &Node) -> Vec<(&ModulePath, Option<&str>, Mentions)> {
+        match node {
+            Node::Const(target) => (self.const_expr(target).into_iter())
+                .map(|(module, expr)| (module, None, Mentions::of_expr(expr)))
+                .collect(),
+            Node::Function((module, self_type, name)) => {
+                let Some((module, items)) = self.modules.get_key_value(module) else {
+                    return Vec::new();
+                };
+                match self_type {
+                    None => (items.functions.get(name).into_iter())
+                        .map(|(f, _)| (module, None, Mentions::of_block(&f.block)))
+                        .collect(),
+                    Some(ty) => (items.methods.iter())
+                        .filter(|m| &m.self_type == ty && m.item.sig.ident == name)
+                        .map(|m| (module, Some(m.self_type.as_str()), Mentions::of_block(&m.item.block)))
+                        .collect(),
                 }
             }
         }
-        seen
     }
 
     /// The functions the paths and method names of a body name, read in `module` (`Self` as
@@ -717,6 +860,30 @@ impl<'ast> syn::visit::Visit<'ast> for Mentions {
 }
 
 impl ModuleItems {
+    /// Everything of the module that resolution or the method index reads: not the items'
+    /// bodies, types or values, which are looked up again by name each time.
+    fn names(&self) -> ModuleNames {
+        let mut defined: Vec<String> = (self.structs.keys())
+            .chain(&self.enums)
+            .chain(self.aliases.keys())
+            .chain(self.consts.keys())
+            .chain(self.statics.keys())
+            .chain(self.functions.keys())
+            .cloned()
+            .collect();
+        defined.sort_unstable();
+        defined.dedup();
+        ModuleNames {
+            defined,
+            methods: (self.methods.iter())
+                .map(|m| (m.self_type.clone(), m.item.sig.ident.to_string(), m.file))
+                .collect(),
+            uses: self.uses.clone(),
+            globs: self.globs.clone(),
+            extern_crates: self.extern_crates.clone(),
+        }
+    }
+
     fn defines(&self, name: &str) -> bool {
         self.structs.contains_key(name)
             || self.enums.contains(name)
@@ -944,5 +1111,59 @@ mod tests {
         let mut calls = CallNames::default();
         syn::visit::Visit::visit_block(&mut calls, kernel.block);
         assert!(calls.paths.is_empty());
+    }
+
+    /// A file replaced with an edit inside a body keeps what was resolved (resolution reads
+    /// names only) but not what its own bodies reach; an edit that adds, removes or imports a
+    /// name forgets every resolved path.
+    #[test]
+    fn a_replaced_file_is_resolved_and_followed_as_a_fresh_index_would() {
+        let file = |text: &str| syn::parse_str::<syn::File>(text).unwrap();
+        let m = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<ModulePath>();
+        let key = |module: &[&str], name: &str| (m(module), None, name.to_string());
+        let helpers = |text: &str| {
+            let mut index = ItemIndex::default();
+            index.add_file(m(&["k"]), 0, &file("pub mod h; pub fn kernel() { h::load(); }"));
+            index.add_file(m(&["k", "h"]), 1, &file(text));
+            index
+        };
+        let reached = |index: &ItemIndex| {
+            let kernel = index
+                .function(&Target::Item(m(&["k"]), "kernel".into()))
+                .expect("indexed");
+            index.reachable(&kernel)
+        };
+        let others = HashSet::from([m(&["k"])]);
+        let first = "pub fn load() { a() } pub fn a() {} pub fn b() {}";
+        let mut kept = helpers(first);
+        assert_eq!(
+            reached(&kept),
+            BTreeSet::from([key(&["k", "h"], "load"), key(&["k", "h"], "a")])
+        );
+        let b = vec!["h".to_string(), "b".to_string()];
+        assert_eq!(
+            kept.resolve(&m(&["k"]), &b),
+            Some(Target::Item(m(&["k", "h"]), "b".into()))
+        );
+
+        // The body of `load` now calls `b`: the same names, so resolutions are kept, but what
+        // `load` reaches is read again.
+        let body_edit = "pub fn load() { b() } pub fn a() {} pub fn b() {}";
+        kept.replace_file(&m(&["k", "h"]), 1, Some(&file(body_edit)), &others);
+        assert!(!kept.resolved.borrow().is_empty(), "resolutions are kept");
+        assert_eq!(
+            reached(&kept),
+            BTreeSet::from([key(&["k", "h"], "load"), key(&["k", "h"], "b")])
+        );
+        assert_eq!(reached(&kept), reached(&helpers(body_edit)));
+
+        // `b` is gone: what named it names nothing now.
+        let removed = "pub fn load() { a() } pub fn a() {}";
+        kept.replace_file(&m(&["k", "h"]), 1, Some(&file(removed)), &others);
+        assert_eq!(kept.resolve(&m(&["k"]), &b), None);
+        assert_eq!(reached(&kept), reached(&helpers(removed)));
+        // A file that no longer parses adds no items.
+        kept.replace_file(&m(&["k", "h"]), 1, None, &others);
+        assert_eq!(reached(&kept), BTreeSet::new());
     }
 }

@@ -76,10 +76,8 @@ impl Program {
             .filter(|&(i, _)| i != file)
             .map(|(_, m)| m.clone())
             .collect();
-        self.index.remove_file_items(module, &others);
-        if let Ok(parsed) = &self.parsed[file] {
-            self.index.add_file(module.clone(), file, &parsed.syntax);
-        }
+        let syntax = self.parsed[file].as_ref().ok().map(|p| &*p.syntax);
+        self.index.replace_file(module, file, syntax, &others);
     }
 }
 
