@@ -34,5 +34,6 @@ mod snapshots;
 mod triage;
 mod uniformity;
 mod uniformity_properties;
+mod unseen_labels;
 mod warp_model_properties;
 mod workspace;

@@ -4,3 +4,4 @@
 pub mod corpus;
 pub mod cxx;
 pub mod external;
+pub mod unseen;

@@ -1,14 +1,52 @@
 //! `cargo run -p xtask -- corpus --kernels 1000 --out DIR [--mixed] [--kernels-per-file N]`: writes a synthetic kernel
 //! workspace for benchmarks.
+//!
+//! `cargo run -p xtask -- unseen --labels evaluation/unseen --checkouts DIR --tool BINARY`: runs
+//! the tool on checkouts of the labelled repositories (`DIR/OWNER+REPO`) and prints right /
+//! total per dialect, then each access that was not right.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use xtask::corpus::{write_corpus, CorpusSpec};
 
-const USAGE: &str = "usage: xtask corpus --kernels N --out DIR [--mixed] [--seed N] [--kernels-per-file N]";
+const USAGE: &str = "usage: xtask corpus --kernels N --out DIR [--mixed] [--seed N] [--kernels-per-file N]\n       xtask unseen --labels DIR --checkouts DIR --tool BINARY";
+
+fn unseen(args: &[String]) -> ExitCode {
+    let value = |name: &str| {
+        let at = args.iter().position(|a| a == name)?;
+        args.get(at + 1).map(PathBuf::from)
+    };
+    let (Some(labels), Some(checkouts), Some(tool)) = (value("--labels"), value("--checkouts"), value("--tool")) else {
+        eprintln!("error: `unseen` needs --labels, --checkouts and --tool\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let labels = match xtask::unseen::read_labels(&labels) {
+        Ok(labels) => labels,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (tallies, misses) = xtask::unseen::measure(&labels, &checkouts, &tool);
+    let (mut right, mut total) = (0, 0);
+    for (dialect, tally) in &tallies {
+        right += tally.right;
+        total += tally.total;
+        println!(
+            "{dialect}: {} of {} right, {} false broadcasts",
+            tally.right, tally.total, tally.false_broadcasts
+        );
+    }
+    println!("all: {right} of {total} right");
+    print!("{misses}");
+    ExitCode::SUCCESS
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("unseen") {
+        return unseen(&args[1..]);
+    }
     match parse(&args) {
         Ok((spec, out)) => match write_corpus(&spec, &out) {
             Ok(stats) => {

@@ -1,0 +1,242 @@
+//! Questions about the code at a byte range of a file: what a call names, what type a value
+//! has and how it is laid out, what a constant is worth. Each runs inside the solver's
+//! database context (rust-analyzer's trait solver must see the database it answers for).
+
+use crate::load::Loaded;
+use either::Either;
+use ra_ap_hir::{AsAssocItem, DisplayTarget, HasSource, HirDisplay, Semantics};
+use ra_ap_ide_db::RootDatabase;
+use ra_ap_syntax::ast::HasGenericArgs;
+use ra_ap_syntax::{ast, AstNode, SyntaxNode, TextRange, TextSize};
+use std::ops::Range;
+
+/// The function a call names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Callee {
+    /// Its name.
+    pub name: String,
+    /// The type of the `impl` block it is defined in, as written there (`Buf`, `f32`), or the
+    /// trait's name for a trait method that has no impl for the types at hand.
+    pub owner: Option<String>,
+    /// Where it is defined: a workspace file and the bytes of its item; `None` for the
+    /// bundled `core`.
+    pub defined: Option<(usize, Range<usize>)>,
+    /// The generic arguments it is called with, as types (`f64`), when known.
+    pub generic_args: Vec<String>,
+}
+
+/// What is known of a value's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeFacts {
+    /// As rust-analyzer writes it (`Skip<StepBy<Range<usize>>>`, `[Rec; 243]`).
+    pub display: String,
+    /// Size and alignment in bytes on the device, when the layout is known.
+    pub layout: Option<(u64, u64)>,
+}
+
+impl Loaded {
+    fn node_at(&self, sema: &Semantics<'_, RootDatabase>, file: usize, range: &Range<usize>) -> Option<SyntaxNode> {
+        let id = *self.files.get(file)?;
+        // The edition of the crate the file is a module of, so that its tree is the one the
+        // crate's definitions were read from.
+        let tree = sema.parse(sema.attach_first_edition(id));
+        let start = TextSize::try_from(range.start).ok()?;
+        let end = TextSize::try_from(range.end).ok()?;
+        let range = TextRange::new(start, end.max(start));
+        let element = tree.syntax().covering_element(range);
+        let node = match element {
+            ra_ap_syntax::NodeOrToken::Node(node) => node,
+            ra_ap_syntax::NodeOrToken::Token(token) => token.parent()?,
+        };
+        Some(node)
+    }
+
+    fn display_target(&self, sema: &Semantics<'_, RootDatabase>, file: usize) -> Option<DisplayTarget> {
+        let krate = sema.first_crate(*self.files.get(file)?)?;
+        Some(DisplayTarget::from_crate(&self.db, krate.into()))
+    }
+
+    /// Where a function is defined, and under which `impl` type or trait.
+    fn callee(&self, function: ra_ap_hir::Function, generic_args: Vec<String>) -> Callee {
+        let db = &self.db;
+        let name = function.name(db).as_str().to_string();
+        let owner = function.as_assoc_item(db).and_then(|item| match item.container(db) {
+            ra_ap_hir::AssocItemContainer::Impl(i) => Some(i.self_ty(db).display(db, self.any_target()?).to_string()),
+            ra_ap_hir::AssocItemContainer::Trait(t) => Some(t.name(db).as_str().to_string()),
+        });
+        let defined = function.source(db).and_then(|src| {
+            let file = src.file_id.file_id()?.file_id(db);
+            let index = self.files.iter().position(|f| *f == file)?;
+            let range = ra_ap_syntax::AstNode::syntax(&src.value).text_range();
+            Some((index, usize::from(range.start())..usize::from(range.end())))
+        });
+        Callee {
+            name,
+            owner,
+            defined,
+            generic_args,
+        }
+    }
+
+    fn any_target(&self) -> Option<DisplayTarget> {
+        let krate = ra_ap_hir::Crate::all(&self.db).into_iter().next()?;
+        Some(DisplayTarget::from_crate(&self.db, krate.into()))
+    }
+
+    /// The method a method call (`buf.set(i, v)`) at `range` of `file` calls.
+    pub(crate) fn method_call(&self, file: usize, range: Range<usize>) -> Option<Callee> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let call = find(&sema, &node, &range)?;
+            let (callee, subst) = sema.resolve_method_call_fallback(&call)?;
+            let Either::Left(function) = callee else {
+                return None;
+            };
+            let target = self.display_target(&sema, file)?;
+            let args = subst
+                .map(|s| {
+                    s.types(&self.db)
+                        .into_iter()
+                        .map(|(_, ty)| ty.display(&self.db, target).to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(self.callee(function, args))
+        })
+    }
+
+    /// The function a path call (`T::zero()`, `fill::<f64>(..)`, `Buf::new(..)`) at `range`
+    /// of `file` names.
+    pub(crate) fn path_call(&self, file: usize, range: Range<usize>) -> Option<Callee> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let call = node.ancestors().find_map(ast::CallExpr::cast)?;
+            let ast::Expr::PathExpr(path) = call.expr()? else {
+                return None;
+            };
+            let resolution = sema.resolve_path(&path.path()?)?;
+            let ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Function(function)) = resolution else {
+                return None;
+            };
+            let args = path
+                .path()
+                .and_then(|p| p.segment())
+                .and_then(|s| s.generic_arg_list())
+                .map(|list| list.generic_args().map(|a| a.syntax().text().to_string()).collect())
+                .unwrap_or_default();
+            Some(self.callee(function, args))
+        })
+    }
+
+    /// The type of the expression at `range` of `file` (the smallest one covering it).
+    pub(crate) fn expr_type(&self, file: usize, range: Range<usize>) -> Option<TypeFacts> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let expr = node.ancestors().find_map(ast::Expr::cast)?;
+            let info = sema.type_of_expr(&expr)?;
+            let target = self.display_target(&sema, file)?;
+            let ty = info.original;
+            let display = ty.display(&self.db, target).to_string();
+            if ty.is_unknown() {
+                return None;
+            }
+            let layout = ty.layout(&self.db).ok().map(|l| (l.size(), l.align()));
+            Some(TypeFacts { display, layout })
+        })
+    }
+
+    /// The type a `let` pattern or a parameter at `range` of `file` binds.
+    pub(crate) fn binding_type(&self, file: usize, range: Range<usize>) -> Option<TypeFacts> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let pat = node.ancestors().find_map(ast::Pat::cast)?;
+            let info = sema.type_of_pat(&pat)?;
+            let target = self.display_target(&sema, file)?;
+            let ty = info.original;
+            if ty.is_unknown() {
+                return None;
+            }
+            let display = ty.display(&self.db, target).to_string();
+            let layout = ty.layout(&self.db).ok().map(|l| (l.size(), l.align()));
+            Some(TypeFacts { display, layout })
+        })
+    }
+
+    /// The value of the constant item at `range` of `file`, or of the constant a path there
+    /// names, when it evaluates to an integer.
+    pub(crate) fn const_value(&self, file: usize, range: Range<usize>) -> Option<i128> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let named = node
+                .ancestors()
+                .find_map(ast::Path::cast)
+                .and_then(|path| match sema.resolve_path(&path)? {
+                    ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Const(c)) => Some(c),
+                    _ => None,
+                });
+            let konst = match named {
+                Some(konst) => konst,
+                None => sema.to_def(&node.ancestors().find_map(ast::Const::cast)?)?,
+            };
+            let value = konst.eval(&self.db).ok()?;
+            let target = self.display_target(&sema, file)?;
+            value.render(&self.db, target).parse::<i128>().ok()
+        })
+    }
+
+    /// Size, alignment and field offsets (in declaration order, by name) of the struct, union
+    /// or enum defined at `range` of `file`.
+    pub(crate) fn adt_layout(&self, file: usize, range: Range<usize>) -> Option<AdtLayout> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let adt = node.ancestors().find_map(ast::Adt::cast)?;
+            let def = sema.to_def(&adt)?;
+            let layout = def.layout(&self.db).ok()?;
+            let fields = match def {
+                ra_ap_hir::Adt::Struct(s) => s
+                    .fields(&self.db)
+                    .into_iter()
+                    .filter_map(|f| Some((f.name(&self.db).as_str().to_string(), layout.field_offset(f)?)))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Some(AdtLayout {
+                size: layout.size(),
+                align: layout.align(),
+                fields,
+            })
+        })
+    }
+}
+
+/// The innermost `N` around `node`; inside a `macro_rules!` call, the innermost one around the
+/// first token of `range` in the macro's expansion.
+fn find<N: AstNode>(sema: &Semantics<'_, RootDatabase>, node: &SyntaxNode, range: &Range<usize>) -> Option<N> {
+    if let Some(found) = node.ancestors().find_map(N::cast) {
+        return Some(found);
+    }
+    node.ancestors().find_map(ast::MacroCall::cast)?;
+    let start = TextSize::try_from(range.start).ok()?;
+    let token = node
+        .descendants_with_tokens()
+        .filter_map(|e| e.into_token())
+        .find(|t| t.text_range().start() >= start && !t.kind().is_trivia())?;
+    sema.descend_into_macros(token)
+        .into_iter()
+        .find_map(|t| t.parent()?.ancestors().find_map(N::cast))
+}
+
+/// How a struct, union or enum is laid out on the device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdtLayout {
+    pub size: u64,
+    pub align: u64,
+    /// Each named field's offset in bytes, in declaration order.
+    pub fields: Vec<(String, u64)>,
+}
