@@ -135,6 +135,9 @@ pub fn compare(label: &LabelledAccess, reported: &[Value]) -> Verdict {
 pub fn measure(labels: &[Labels], checkouts: &Path, tool: &Path) -> (BTreeMap<String, Tally>, String) {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = String::new();
+    // The tool runs in each checkout: a path relative to here must not be read from there.
+    let tool = std::fs::canonicalize(tool).unwrap_or_else(|_| tool.to_path_buf());
+    let tool = tool.as_path();
     for set in labels {
         let tally = tallies.entry(set.dialect.clone()).or_default();
         for repo in &set.repo {
