@@ -55,6 +55,7 @@ fn every_label_file_reads_and_names_known_classes() {
 
 fn label(class: &str, sectors: toml::Value) -> LabelledAccess {
     LabelledAccess {
+        access_file: None,
         line: 7,
         column: None,
         op: "load".into(),
@@ -98,4 +99,18 @@ fn a_figure_per_value_is_right_when_the_tool_gives_cases() {
     assert_eq!(compare(&depends, &reported), Verdict::Right);
     let fixed = label("strided", toml::Value::Integer(32));
     assert_eq!(compare(&fixed, &reported), Verdict::Wrong("strided 1 cases".into()));
+}
+
+#[test]
+fn a_helper_access_in_another_file_matches_only_there() {
+    let reported = [json!({
+        "line": 7, "column": 9, "op": "load", "space": "global", "array": "a",
+        "class": "broadcast", "sectors_per_request": 1.0, "cases": [],
+        "access_file": "core/src/params.rs"
+    })];
+    let here = label("broadcast", toml::Value::Integer(1));
+    assert_eq!(compare(&here, &reported), Verdict::Missed);
+    let mut there = label("broadcast", toml::Value::Integer(1));
+    there.access_file = Some("core/src/params.rs".into());
+    assert_eq!(compare(&there, &reported), Verdict::Right);
 }

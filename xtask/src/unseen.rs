@@ -43,6 +43,10 @@ pub struct LabelledKernel {
 /// What one global access is expected to be.
 #[derive(Debug, Deserialize)]
 pub struct LabelledAccess {
+    /// The file the access is written in when it is a helper's in another file than the
+    /// kernel's.
+    #[serde(default)]
+    pub access_file: Option<String>,
     pub line: u32,
     #[serde(default)]
     pub column: Option<u32>,
@@ -94,6 +98,11 @@ pub fn compare(label: &LabelledAccess, reported: &[Value]) -> Verdict {
         .iter()
         .filter(|a| a["line"].as_u64() == Some(u64::from(label.line)) && a["op"] == label.op.as_str())
         .filter(|a| a["space"] == "global")
+        .filter(|a| match (&label.access_file, a["access_file"].as_str()) {
+            (Some(want), Some(got)) => got.ends_with(want.as_str()),
+            (None, None) => true,
+            _ => false,
+        })
         .collect();
     let chosen = match label.column {
         Some(column) => at_line
