@@ -8,6 +8,7 @@ use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, ke
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
+use crate::model::semantics::{Dependency, LazySemantics, Semantics};
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Span, Unsupported};
@@ -17,6 +18,7 @@ use crate::warp::verdict::Prediction;
 use crate::workspace::CrateFeatures;
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 mod incremental;
 mod resident;
@@ -77,6 +79,12 @@ pub struct Program {
     /// Each file's host launches, the constants they read and every name those constants'
     /// values may depend on, while the constants still hold.
     file_launches: Vec<Option<FileLaunches>>,
+    /// Which crates each crate uses, and the features each is compiled with: the crate graph
+    /// the Rust semantics are loaded with.
+    uses: Vec<CrateUse>,
+    features: CrateFeatures,
+    /// Rust semantics of the files, made when the interpreter first asks.
+    semantics: OnceLock<Semantics>,
 }
 
 /// The host launches of a file, the constants they read with their values, and the names
@@ -131,6 +139,9 @@ impl Program {
             kernel_names: BTreeMap::new(),
             file_kernels: Vec::new(),
             file_launches: Vec::new(),
+            uses: uses.to_vec(),
+            features: features.clone(),
+            semantics: OnceLock::new(),
         };
         for u in uses {
             program.index.add_dependency(&u.from, &u.name, &u.root);
@@ -274,9 +285,14 @@ impl Program {
     pub fn analyze(&self, file: usize, kernel: &Kernel, launch: &ResolvedLaunch) -> KernelAnalysis {
         let mut analyzed = kernel.clone();
         analyzed.launch = launch.clone();
+        let build = || self.build_semantics();
         let sources = Sources {
             files: &self.files,
             index: &self.index,
+            semantics: Some(LazySemantics {
+                cell: &self.semantics,
+                build: &build,
+            }),
         };
         let body = match (self.syntax(file), self.modules.get(file)) {
             (Ok(syntax), Some(module)) => {
@@ -301,6 +317,16 @@ impl Program {
             predictions,
             banks,
         }
+    }
+
+    /// The Rust semantics of every file, with the crate graph the index was given.
+    fn build_semantics(&self) -> Semantics {
+        let dependencies = self.uses.iter().map(|u| Dependency {
+            from: &u.from,
+            name: &u.name,
+            root: &u.root,
+        });
+        Semantics::new(&self.files, &self.modules, dependencies, &self.features)
     }
 
     /// The report of every kernel of file `file` under the launch the plan resolves for it.

@@ -12,7 +12,7 @@ mod load;
 mod query;
 
 pub use load::{CfgAtom, CrateRoot, SourceText, Workspace};
-pub use query::{AdtLayout, Callee, TypeFacts};
+pub use query::{AdtLayout, Callee, FieldLayout, TypeFacts, TypeLayout};
 
 use ra_ap_base_db::FileChange;
 use ra_ap_ide_db::ChangeWithProcMacros;
@@ -73,6 +73,12 @@ impl Frontend {
     /// path there names.
     pub fn const_value(&self, file: usize, range: Range<usize>) -> Option<i128> {
         self.loaded.const_value(file, range)
+    }
+
+    /// The layout of what the parameter or binding at `range` of `file` points to (a slice's
+    /// element, a reference's or raw pointer's target), or of its value.
+    pub fn pointee_layout(&self, file: usize, range: Range<usize>) -> Option<TypeLayout> {
+        self.loaded.pointee_layout(file, range)
     }
 
     /// The device layout of the struct, union or enum defined at `range` of `file`.

@@ -215,6 +215,105 @@ impl Loaded {
     }
 }
 
+impl Loaded {
+    /// The layout of what the parameter or binding at `range` of `file` points to: the
+    /// element of a slice, the target of a reference or raw pointer, else the value itself.
+    pub(crate) fn pointee_layout(&self, file: usize, range: Range<usize>) -> Option<TypeLayout> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let pat = match node.ancestors().find_map(ast::Param::cast) {
+                Some(param) => param.pat()?,
+                None => node.ancestors().find_map(ast::Pat::cast)?,
+            };
+            let mut ty = sema.type_of_pat(&pat)?.original;
+            if let Some(inner) = ty.as_reference_inner().or_else(|| ty.remove_raw_ptr()) {
+                ty = inner;
+            }
+            if let Some(elem) = ty.as_slice() {
+                ty = elem;
+            }
+            let target = self.display_target(&sema, file)?;
+            self.type_layout(&ty, target, 0)
+        })
+    }
+
+    fn type_layout(&self, ty: &ra_ap_hir::Type<'_>, target: DisplayTarget, depth: usize) -> Option<TypeLayout> {
+        let db = &self.db;
+        if ty.contains_unknown() || depth > MAX_LAYOUT_DEPTH {
+            return None;
+        }
+        let layout = ty.layout(db).ok()?;
+        let (size, align) = (layout.size(), layout.align());
+        let name = match ty.as_adt() {
+            Some(adt) => adt.name(db).as_str().to_string(),
+            None => ty.display(db, target).to_string(),
+        };
+        let primitive = ty.is_scalar() || ty.is_raw_ptr() || ty.as_reference().is_some();
+        let mut fields = Vec::new();
+        if let Some((elem, len)) = ty.as_array(db) {
+            let elem = self.type_layout(&elem, target, depth + 1)?;
+            // The first elements are enough for the paths code writes, bounded in size.
+            for i in 0..len.min(64) {
+                fields.push(FieldLayout {
+                    name: i.to_string(),
+                    offset: i as u64 * elem.size,
+                    layout: elem.clone(),
+                });
+            }
+        } else if ty.as_adt().is_some() {
+            for (field, field_ty) in ty.fields(db) {
+                let offset = layout.field_offset(field)?;
+                fields.push(FieldLayout {
+                    name: field.name(db).as_str().to_string(),
+                    offset,
+                    layout: self.type_layout(&field_ty, target, depth + 1)?,
+                });
+            }
+        } else {
+            for (i, part) in ty.tuple_fields(db).iter().enumerate() {
+                fields.push(FieldLayout {
+                    name: i.to_string(),
+                    offset: layout.tuple_field_offset(i)?,
+                    layout: self.type_layout(part, target, depth + 1)?,
+                });
+            }
+        }
+        Some(TypeLayout {
+            name,
+            size,
+            align,
+            fields,
+            primitive,
+        })
+    }
+}
+
+/// How deep a type's fields are laid out.
+const MAX_LAYOUT_DEPTH: usize = 8;
+
+/// A type laid out on the device, fields and all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeLayout {
+    /// The type's name (`Params` for `Params<f32>`), or as written for the others (`f32`,
+    /// `[u32; 4]`).
+    pub name: String,
+    pub size: u64,
+    pub align: u64,
+    /// Struct fields by name, tuple fields and the first array elements by number.
+    pub fields: Vec<FieldLayout>,
+    /// A scalar, pointer or reference: one value, no fields.
+    pub primitive: bool,
+}
+
+/// A field of a [`TypeLayout`] at its offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldLayout {
+    pub name: String,
+    pub offset: u64,
+    pub layout: TypeLayout,
+}
+
 /// The innermost `N` around `node`; inside a `macro_rules!` call, the innermost one around the
 /// first token of `range` in the macro's expansion.
 fn find<N: AstNode>(sema: &Semantics<'_, RootDatabase>, node: &SyntaxNode, range: &Range<usize>) -> Option<N> {

@@ -194,3 +194,42 @@ fn a_call_written_inside_a_macro_rules_body_resolves_in_its_expansion() {
         .expect("resolved in the expansion");
     assert_eq!((call.name.as_str(), call.owner.as_deref()), ("set", Some("DeviceBuf")));
 }
+
+#[test]
+fn a_parameter_s_pointee_is_laid_out_with_generic_arguments_substituted() {
+    let text = "pub struct Params<S> { seed: S, w: f64, tiles: [u32; 3] }\n\
+                pub unsafe fn kernel(p: &Params<u16>, rows: &[Params<u64>], raw: *const (u8, u32)) {}\n";
+    let fe = Frontend::load(&Workspace {
+        files: vec![SourceText {
+            path: "k/src/lib.rs".into(),
+            text: text.into(),
+        }],
+        crates: vec![CrateRoot {
+            name: "k".into(),
+            root: 0,
+            dependencies: Vec::new(),
+            cfg: Vec::new(),
+            edition: 2021,
+        }],
+    });
+    let p = fe.pointee_layout(0, at(text, "p:", 0)).expect("laid out");
+    assert_eq!(
+        (p.name.as_str(), p.size, p.align, p.primitive),
+        ("Params", 24, 8, false)
+    );
+    let offsets: Vec<(&str, u64, u64)> = p
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.offset, f.layout.size))
+        .collect();
+    // Fields are reordered by alignment where no `repr` says otherwise, as rustc does.
+    assert_eq!(offsets, [("seed", 20, 2), ("w", 0, 8), ("tiles", 8, 12)]);
+    let w = p.fields.iter().find(|f| f.name == "w").expect("field w");
+    assert_eq!((w.layout.name.as_str(), w.layout.primitive), ("f64", true));
+    let tiles = p.fields.iter().find(|f| f.name == "tiles").expect("field tiles");
+    assert_eq!((tiles.layout.size, tiles.layout.fields.len()), (12, 3));
+    let row = fe.pointee_layout(0, at(text, "rows:", 0)).expect("the slice's element");
+    assert_eq!((row.name.as_str(), row.size), ("Params", 32));
+    let raw = fe.pointee_layout(0, at(text, "raw:", 0)).expect("the pointer's target");
+    assert_eq!((raw.size, raw.fields.len()), (8, 2));
+}

@@ -39,6 +39,7 @@ const FIXTURES: &[Fixture] = &[
     file("dialects-ptx-support", "fixtures/dialects/ptx_support.rs"),
     file("dialects-rust-gpu", "fixtures/dialects/rust_gpu.rs"),
     file("dialects-rust-gpu-matmul", "fixtures/dialects/rust_gpu_matmul.rs"),
+    file("frontend-semantic-calls", "fixtures/frontend/semantic_calls.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),
     file("patterns-hard-cases", "fixtures/patterns/hard_cases.rs"),
     file("patterns-raw-nvptx", "fixtures/patterns/raw_nvptx.rs"),

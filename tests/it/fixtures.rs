@@ -16,7 +16,7 @@ struct Expectation {
 }
 
 /// The folders of fixtures with analyzed kernels, each with inline expectations.
-const FOLDERS: [&str; 5] = ["seeds", "patterns", "idioms", "dialects", "shared"];
+const FOLDERS: [&str; 6] = ["seeds", "patterns", "idioms", "dialects", "shared", "frontend"];
 
 fn fixture_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -177,6 +177,6 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
             kernels += report.kernels.len();
         }
     }
-    assert_eq!(kernels, 56);
+    assert_eq!(kernels, 58);
     assert_eq!(dialect_kernels, 24);
 }

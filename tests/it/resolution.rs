@@ -146,3 +146,71 @@ fn a_crate_the_code_does_not_use_is_not_searched_for_methods() {
         [("g.cells", Some("grid.rs"), Some(4.0), 4), ("out", None, Some(4.0), 4)]
     );
 }
+
+#[test]
+fn a_method_of_a_trait_from_a_crate_not_loaded_is_a_note_not_an_access_at_the_buffer_start() {
+    let reports = analyze(
+        vec![module(
+            "src/lib.rs",
+            &["slots"],
+            "use pool::Slots;\n#[kernel]\npub unsafe fn fill(out: &mut [f32], inp: &[f32]) {\n    let i = cuda_std::thread::index_1d() as usize;\n    out.write(i, inp.read(i));\n}\n",
+        )],
+        &[],
+    );
+    let kernel = &reports[0].kernels[0];
+    assert_eq!(kernel.name, "fill");
+    assert!(kernel.accesses.is_empty(), "{:?}", kernel.accesses);
+    let notes: Vec<&str> = kernel.unsupported.iter().map(|u| u.message.as_str()).collect();
+    assert_eq!(
+        notes,
+        [
+            "`inp.read(i)` takes the global buffer `inp` and is not visible to the analysis: accesses through it are not analyzed",
+            "`out.write(i, inp.read(i))` takes the global buffer `out` and is not visible to the analysis: accesses through it are not analyzed",
+        ]
+    );
+}
+
+#[test]
+fn a_method_of_a_value_built_with_self_in_another_crate_is_followed_to_its_access() {
+    let reports = analyze(
+        vec![
+            module(
+                "kernels/src/lib.rs",
+                &["kernels"],
+                "use grid::Cursor;\n#[kernel]\npub unsafe fn bump(cells: *mut u32) {\n    let c = Cursor::at_lane();\n    c.bump(cells);\n}\n",
+            ),
+            module(
+                "grid/src/lib.rs",
+                &["grid"],
+                "pub struct Cursor(usize);\npub struct Other(usize);\nimpl Cursor {\n    pub fn at_lane() -> Self { Self(cuda_std::thread::index_1d() as usize * 2) }\n    pub unsafe fn bump(&self, cells: *mut u32) { *cells.add(self.0) += 1; }\n}\nimpl Other {\n    pub unsafe fn bump(&self, cells: *mut u32) { *cells.add(self.0) += 1; }\n}\n",
+            ),
+        ],
+        &[CrateUse {
+            from: "kernels".into(),
+            name: "grid".into(),
+            root: "grid".into(),
+        }],
+    );
+    let kernel = &reports[0].kernels[0];
+    assert!(kernel.unsupported.is_empty(), "{:?}", kernel.unsupported);
+    let found: Vec<(Option<&str>, usize, Option<AccessClass>, Option<f64>)> = kernel
+        .accesses
+        .iter()
+        .map(|a| {
+            (
+                a.file.as_deref(),
+                a.span.line,
+                a.prediction.as_ref().map(|p| p.class),
+                a.prediction.as_ref().and_then(|p| p.sectors_per_request),
+            )
+        })
+        .collect();
+    // Lanes two `u32` apart: 8 sectors for the load and for the store.
+    assert_eq!(
+        found,
+        [
+            (Some("grid/src/lib.rs"), 5, Some(AccessClass::Strided), Some(8.0)),
+            (Some("grid/src/lib.rs"), 5, Some(AccessClass::Strided), Some(8.0)),
+        ]
+    );
+}

@@ -117,6 +117,20 @@ impl<'a> Interpreter<'a> {
                 return Value::Struct { ty: Some(name), fields };
             }
         }
+        // A path the index's names do not lead to a body (`T::zero()`, `Self::new(..)` of a
+        // generic impl, a re-export it does not follow): asked of the Rust semantics, when
+        // some workspace item has the name.
+        let unresolved = match &target {
+            Some(t) => !is_modelled(t),
+            None => self.sources.index.methods_named(&name, self.module).next().is_some(),
+        };
+        if unresolved {
+            if let Some(function) = self.resolved_function(self.span(call), false) {
+                let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+                let callee = self.text(&call.func);
+                return self.inline_call(call, callee, function, None, args);
+            }
+        }
         if matches!(name.as_str(), "copy_nonoverlapping" | "copy") && call.args.len() == 3 {
             return self.element_copy(call);
         }
@@ -405,9 +419,51 @@ impl<'a> Interpreter<'a> {
             .methods_named(&method, self.module)
             .filter(|f| !f.module.first().is_some_and(|c| MODELLED_CRATES.contains(&c.as_str())))
             .collect();
+        // No workspace type has a method of this name: it is a modelled or outside one.
         if candidates.is_empty() {
             return None;
         }
+        let function = self
+            .named_method(call, candidates)
+            .or_else(|| self.resolved_function(self.span(call), true))?;
+        let receiver = match self.operand(&call.receiver) {
+            Operand::Place(p) | Operand::Value(Value::Place(p)) => Value::Place(p),
+            Operand::Value(Value::Pointer(p)) => Value::Place(Place::at(&p)),
+            Operand::Value(v) => v,
+        };
+        let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+        let callee = format!("{}.{method}", self.text(&call.receiver));
+        Some(self.inline_call(call, callee, function, Some(receiver), args))
+    }
+
+    /// The workspace function the Rust semantics find for the call at `span` (a method call
+    /// when `method`), when the index's names alone do not: a method of a value whose type
+    /// only the semantics know, of a wrapper or a trait. A function of a crate kernel-lint
+    /// models itself is not followed.
+    fn resolved_function(&self, span: crate::source::Span, method: bool) -> Option<FunctionRef<'a>> {
+        let semantics = self.sources.semantics?.get();
+        let callee = if method {
+            semantics.method_call(self.file_id, span)?
+        } else {
+            semantics.path_call(self.file_id, span)?
+        };
+        let (file, range) = callee.defined?;
+        let source = self.sources.files.get(file)?;
+        let function = self.sources.index.function_at(file, &callee.name, range, source)?;
+        let modelled = function
+            .module
+            .first()
+            .is_some_and(|c| MODELLED_CRATES.contains(&c.as_str()));
+        (!modelled).then_some(function)
+    }
+
+    /// The method of a workspace type of this name whose type is the receiver's, as far as
+    /// the index and the receiver's value tell.
+    fn named_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        candidates: Vec<FunctionRef<'a>>,
+    ) -> Option<FunctionRef<'a>> {
         // The receiver's type, from a dry evaluation: its loads are recorded when it is
         // evaluated for real below.
         let receiver_type = match self.dry_operand(&call.receiver) {
@@ -419,17 +475,9 @@ impl<'a> Interpreter<'a> {
         // Only a receiver of known type picks a method: `p.add(i)` on a pointer whose element
         // type is unknown is pointer arithmetic, not some type's `Add::add`.
         let receiver_type = receiver_type?;
-        let function = candidates
+        candidates
             .into_iter()
-            .find(|f| f.self_type == Some(receiver_type.as_str()))?;
-        let receiver = match self.operand(&call.receiver) {
-            Operand::Place(p) | Operand::Value(Value::Place(p)) => Value::Place(p),
-            Operand::Value(Value::Pointer(p)) => Value::Place(Place::at(&p)),
-            Operand::Value(v) => v,
-        };
-        let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
-        let callee = format!("{}.{method}", self.text(&call.receiver));
-        Some(self.inline_call(call, callee, function, Some(receiver), args))
+            .find(|f| f.self_type == Some(receiver_type.as_str()))
     }
 
     /// Macros: `shared_array!`, the standard ones whose arguments run, and the rest reported.

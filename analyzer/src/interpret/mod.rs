@@ -22,6 +22,7 @@ use crate::algebra::{Atom, Poly, Predicate};
 use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::Kernel;
 use crate::model::layout::{FieldOf, Scope};
+use crate::model::semantics::LazySemantics;
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -79,6 +80,8 @@ pub struct Sources<'a> {
     pub files: &'a [SourceFile],
     /// The items of every module of those files.
     pub index: &'a ItemIndex,
+    /// Rust semantics of the same files, for the calls the index cannot resolve by name.
+    pub semantics: Option<LazySemantics<'a>>,
 }
 
 /// The accesses of a kernel body and what could not be analyzed.
@@ -359,6 +362,19 @@ impl<'a> Interpreter<'a> {
                 Some(buffer) => buffer,
                 None => self.parameter_value(self.scope(), &name, &typed.ty, 0),
             },
+        };
+        // A pointee whose type the index cannot lay out (a generic struct, a type of another
+        // crate's re-export): laid out by the Rust semantics.
+        let value = match value {
+            Value::Pointer(mut pointer) if pointer.elem.is_none() => {
+                let span = self.span(&typed.pat);
+                pointer.elem = self
+                    .sources
+                    .semantics
+                    .and_then(|s| s.get().pointee_layout(self.file_id, span));
+                Value::Pointer(pointer)
+            }
+            other => other,
         };
         self.bind_pattern(&typed.pat, value);
     }

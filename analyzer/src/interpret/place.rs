@@ -209,7 +209,8 @@ impl Interpreter<'_> {
                 let index = self.value(&index);
                 return Operand::Value(Value::Tuple(vec![element, index]));
             }
-            ("write" | "write_volatile" | "write_unaligned", Some(value)) => {
+            // A pointer's `write(value)`; a `write(index, value)` is some other type's method.
+            ("write" | "write_volatile" | "write_unaligned", Some(value)) if call.args.len() == 1 => {
                 self.value(value);
                 let span = self.span(call);
                 match self.operand(&call.receiver) {
@@ -222,7 +223,7 @@ impl Interpreter<'_> {
             (
                 "assume_init" | "assume_init_read" | "assume_init_ref" | "read" | "read_volatile" | "read_unaligned",
                 _,
-            ) => {
+            ) if call.args.is_empty() => {
                 return match self.operand(&call.receiver) {
                     Operand::Place(p) | Operand::Value(Value::Place(p)) => Operand::Place(p),
                     Operand::Value(Value::Pointer(p)) => Operand::Place(Place::at(&p)),
@@ -246,6 +247,9 @@ impl Interpreter<'_> {
                     index: None,
                 }));
             }
+            // A slice or an array is passed by reference to a method the analysis does not
+            // model: reading it whole would be an access no lane makes.
+            Operand::Place(p) if p.layout.as_ref().is_some_and(|l| l.name.starts_with('[')) => Value::Place(p),
             Operand::Place(p) => self.load(&p, &call.receiver),
             Operand::Value(v) => v,
         };

@@ -551,6 +551,42 @@ impl ItemIndex {
         }
     }
 
+    /// The function or method named `name` whose name is written inside bytes `within` of file
+    /// `file` (`source` is that file): how a definition the Rust semantics found is looked up.
+    pub fn function_at(
+        &self,
+        file: usize,
+        name: &str,
+        within: std::ops::Range<usize>,
+        source: &crate::source::SourceFile,
+    ) -> Option<FunctionRef<'_>> {
+        let inside = |ident: &syn::Ident| ident == name && within.contains(&source.span_of_node(ident).start);
+        self.modules.iter().find_map(|(module, items)| {
+            let free = items.functions.iter().find_map(|(fname, (f, at))| {
+                (*at == file && inside(&f.sig.ident)).then(|| FunctionRef {
+                    module,
+                    file,
+                    name: fname.clone(),
+                    self_type: None,
+                    sig: &f.sig,
+                    block: &f.block,
+                })
+            });
+            free.or_else(|| {
+                items.methods.iter().find_map(|m| {
+                    (m.file == file && inside(&m.item.sig.ident)).then(|| FunctionRef {
+                        module,
+                        file,
+                        name: name.to_string(),
+                        self_type: Some(m.self_type.as_str()),
+                        sig: &m.item.sig,
+                        block: &m.item.block,
+                    })
+                })
+            })
+        })
+    }
+
     /// Whether an item target is a tuple struct (`Id(u32)`), constructed like a call.
     pub fn is_tuple_struct(&self, target: &Target) -> bool {
         self.struct_def(target)

@@ -11,3 +11,4 @@ pub mod launch;
 pub mod launch_sites;
 pub mod layout;
 pub mod rust_gpu;
+pub mod semantics;

@@ -40,6 +40,9 @@ impl Program {
             std::mem::replace(&mut self.parsed[file], parsed),
         );
         self.deferred[file] = false;
+        if let Some(semantics) = self.semantics.get_mut() {
+            semantics.set_text(file, &self.files[file].text);
+        }
         self.reindex(file);
         for name in std::mem::take(&mut self.file_kernels[file]) {
             if let Some(count) = self.kernel_names.get_mut(&name) {

@@ -1,0 +1,185 @@
+//! Rust semantics for what the item index cannot resolve by name: the method a call on a value
+//! of any type calls (`Self(id)` constructors, wrapper types, trait methods), the function a
+//! path through a generic or trait names (`T::zero()`), answered by the front end over the
+//! same files and crate graph.
+//!
+//! The front end is loaded at the first question only, and only what a question needs is
+//! computed in it (a crate's names and types, and those of the crates it uses), so a
+//! workspace whose names the index resolves by itself pays nothing.
+
+use crate::model::layout::{FieldLayout, Layout};
+use crate::source::{SourceFile, Span};
+use kernel_lint_frontend::{CfgAtom, CrateRoot, Frontend, SourceText, Workspace};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+
+pub use kernel_lint_frontend::Callee;
+
+/// The front end over one set of files, loaded when first asked.
+pub struct Semantics {
+    workspace: Workspace,
+    loaded: Mutex<Option<Frontend>>,
+}
+
+impl std::fmt::Debug for Semantics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semantics")
+            .field("files", &self.workspace.files.len())
+            .field("crates", &self.workspace.crates.len())
+            .finish()
+    }
+}
+
+/// A crate's dependency as its code names it: crate `from` calls crate `root` by `name`.
+pub struct Dependency<'a> {
+    pub from: &'a str,
+    pub name: &'a str,
+    pub root: &'a str,
+}
+
+impl Semantics {
+    /// The files (each the module `modules[i]` of crate `modules[i][0]`, a crate root being
+    /// `[crate]`), the crates' dependencies and each crate's enabled features. A crate whose
+    /// root file is not among the files is not loaded: its files stay outside every crate.
+    pub fn new<'a>(
+        files: &[SourceFile],
+        modules: &[Vec<String>],
+        dependencies: impl IntoIterator<Item = Dependency<'a>>,
+        features: &BTreeMap<String, BTreeSet<String>>,
+    ) -> Semantics {
+        let texts: Vec<SourceText> = files
+            .iter()
+            .map(|f| SourceText {
+                path: f.path.clone(),
+                text: f.text.clone(),
+            })
+            .collect();
+        let mut crates: Vec<CrateRoot> = Vec::new();
+        let mut by_name: BTreeMap<&str, usize> = BTreeMap::new();
+        for (file, module) in modules.iter().enumerate() {
+            let [name] = module.as_slice() else { continue };
+            if by_name.contains_key(name.as_str()) {
+                continue;
+            }
+            by_name.insert(name, crates.len());
+            let mut cfg: Vec<CfgAtom> = features
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|f| CfgAtom::KeyValue("feature".into(), f.clone()))
+                .collect();
+            cfg.extend(device_target(files, modules, name));
+            crates.push(CrateRoot {
+                name: name.clone(),
+                root: file,
+                dependencies: Vec::new(),
+                cfg,
+                edition: 2021,
+            });
+        }
+        for dependency in dependencies {
+            let (Some(&from), Some(&to)) = (by_name.get(dependency.from), by_name.get(dependency.root)) else {
+                continue;
+            };
+            crates[from].dependencies.push((dependency.name.to_string(), to));
+        }
+        Semantics {
+            workspace: Workspace { files: texts, crates },
+            loaded: Mutex::new(None),
+        }
+    }
+
+    /// Asks the loaded front end, loading it first if this is the first question.
+    fn ask<T>(&self, question: impl FnOnce(&Frontend) -> Option<T>) -> Option<T> {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let frontend = loaded.get_or_insert_with(|| Frontend::load(&self.workspace));
+        question(frontend)
+    }
+
+    /// The method the method call at `span` of file `file` calls.
+    pub fn method_call(&self, file: usize, span: Span) -> Option<Callee> {
+        self.ask(|f| f.method_call(file, span.start..span.end))
+    }
+
+    /// The function the path call at `span` of file `file` names.
+    pub fn path_call(&self, file: usize, span: Span) -> Option<Callee> {
+        self.ask(|f| f.path_call(file, span.start..span.end))
+    }
+
+    /// The layout of what the parameter or binding at `span` of file `file` points to (a
+    /// slice's element, a reference's or pointer's target).
+    pub fn pointee_layout(&self, file: usize, span: Span) -> Option<Layout> {
+        self.ask(|f| f.pointee_layout(file, span.start..span.end)).map(layout)
+    }
+
+    /// File `file` has a new text; the other files and the crates stay.
+    pub fn set_text(&mut self, file: usize, text: &str) {
+        if let Some(t) = self.workspace.files.get_mut(file) {
+            t.text = text.to_string();
+        }
+        let loaded = self.loaded.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(frontend) = loaded.as_mut() {
+            frontend.set_text(file, text);
+        }
+    }
+}
+
+/// The analyzer's layout of a type the front end laid out.
+fn layout(ty: kernel_lint_frontend::TypeLayout) -> Layout {
+    Layout {
+        name: ty.name,
+        size: ty.size,
+        align: ty.align,
+        fields: ty
+            .fields
+            .into_iter()
+            .map(|f| FieldLayout {
+                name: f.name,
+                offset: f.offset,
+                layout: layout(f.layout),
+            })
+            .collect(),
+        primitive: ty.primitive,
+    }
+}
+
+/// The device target a crate's code is written for, as `cfg` atoms: its kernels and helpers
+/// are often gated by it (`#[cfg(target_arch = "spirv")]`), and the host half by its negation.
+fn device_target(files: &[SourceFile], modules: &[Vec<String>], krate: &str) -> Vec<CfgAtom> {
+    let names = |needle: &str| {
+        files
+            .iter()
+            .zip(modules)
+            .any(|(f, m)| m.first().is_some_and(|c| c == krate) && f.text.contains(needle))
+    };
+    let pair = |k: &str, v: &str| CfgAtom::KeyValue(k.into(), v.into());
+    if names("target_arch = \"spirv\"") {
+        vec![pair("target_arch", "spirv")]
+    } else if names("target_os = \"cuda\"") || names("target_arch = \"nvptx64\"") {
+        vec![pair("target_os", "cuda"), pair("target_arch", "nvptx64")]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Semantics made when first asked for: a workspace whose names the item index resolves by
+/// itself never builds them.
+#[derive(Clone, Copy)]
+pub struct LazySemantics<'a> {
+    pub cell: &'a std::sync::OnceLock<Semantics>,
+    pub build: &'a dyn Fn() -> Semantics,
+}
+
+impl<'a> LazySemantics<'a> {
+    pub fn get(&self) -> &'a Semantics {
+        self.cell.get_or_init(|| (self.build)())
+    }
+}
+
+impl std::fmt::Debug for LazySemantics<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazySemantics")
+            .field("built", &self.cell.get().is_some())
+            .finish()
+    }
+}
