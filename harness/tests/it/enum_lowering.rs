@@ -55,7 +55,7 @@ fn layouts_follow_the_repr() {
     );
     assert!(!program.contains("Code() = default;"), "{program}");
     assert!(
-        program.contains("(4194304ull > 1048576ull * sizeof(Cell) ? 4194304ull : 1048576ull * sizeof(Cell))"),
+        program.contains("(25165824ull > 6291456ull * sizeof(Cell) ? 25165824ull : 6291456ull * sizeof(Cell))"),
         "{program}"
     );
 }
