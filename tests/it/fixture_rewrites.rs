@@ -39,6 +39,8 @@ const FIXTURES: &[Fixture] = &[
     file("dialects-ptx-support", "fixtures/dialects/ptx_support.rs"),
     file("dialects-rust-gpu", "fixtures/dialects/rust_gpu.rs"),
     file("dialects-rust-gpu-matmul", "fixtures/dialects/rust_gpu_matmul.rs"),
+    file("frontend-loaded-loops", "fixtures/frontend/loaded_loops.rs"),
+    file("frontend-pointer-fields", "fixtures/frontend/pointer_fields.rs"),
     file("frontend-semantic-calls", "fixtures/frontend/semantic_calls.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),
     file("patterns-hard-cases", "fixtures/patterns/hard_cases.rs"),

@@ -12,6 +12,7 @@ mod fix;
 mod fixture_rewrites;
 mod fixtures;
 mod footprint;
+mod frontend_fixtures;
 mod gxx;
 mod harness;
 mod home;

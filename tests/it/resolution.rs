@@ -193,7 +193,8 @@ fn a_method_of_a_value_built_with_self_in_another_crate_is_followed_to_its_acces
     );
     let kernel = &reports[0].kernels[0];
     assert!(kernel.unsupported.is_empty(), "{:?}", kernel.unsupported);
-    let found: Vec<(Option<&str>, usize, Option<AccessClass>, Option<f64>)> = kernel
+    type Found<'a> = (Option<&'a str>, usize, Option<AccessClass>, Option<f64>);
+    let found: Vec<Found> = kernel
         .accesses
         .iter()
         .map(|a| {

@@ -6,5 +6,5 @@ pub mod interval;
 pub mod poly;
 pub mod predicate;
 
-pub use poly::{Atom, Axis, OpKind, OpNode, Poly, CANNOT_FOLLOW, OVERFLOWS};
+pub use poly::{Atom, Axis, OpKind, OpNode, Poly, CANNOT_FOLLOW, OVERFLOWS, READ_FROM_MEMORY};
 pub use predicate::{both, either, CmpOp, Predicate};

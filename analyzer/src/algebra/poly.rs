@@ -3,7 +3,7 @@
 
 mod atom;
 
-pub use atom::{Atom, Axis, OpKind, OpNode, CANNOT_FOLLOW, OVERFLOWS};
+pub use atom::{Atom, Axis, OpKind, OpNode, CANNOT_FOLLOW, OVERFLOWS, READ_FROM_MEMORY};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
@@ -79,6 +79,12 @@ impl Poly {
     }
 
     /// Whether any lane-dependent atom occurs.
+    /// Whether the value is read from memory at an address that differs between lanes, or is
+    /// made from such values.
+    pub fn is_loaded_per_lane(&self) -> bool {
+        self.atoms().any(Atom::is_loaded_per_lane)
+    }
+
     pub fn is_lane_dependent(&self) -> bool {
         self.atoms().any(Atom::is_lane_dependent)
     }

@@ -3,7 +3,7 @@
 
 use super::value::{why, Operand};
 use super::{Interpreter, Op, Value};
-use crate::algebra::{CmpOp, OpKind, Poly, Predicate};
+use crate::algebra::{CmpOp, OpKind, Poly, Predicate, READ_FROM_MEMORY};
 use syn::{BinOp, Expr};
 
 /// An integer operation, whether written `a + b`, `a += b` or `a.wrapping_add(b)`.
@@ -153,6 +153,11 @@ impl Interpreter<'_> {
         match (method, arg.as_ref().and_then(Poly::as_constant), &arg) {
             ("pow", Some(k @ 0..=8), _) => Value::Int((0..k).fold(Poly::constant(1), |acc, _| acc.mul(&a))),
             ("div_ceil", _, Some(b)) => Value::Int(Poly::op(OpKind::Div, &a.add(b).sub(&Poly::constant(1)), b)),
+            // A function of values read from memory per lane is such a value too.
+            _ if a.is_loaded_per_lane() || args.iter().any(Value::is_loaded_per_lane) => {
+                let id = self.fresh_id();
+                Value::Int(Poly::opaque_because(id, self.text(call), true, READ_FROM_MEMORY))
+            }
             _ if PURE_METHODS.contains(&method) => {
                 let lane = a.is_lane_dependent()
                     || args

@@ -5,7 +5,7 @@ use super::geometry::GeometryValue;
 use super::stmt::Flow;
 use super::value::{why, Operand, DYNAMIC_SHARED, PTX_CONTEXT, SHARED_ARRAY, THREAD_INDEX};
 use super::{CallFrame, Interpreter, MemorySpace, Op, Place, Pointer, Value};
-use crate::algebra::{Atom, Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW};
+use crate::algebra::{Atom, Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
 use syn::punctuated::Punctuated;
@@ -280,7 +280,9 @@ impl<'a> Interpreter<'a> {
     /// inputs do not, since the function may read the thread index itself.
     fn invisible_call(&mut self, call: &syn::ExprCall, args: &[Value]) -> Value {
         self.note_escaping_buffer(call, None, args);
-        let why = if args.iter().any(Value::is_lane_dependent) {
+        let why = if args.iter().any(Value::is_loaded_per_lane) {
+            READ_FROM_MEMORY
+        } else if args.iter().any(Value::is_lane_dependent) {
             CANNOT_FOLLOW
         } else {
             why::INVISIBLE_CALL

@@ -192,6 +192,7 @@ impl<'a> Interpreter<'a> {
             align: size,
             fields: Vec::new(),
             primitive: true,
+            pointee: None,
         }
     }
 

@@ -5,7 +5,7 @@ use super::arith::is_compound_assign;
 use super::stmt::Flow;
 use super::value::{why, Operand};
 use super::{Bindings, Interpreter, LaneExits, Value};
-use crate::algebra::{Atom, CmpOp, OpKind, Poly, Predicate};
+use crate::algebra::{Atom, CmpOp, OpKind, Poly, Predicate, READ_FROM_MEMORY};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
 use syn::{Block, Expr};
@@ -307,14 +307,17 @@ impl Interpreter<'_> {
             self.returns.len(),
         );
         let mut varying = BTreeSet::new();
+        let mut from_memory = BTreeSet::new();
         loop {
             crate::budget::tick();
             self.loop_walks += 1;
-            if self.loop_walks > super::MAX_LOOP_WALKS {
+            let last = self.loop_walks > super::MAX_LOOP_WALKS;
+            if last {
                 varying.clone_from(&every);
             }
-            let leaked = self.walk_loop(body, condition, &assigned.by_name, &varying);
-            if leaked.is_subset(&varying) || varying == every {
+            let (leaked, loaded) = self.walk_loop(body, condition, &assigned.by_name, &varying, &from_memory);
+            let settled = leaked.is_subset(&varying) && loaded.is_subset(&from_memory);
+            if settled || last || (varying == every && from_memory == every) {
                 return;
             }
             let (scopes, accesses, unsupported, returns) = mark.clone();
@@ -323,19 +326,22 @@ impl Interpreter<'_> {
             self.body.unsupported.truncate(unsupported);
             self.returns.truncate(returns);
             varying.extend(leaked);
+            from_memory.extend(loaded);
         }
     }
 
     /// One walk of a loop body with the variables in `varying` differing between lanes from
-    /// the first iteration; returns the changed variables that went in the same for every lane
-    /// and came out differing.
+    /// the first iteration, and those in `from_memory` set from memory read at per-lane
+    /// addresses; returns the changed variables that went in the same for every lane and came
+    /// out differing, and those that came out read from memory per lane.
     fn walk_loop(
         &mut self,
         body: &Block,
         condition: Option<&Expr>,
         assigned: &[(String, Vec<Option<Update>>)],
         varying: &BTreeSet<String>,
-    ) -> BTreeSet<String> {
+        from_memory: &BTreeSet<String>,
+    ) -> (BTreeSet<String>, BTreeSet<String>) {
         let mut uniform_inside = Vec::new();
         for (name, steps) in assigned {
             let Some(Value::Int(start)) = self.lookup(name).cloned() else {
@@ -361,10 +367,18 @@ impl Interpreter<'_> {
                         Step::Double => Poly::op(OpKind::Shl, &start, &n),
                     }
                 }
-                None => self.opaque(
-                    format!("{name} (changed by the loop)"),
-                    lane_varying || start.is_lane_dependent(),
-                ),
+                None => {
+                    // A variable the loop sets from memory, or that starts from it, differs
+                    // between lanes as the data does.
+                    let loaded = from_memory.contains(name) || start.is_loaded_per_lane();
+                    let id = self.fresh_id();
+                    let text = format!("{name} (changed by the loop)");
+                    if loaded {
+                        Poly::opaque_because(id, text, true, READ_FROM_MEMORY)
+                    } else {
+                        Poly::opaque(id, text, lane_varying || start.is_lane_dependent())
+                    }
+                }
             };
             if !value.is_lane_dependent() {
                 uniform_inside.push(name.clone());
@@ -393,6 +407,13 @@ impl Interpreter<'_> {
                 new.is_some_and(Value::is_lane_dependent) || (exits.continues && old != new)
             })
             .collect();
+        let loaded = assigned
+            .iter()
+            .map(|(name, _)| name)
+            .filter(|name| !from_memory.contains(*name))
+            .filter(|name| matches!(lookup_in(&after, name), Some(Value::Int(p)) if p.is_loaded_per_lane()))
+            .cloned()
+            .collect();
         // After the loop, a variable it changes differs between lanes that left it after
         // different iterations.
         let parted = exits.breaks || exits.continues;
@@ -407,7 +428,7 @@ impl Interpreter<'_> {
         if pushed {
             self.guards.pop();
         }
-        leaked
+        (leaked, loaded)
     }
 
     /// Variables that differ between `before` and `after` become opaque.
@@ -455,10 +476,17 @@ impl Interpreter<'_> {
     /// side or the condition that chose between them is.
     fn merge_values(&mut self, name: &str, old: &Value, new: &Value) -> Value {
         match (old, new) {
+            // Read from memory per lane on either path: so is the merged value.
+            _ if old.is_loaded_per_lane() || new.is_loaded_per_lane() => {
+                let id = self.fresh_id();
+                let text = format!("{name} (set on some paths)");
+                Value::Int(Poly::opaque_because(id, text, true, READ_FROM_MEMORY))
+            }
             (Value::Int(a), Value::Int(b)) => {
+                let text = format!("{name} (set on some paths)");
                 let lane =
                     a.is_lane_dependent() || b.is_lane_dependent() || self.guards.iter().any(|g| g.is_lane_dependent());
-                Value::Int(self.opaque(format!("{name} (set on some paths)"), lane))
+                Value::Int(self.opaque(text, lane))
             }
             _ => Value::Unknown,
         }

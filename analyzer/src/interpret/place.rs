@@ -3,7 +3,7 @@
 //! stores they lead to.
 
 use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
-use super::{Interpreter, Op, Place, Pointer, Value};
+use super::{Interpreter, MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly};
 use crate::model::layout::{FieldOf, Layout};
 use syn::Expr;
@@ -383,6 +383,16 @@ impl Interpreter<'_> {
                     fields,
                 }
             }
+            // A device pointer read from the same address by every lane (a field of a struct
+            // of pointers the kernel is given): the pointer itself, its target in global
+            // memory.
+            Some(l) if l.pointee.is_some() && !lane => Value::Pointer(Pointer {
+                array: text,
+                offset: Poly::default(),
+                elem: l.pointee.as_deref().cloned(),
+                space: MemorySpace::Global,
+                index: None,
+            }),
             _ => {
                 let id = self.fresh_id();
                 Value::Int(Poly::atom(Atom::Load {

@@ -137,6 +137,18 @@ impl Value {
         }
     }
 
+    /// Whether the value is read from memory at per-lane addresses, or made from such values:
+    /// an address computed from it is a gather.
+    pub fn is_loaded_per_lane(&self) -> bool {
+        match self {
+            Value::Int(p) => p.is_loaded_per_lane(),
+            Value::Vector(components) => components.iter().any(Poly::is_loaded_per_lane),
+            Value::Struct { fields, .. } => fields.iter().any(|(_, v)| v.is_loaded_per_lane()),
+            Value::Tuple(parts) => parts.iter().any(Value::is_loaded_per_lane),
+            _ => false,
+        }
+    }
+
     /// The name of a global-memory buffer this value is or holds (a pointer, a place, a
     /// struct or tuple with one inside): what an invisible callee could read or write.
     pub fn global_buffer(&self) -> Option<&str> {

@@ -17,6 +17,9 @@ pub struct Layout {
     pub fields: Vec<FieldLayout>,
     /// Whether the type is a primitive scalar.
     pub primitive: bool,
+    /// What a pointer or reference points to, when it is a field's type that is known: a
+    /// device pointer held in a struct is followed when the struct is read.
+    pub pointee: Option<Box<Layout>>,
 }
 
 /// One field of a struct, tuple or array.
@@ -38,6 +41,7 @@ impl Layout {
             align: size,
             fields: Vec::new(),
             primitive: true,
+            pointee: None,
         }
     }
 
@@ -84,6 +88,9 @@ pub struct Scope<'a> {
 }
 
 const MAX_TYPE_DEPTH: usize = 16;
+/// How deep in a type a pointer field's pointee is laid out (a struct of pointers, and a
+/// struct of such structs).
+const POINTEE_DEPTH: usize = 2;
 /// Deepest chain of constants defined by other constants that is evaluated.
 const MAX_CONST_DEPTH: usize = 32;
 
@@ -230,8 +237,21 @@ impl<'a> Scope<'a> {
             Type::Paren(p) => self.layout_at(&p.elem, depth + 1),
             Type::Group(g) => self.layout_at(&g.elem, depth + 1),
             Type::Ptr(_) | Type::Reference(_) => {
-                let fat = matches!(ty, Type::Reference(r) if matches!(*r.elem, Type::Slice(_)));
-                Some(Layout::primitive("pointer", if fat { 16 } else { 8 }))
+                let target = match ty {
+                    Type::Ptr(p) => &*p.elem,
+                    Type::Reference(r) => &*r.elem,
+                    _ => unreachable!("a pointer or reference"),
+                };
+                let (fat, target) = match target {
+                    Type::Slice(s) => (true, &*s.elem),
+                    other => (false, other),
+                };
+                let mut layout = Layout::primitive("pointer", if fat { 16 } else { 8 });
+                // A field's pointee, one level deep: what a struct of device pointers points to.
+                if (1..=POINTEE_DEPTH).contains(&depth) {
+                    layout.pointee = self.layout_at(target, MAX_TYPE_DEPTH - 8).map(Box::new);
+                }
+                Some(layout)
             }
             Type::Array(a) => {
                 let elem = self.layout_at(&a.elem, depth + 1)?;
@@ -251,6 +271,7 @@ impl<'a> Scope<'a> {
                     align: elem.align,
                     fields,
                     primitive: false,
+                    pointee: None,
                 })
             }
             Type::Tuple(t) => {
@@ -443,6 +464,7 @@ fn c_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u64>
         align,
         fields: out,
         primitive: false,
+        pointee: None,
     }
 }
 
@@ -508,6 +530,7 @@ fn vector_type(name: &str, generic: Option<Layout>) -> Option<Layout> {
         align,
         fields,
         primitive: false,
+        pointee: None,
     })
 }
 

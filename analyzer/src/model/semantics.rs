@@ -140,6 +140,7 @@ fn layout(ty: kernel_lint_frontend::TypeLayout) -> Layout {
             })
             .collect(),
         primitive: ty.primitive,
+        pointee: None,
     }
 }
 

@@ -9,7 +9,7 @@ use super::outcome::{known_value, LaneAddresses, Outcome, Setup};
 use super::sectors::SECTOR_BYTES;
 use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
 use super::verdict::{round2, round4, AccessClass, Case, Prediction, WarpSample};
-use crate::algebra::{Atom, OVERFLOWS};
+use crate::algebra::{Atom, OVERFLOWS, READ_FROM_MEMORY};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::{BlockSource, ResolvedLaunch};
 use std::collections::BTreeMap;
@@ -41,6 +41,11 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let mut opaque = None;
     address.visit_atoms(&mut |a| match a {
         Atom::Load { lane: true, .. } => gather = true,
+        Atom::Opaque {
+            lane: true,
+            why: READ_FROM_MEMORY,
+            ..
+        } => gather = true,
         Atom::Opaque {
             lane: true, text, why, ..
         } => opaque = Some((text.clone(), *why)),

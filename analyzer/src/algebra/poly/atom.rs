@@ -151,7 +151,23 @@ pub const CANNOT_FOLLOW: &str = "the analysis cannot follow";
 /// Why an opaque value stands for arithmetic too large to carry out.
 pub const OVERFLOWS: &str = "overflows 64-bit arithmetic";
 
+/// Why an opaque value is opaque when it is made from values read from memory (a loop
+/// variable or a variable set on some paths, starting from or set to a loaded value): an
+/// address made from it differs between lanes as the data does, a gather.
+pub const READ_FROM_MEMORY: &str = "is made from values read from memory";
+
 impl Atom {
+    /// Whether the value is read from memory at an address that differs between lanes, or is
+    /// made from such values.
+    pub fn is_loaded_per_lane(&self) -> bool {
+        match self {
+            Atom::Load { lane, .. } => *lane,
+            Atom::Opaque { lane, why, .. } => *lane && *why == READ_FROM_MEMORY,
+            Atom::Op(node) => node.lhs.is_loaded_per_lane() || node.rhs.is_loaded_per_lane(),
+            _ => false,
+        }
+    }
+
     /// Whether the value may differ between the lanes of one warp.
     pub fn is_lane_dependent(&self) -> bool {
         match self {

@@ -1,0 +1,88 @@
+//! The fixtures of `fixtures/frontend`, access by access: the class each access gets once
+//! calls, layouts and loop values are resolved as Rust resolves them.
+
+use kernel_lint_analyzer::{analyze_source, AccessClass, LaunchPlan, SourceFile};
+
+/// (kernel, line, array, class, sectors) of every global access of a fixture file.
+fn accesses(path: &str) -> Vec<(String, usize, String, AccessClass, Option<f64>)> {
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let text = std::fs::read_to_string(&full).expect("fixture");
+    let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
+    report
+        .kernels
+        .iter()
+        .flat_map(|k| {
+            k.accesses.iter().filter_map(|a| {
+                let p = a.prediction.as_ref()?;
+                Some((
+                    k.name.clone(),
+                    a.span.line,
+                    a.array.clone(),
+                    p.class,
+                    p.sectors_per_request,
+                ))
+            })
+        })
+        .collect()
+}
+
+fn row(
+    kernel: &str,
+    line: usize,
+    array: &str,
+    class: AccessClass,
+    sectors: Option<f64>,
+) -> (String, usize, String, AccessClass, Option<f64>) {
+    (kernel.into(), line, array.into(), class, sectors)
+}
+
+#[test]
+fn methods_of_self_built_values_and_generic_parameters_resolve() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/semantic_calls.rs"),
+        [
+            row("scale_row", 61, "input", Coalesced, Some(4.0)),
+            row("scale_row", 61, "knobs", Broadcast, Some(1.0)),
+            row("scale_row", 46, "out", Coalesced, Some(4.0)),
+            row("scale_column", 68, "input", Coalesced, Some(4.0)),
+            row("scale_column", 68, "knobs", Broadcast, Some(1.0)),
+            row("scale_column", 31, "out", Strided, Some(32.0)),
+        ]
+    );
+}
+
+#[test]
+fn a_pointer_read_from_a_struct_is_followed_to_its_target() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/pointer_fields.rs"),
+        [
+            row("step", 29, "state", Broadcast, Some(1.0)),
+            row("step", 17, "state", Broadcast, Some(1.0)),
+            row("step", 17, "self.heat", Coalesced, Some(4.0)),
+            row("step", 17, "self.heat", Coalesced, Some(4.0)),
+            row("step", 22, "state", Broadcast, Some(1.0)),
+            row("step", 22, "self.flags", Strided, Some(2.0)),
+        ]
+    );
+}
+
+#[test]
+fn loop_values_read_from_memory_make_gathers() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/loaded_loops.rs"),
+        [
+            row("row_sums", 9, "starts", Coalesced, Some(4.0)),
+            row("row_sums", 10, "starts", Misaligned, Some(5.0)),
+            row("row_sums", 13, "weights", Gather, None),
+            row("row_sums", 16, "sums", Coalesced, Some(4.0)),
+            row("chase", 24, "next", Gather, None),
+            row("chase", 26, "out", Coalesced, Some(4.0)),
+            row("bin_lookup", 32, "xs", Coalesced, Some(4.0)),
+            row("bin_lookup", 37, "first", Gather, None),
+            row("bin_lookup", 37, "out", Coalesced, Some(4.0)),
+        ]
+    );
+}
