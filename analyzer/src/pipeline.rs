@@ -286,10 +286,13 @@ impl Program {
         let mut analyzed = kernel.clone();
         analyzed.launch = launch.clone();
         let build = || self.build_semantics();
+        // A CubeCL kernel is generic over its element traits and read through the cube model:
+        // semantics that do not instantiate generics would be loaded for nothing.
+        let cube = crate::model::cubecl::is_launch_entry(&kernel.item);
         let sources = Sources {
             files: &self.files,
             index: &self.index,
-            semantics: Some(LazySemantics {
+            semantics: (!cube).then_some(LazySemantics {
                 cell: &self.semantics,
                 build: &build,
             }),

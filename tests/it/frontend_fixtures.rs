@@ -86,3 +86,15 @@ fn loop_values_read_from_memory_make_gathers() {
         ]
     );
 }
+
+#[test]
+fn inline_ptx_loads_and_stores_are_accesses_as_wide_as_their_instruction() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/inline_ptx.rs"),
+        [
+            row("sum_quads", 10, "words", Coalesced, Some(16.0)),
+            row("sum_quads", 23, "sums", Coalesced, Some(4.0)),
+        ]
+    );
+}

@@ -535,6 +535,10 @@ impl<'a> Interpreter<'a> {
                 return Value::Unknown;
             }
         }
+        // Inline PTX: its loads, stores and atomics at their address operands.
+        if matches!(name.as_str(), "asm" | "ptx_asm") && self.inline_asm(mac) {
+            return Value::Unknown;
+        }
         // A macro of plain arithmetic cannot hide an access: it is noise to mention it.
         if may_access(mac.tokens.clone()) {
             self.unsupported(

@@ -3,6 +3,7 @@
 //! address, the guards it runs under and its exact span.
 
 mod arith;
+mod asm;
 mod call;
 mod cubecl;
 mod expr;

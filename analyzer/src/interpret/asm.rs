@@ -1,0 +1,234 @@
+//! Inline PTX (`asm!`, cuda-oxide's `ptx_asm!`): each load, store or atomic of its template is
+//! an access at the address operand it names, as wide as its type and vector say
+//! (`ld.global.nc.v4.u32` reads 16 bytes, `atom.global.add.f32` reads and writes 4).
+
+use super::{Interpreter, MemorySpace, Op, Place, Value};
+use crate::model::layout::Layout;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use syn::Expr;
+
+/// One memory instruction of a template: what it does, in which state space, how many bytes
+/// one lane moves, and the operand holding the address (by position, or by name for `asm!`).
+#[derive(Debug, PartialEq)]
+struct MemoryInstruction {
+    ops: Vec<Op>,
+    space: Option<MemorySpace>,
+    bytes: u64,
+    address: OperandRef,
+}
+
+#[derive(Debug, PartialEq)]
+enum OperandRef {
+    Position(usize),
+    Name(String),
+}
+
+/// An operand of the macro: its name (`x = in(reg) p`), whether it is an input, its expression.
+struct AsmOperand {
+    name: Option<String>,
+    expr: TokenStream,
+}
+
+impl Interpreter<'_> {
+    /// The accesses of an inline-assembly macro; `false` when its tokens are not a template
+    /// and operands this reads.
+    pub(crate) fn inline_asm(&mut self, mac: &syn::Macro) -> bool {
+        let Some((template, operands)) = split(mac.tokens.clone()) else {
+            return false;
+        };
+        let span = self.span(mac);
+        for instruction in template.split([';', '\n']).filter_map(memory_instruction) {
+            let operand = match &instruction.address {
+                OperandRef::Position(i) => operands.get(*i),
+                OperandRef::Name(n) => operands.iter().find(|o| o.name.as_deref() == Some(n.as_str())),
+            };
+            let Some(expr) = operand.and_then(|o| syn::parse2::<Expr>(o.expr.clone()).ok()) else {
+                self.unsupported(
+                    mac,
+                    "an inline-assembly access whose address operand is not read".into(),
+                );
+                continue;
+            };
+            let place = match self.value(&expr) {
+                Value::Pointer(p) => Place::at(&p),
+                Value::Place(p) => p,
+                _ => {
+                    let text = self.text(&expr);
+                    self.unsupported(
+                        mac,
+                        format!("inline assembly accesses `[{text}]`, an address the analysis cannot follow"),
+                    );
+                    continue;
+                }
+            };
+            let place = Place {
+                layout: Some(Layout {
+                    name: format!("asm {} bytes", instruction.bytes),
+                    size: instruction.bytes,
+                    align: instruction.bytes,
+                    fields: Vec::new(),
+                    primitive: true,
+                    pointee: None,
+                }),
+                space: instruction.space.unwrap_or(place.space),
+                ..place
+            };
+            for op in instruction.ops {
+                self.access(&place, op, span);
+            }
+        }
+        true
+    }
+}
+
+/// The template (string literals joined by newlines) and the operands, in order, of the
+/// tokens of `asm!(..)`; clobbers and options are not operands.
+fn split(tokens: TokenStream) -> Option<(String, Vec<AsmOperand>)> {
+    let mut parts: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    for token in tokens {
+        match &token {
+            TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
+            _ => parts.last_mut()?.push(token),
+        }
+    }
+    let mut template = Vec::new();
+    let mut operands = Vec::new();
+    for part in parts.into_iter().filter(|p| !p.is_empty()) {
+        if let [TokenTree::Literal(lit)] = part.as_slice() {
+            if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string()) {
+                template.push(s.value());
+                continue;
+            }
+        }
+        // `name = in(reg) expr`.
+        let (name, rest) = match part.as_slice() {
+            [TokenTree::Ident(n), TokenTree::Punct(eq), rest @ ..] if eq.as_char() == '=' => {
+                (Some(n.to_string()), rest)
+            }
+            rest => (None, rest),
+        };
+        let [TokenTree::Ident(kind), TokenTree::Group(class), expr @ ..] = rest else {
+            continue;
+        };
+        let is_operand = matches!(
+            kind.to_string().as_str(),
+            "in" | "out" | "inout" | "lateout" | "inlateout"
+        );
+        if !is_operand || class.delimiter() != Delimiter::Parenthesis {
+            continue;
+        }
+        // `inout(reg) a => b`: the input's expression is the address.
+        let expr: TokenStream = expr
+            .iter()
+            .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == '=' ))
+            .cloned()
+            .collect();
+        operands.push(AsmOperand { name, expr });
+    }
+    (!template.is_empty()).then(|| (template.join("\n"), operands))
+}
+
+/// The memory instruction one line of PTX is, if it is one: `ld`, `st`, `atom` or `red` with
+/// a state space, a vector width and a type, and `[operand]` as its address.
+fn memory_instruction(line: &str) -> Option<MemoryInstruction> {
+    let line = line.trim();
+    let (opcode, rest) = line.split_once(char::is_whitespace)?;
+    let mut parts = opcode.split('.');
+    let ops = match parts.next()? {
+        "ld" => vec![Op::Load],
+        "st" => vec![Op::Store],
+        "atom" | "red" => vec![Op::Load, Op::Store],
+        _ => return None,
+    };
+    let mut space = None;
+    let mut lanes = 1;
+    let mut bytes = None;
+    for part in parts {
+        match part {
+            "global" => space = Some(MemorySpace::Global),
+            "shared" => space = Some(MemorySpace::Shared),
+            "const" => space = Some(MemorySpace::Constant),
+            // Kernel parameters and a lane's own stack are not memory the warp model reads.
+            "param" | "local" => return None,
+            "v2" => lanes = 2,
+            "v4" => lanes = 4,
+            p => {
+                if let Some(width) = type_bytes(p) {
+                    bytes = Some(width);
+                }
+            }
+        }
+    }
+    let inside = rest.split_once('[')?.1.split_once(']')?.0;
+    let operand = inside.split('+').next()?.trim();
+    let address = if let Some(n) = operand.strip_prefix('%') {
+        OperandRef::Position(n.parse().ok()?)
+    } else {
+        let name = operand.strip_prefix('{')?.strip_suffix('}')?;
+        match name.parse() {
+            Ok(n) => OperandRef::Position(n),
+            Err(_) => OperandRef::Name(name.split(':').next()?.to_string()),
+        }
+    };
+    Some(MemoryInstruction {
+        ops,
+        space,
+        bytes: bytes? * lanes,
+        address,
+    })
+}
+
+/// Bytes of a PTX type suffix (`u32`, `f64`, `b128`).
+fn type_bytes(suffix: &str) -> Option<u64> {
+    let kind = suffix.chars().next()?;
+    if !matches!(kind, 'u' | 's' | 'b' | 'f') {
+        return None;
+    }
+    let bits: u64 = suffix[1..].parse().ok()?;
+    matches!(bits, 8 | 16 | 32 | 64 | 128).then_some(bits / 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_stores_and_atomics_are_read_with_their_width() {
+        let v4 = memory_instruction("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];").expect("a load");
+        assert_eq!(
+            v4,
+            MemoryInstruction {
+                ops: vec![Op::Load],
+                space: Some(MemorySpace::Global),
+                bytes: 16,
+                address: OperandRef::Position(4),
+            }
+        );
+        let store = memory_instruction("st.shared.f64 [{ptr}+8], {v};").expect("a store");
+        assert_eq!(
+            (store.ops, store.space, store.bytes, store.address),
+            (
+                vec![Op::Store],
+                Some(MemorySpace::Shared),
+                8,
+                OperandRef::Name("ptr".into())
+            )
+        );
+        let atom = memory_instruction("atom.global.add.f32 {0}, [{1}], {2};").expect("an atomic");
+        assert_eq!((atom.ops, atom.bytes), (vec![Op::Load, Op::Store], 4));
+        assert_eq!(memory_instruction("mov.u32 %0, %tid.x;"), None);
+        assert_eq!(memory_instruction("ld.param.u64 %0, [p];"), None);
+    }
+
+    #[test]
+    fn operands_are_counted_in_order_and_clobbers_are_not() {
+        let tokens: TokenStream =
+            r#""ld.global.v2.f32 {%0, %1}, [%2];", out("=f") a, out("=f") b, in("l") base.add(i), clobber("memory")"#
+                .parse()
+                .expect("tokens");
+        let (template, operands) = split(tokens).expect("a template");
+        assert_eq!(template, "ld.global.v2.f32 {%0, %1}, [%2];");
+        let exprs: Vec<String> = operands.iter().map(|o| o.expr.to_string()).collect();
+        assert_eq!(exprs, ["a", "b", "base . add (i)"]);
+    }
+}
