@@ -114,3 +114,20 @@ fn a_helper_access_in_another_file_matches_only_there() {
     there.access_file = Some("core/src/params.rs".into());
     assert_eq!(compare(&there, &reported), Verdict::Right);
 }
+
+#[test]
+fn a_helper_access_labelled_at_the_kernel_s_call_matches_through_the_call_chain() {
+    let reported = [json!({
+        "line": 21, "column": 9, "op": "load", "space": "global", "array": "w",
+        "class": "coalesced", "sectors_per_request": 16.0, "cases": [],
+        "access_file": "src/device/load.rs",
+        "via": [{ "callee": "load_quad", "file": "src/k.rs", "line": 7, "column": 5 }]
+    })];
+    assert_eq!(
+        compare(&label("coalesced", toml::Value::Integer(16)), &reported),
+        Verdict::Right
+    );
+    let mut elsewhere = label("coalesced", toml::Value::Integer(16));
+    elsewhere.line = 8;
+    assert_eq!(compare(&elsewhere, &reported), Verdict::Missed);
+}

@@ -94,16 +94,35 @@ pub fn read_labels(folder: &Path) -> Result<Vec<Labels>, String> {
 
 /// Compares one labelled access with the accesses the tool reported for its kernel.
 pub fn compare(label: &LabelledAccess, reported: &[Value]) -> Verdict {
-    let at_line: Vec<&Value> = reported
+    let global = |a: &&Value| a["op"] == label.op.as_str() && a["space"] == "global";
+    let mut at_line: Vec<&Value> = reported
         .iter()
-        .filter(|a| a["line"].as_u64() == Some(u64::from(label.line)) && a["op"] == label.op.as_str())
-        .filter(|a| a["space"] == "global")
+        .filter(global)
+        .filter(|a| a["line"].as_u64() == Some(u64::from(label.line)))
         .filter(|a| match (&label.access_file, a["access_file"].as_str()) {
             (Some(want), Some(got)) => got.ends_with(want.as_str()),
             (None, None) => true,
             _ => false,
         })
         .collect();
+    // An access made inside a helper, labelled where the helper is called.
+    if at_line.is_empty() {
+        let called_here = |call: &Value| {
+            call["line"].as_u64() == Some(u64::from(label.line))
+                && label
+                    .column
+                    .is_none_or(|c| call["column"].as_u64() == Some(u64::from(c)))
+                && label
+                    .access_file
+                    .as_ref()
+                    .is_none_or(|f| call["file"].as_str().is_some_and(|g| g.ends_with(f.as_str())))
+        };
+        at_line = reported
+            .iter()
+            .filter(global)
+            .filter(|a| a["via"].as_array().is_some_and(|v| v.iter().any(called_here)))
+            .collect();
+    }
     let chosen = match label.column {
         Some(column) => at_line
             .iter()
