@@ -98,3 +98,15 @@ fn inline_ptx_loads_and_stores_are_accesses_as_wide_as_their_instruction() {
         ]
     );
 }
+
+#[test]
+fn arithmetic_with_a_reference_to_a_number_reads_it() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/reference_operands.rs"),
+        [
+            row("clear_tile", 9, "cols", Broadcast, Some(1.0)),
+            row("clear_tile", 10, "out", Coalesced, Some(4.0)),
+        ]
+    );
+}

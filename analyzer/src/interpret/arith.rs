@@ -2,7 +2,7 @@
 //! integer methods share one table from operator to operation.
 
 use super::value::{why, Operand};
-use super::{Interpreter, Op, Value};
+use super::{Interpreter, Op, Place, Value};
 use crate::algebra::{CmpOp, OpKind, Poly, Predicate, READ_FROM_MEMORY};
 use syn::{BinOp, Expr};
 
@@ -110,12 +110,28 @@ impl Interpreter<'_> {
                 Predicate::Or(l, r)
             });
         }
-        let l = self.int(&b.left);
-        let r = self.int(&b.right);
         if let Some(op) = comparison(&b.op) {
+            let (l, r) = (self.int(&b.left), self.int(&b.right));
             return Value::Bool(Predicate::Cmp(op, l, r));
         }
+        let (l, r) = (self.operand_int(&b.left), self.operand_int(&b.right));
         Arith::of(&b.op).map_or(Value::Unknown, |op| Value::Int(op.apply(&l, &r)))
+    }
+
+    /// An operand of arithmetic: a reference to a number (`n * scale` with `scale: &u32`) is
+    /// read through, as the operator traits for references do.
+    fn operand_int(&mut self, expr: &Expr) -> Poly {
+        match self.value(expr) {
+            Value::Pointer(p) if p.elem.as_ref().is_some_and(|l| l.primitive && l.name != "pointer") => {
+                let loaded = self.load(&Place::at(&p), expr);
+                self.int_of(loaded, expr)
+            }
+            Value::Place(place) => {
+                let loaded = self.load(&place, expr);
+                self.int_of(loaded, expr)
+            }
+            other => self.int_of(other, expr),
+        }
     }
 
     /// `target op= value`: on a variable, new arithmetic; on a place, a load then a store.

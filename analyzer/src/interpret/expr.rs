@@ -27,7 +27,7 @@ impl<'a> Interpreter<'a> {
         self.int_of(value, expr)
     }
 
-    fn int_of(&mut self, value: Value, expr: &Expr) -> Poly {
+    pub(crate) fn int_of(&mut self, value: Value, expr: &Expr) -> Poly {
         match value {
             Value::Int(p) => p,
             // A cuda-oxide thread index stands for the element it selects.
