@@ -81,6 +81,12 @@ impl Frontend {
         self.loaded.pointee_layout(file, range)
     }
 
+    /// The code the `macro_rules!` call at `range` of `file` expands to (tokens separated by
+    /// spaces), when it is one that expands.
+    pub fn expand_macro(&self, file: usize, range: Range<usize>) -> Option<String> {
+        self.loaded.expand_macro(file, range)
+    }
+
     /// The device layout of the struct, union or enum defined at `range` of `file`.
     pub fn adt_layout(&self, file: usize, range: Range<usize>) -> Option<AdtLayout> {
         self.loaded.adt_layout(file, range)

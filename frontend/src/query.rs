@@ -289,6 +289,26 @@ impl Loaded {
     }
 }
 
+impl Loaded {
+    /// The code a `macro_rules!` call at `range` of `file` expands to, its tokens separated
+    /// by spaces; `None` for a call that does not expand (a proc macro, an unknown macro).
+    pub(crate) fn expand_macro(&self, file: usize, range: Range<usize>) -> Option<String> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let call = node.ancestors().find_map(ast::MacroCall::cast)?;
+            let expansion = sema.expand_macro_call(&call)?.value;
+            let tokens: Vec<String> = expansion
+                .descendants_with_tokens()
+                .filter_map(|e| e.into_token())
+                .filter(|t| !t.kind().is_trivia())
+                .map(|t| t.text().to_string())
+                .collect();
+            (!tokens.is_empty()).then(|| tokens.join(" "))
+        })
+    }
+}
+
 /// How deep a type's fields are laid out.
 const MAX_LAYOUT_DEPTH: usize = 8;
 

@@ -233,3 +233,10 @@ fn a_parameter_s_pointee_is_laid_out_with_generic_arguments_substituted() {
     let raw = fe.pointee_layout(0, at(text, "raw:", 0)).expect("the pointer's target");
     assert_eq!((raw.size, raw.fields.len()), (8, 2));
 }
+
+#[test]
+fn a_macro_rules_call_expands_to_its_tokens() {
+    let fe = frontend();
+    let text = fe.expand_macro(0, at(KERNELS, "store!(buf, w)", 0)).expect("expands");
+    assert_eq!(text, "buf . set ( w , 1.0 )");
+}

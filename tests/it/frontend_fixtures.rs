@@ -110,3 +110,16 @@ fn arithmetic_with_a_reference_to_a_number_reads_it() {
         ]
     );
 }
+
+#[test]
+fn a_macro_rules_body_is_analyzed_at_each_call() {
+    use AccessClass::*;
+    let found = accesses("fixtures/frontend/macro_bodies.rs");
+    assert_eq!(
+        found,
+        [
+            row("fill_pairs", 16, "out", Strided, Some(8.0)),
+            row("fill_pairs", 16, "out", Strided, Some(8.0)),
+        ]
+    );
+}

@@ -228,7 +228,9 @@ fn cases() -> Vec<Case> {
             &[("k.rs", b"macro_rules! m { ($($t:tt)*) => { $($t)* } }\nm! { fn helper() {} }\n#[kernel]\npub unsafe fn k(a: &[f32], out: *mut f32) {\n    let i = m!(thread::index_1d()) as usize;\n    m!{ *out.add(i) = a[i]; }\n    let v = a[m![i]];\n}\n")],
             &["k.rs"],
             0,
-            &["note[KL007]: macro `m!` is not expanded", "[k.rs:5:13]", "[k.rs:6:5]", "3 notes"],
+            // Each `macro_rules!` call is expanded: its load and store and the load indexed
+            // through one are analyzed, and none is left as a note.
+            &["1 kernel in 1 file, 3 global accesses", "0 notes"],
         ),
         case(
             "numbers beyond every integer type",

@@ -353,6 +353,8 @@ impl<'a> Interpreter<'a> {
             std::mem::replace(&mut self.self_type, function.self_type.map(str::to_string)),
         );
         self.calls.push(frame);
+        // A helper called from a macro's expansion has places of its own.
+        let expanding = self.expanding.take();
         let mut args = args.into_iter();
         for input in &function.sig.inputs {
             match input {
@@ -364,6 +366,7 @@ impl<'a> Interpreter<'a> {
             }
         }
         let (flow, tail) = self.block(function.block);
+        self.expanding = expanding;
         self.calls.pop();
         let (scopes, outer_returns, call_guards, file, file_id, module, self_type) = saved;
         let mut outcomes = std::mem::replace(&mut self.returns, outer_returns);
@@ -539,6 +542,10 @@ impl<'a> Interpreter<'a> {
         if matches!(name.as_str(), "asm" | "ptx_asm") && self.inline_asm(mac) {
             return Value::Unknown;
         }
+        // A `macro_rules!` macro: its expansion, walked as the code at the call.
+        if let Some(value) = self.expanded_macro(mac) {
+            return value;
+        }
         // A macro of plain arithmetic cannot hide an access: it is noise to mention it.
         if may_access(mac.tokens.clone()) {
             self.unsupported(
@@ -547,6 +554,24 @@ impl<'a> Interpreter<'a> {
             );
         }
         Value::Unknown
+    }
+}
+
+impl Interpreter<'_> {
+    /// The value of a macro call walked through its expansion by the Rust semantics; `None`
+    /// when it does not expand, or is inside another expansion (a macro expanding to itself
+    /// would not end).
+    fn expanded_macro(&mut self, mac: &syn::Macro) -> Option<Value> {
+        if self.expanding.is_some() {
+            return None;
+        }
+        let span = self.span(mac);
+        let text = self.sources.semantics?.get().expand_macro(self.file_id, span)?;
+        let block: syn::Block = syn::parse_str(&format!("{{ {text} }}")).ok()?;
+        self.expanding = Some(span);
+        let (_, value) = self.block(&block);
+        self.expanding = None;
+        Some(value)
     }
 }
 

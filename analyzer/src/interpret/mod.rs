@@ -147,6 +147,8 @@ pub(crate) struct Interpreter<'a> {
     loop_depth: u32,
     /// The launch values of a CubeCL kernel; `None` for the other dialects.
     cube: Option<cubecl::CubeLaunch>,
+    /// While the expansion of a macro call is walked: the call, where everything in it is.
+    expanding: Option<Span>,
 }
 
 /// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
@@ -190,6 +192,7 @@ pub fn interpret(
         loop_guards: 0,
         lane_exits: LaneExits::default(),
         loop_walks: 0,
+        expanding: None,
         loop_depth: 0,
         cube: crate::model::cubecl::is_launch_entry(&kernel.item).then(|| cubecl::CubeLaunch {
             values: kernel.launch.params.clone(),
@@ -230,12 +233,20 @@ impl<'a> Interpreter<'a> {
     }
 
     fn span(&self, node: &impl quote::ToTokens) -> Span {
-        self.file.span_of_node(node)
+        // Code a macro expanded to has no place of its own in the file: it is the call's.
+        match self.expanding {
+            Some(call) => call,
+            None => self.file.span_of_node(node),
+        }
     }
 
     fn text(&self, node: &impl quote::ToTokens) -> String {
         let span = self.span(node);
-        let snippet = self.file.snippet(span);
+        let snippet = if self.expanding.is_some() {
+            ""
+        } else {
+            self.file.snippet(span)
+        };
         if snippet.is_empty() {
             quote::ToTokens::to_token_stream(node).to_string()
         } else {

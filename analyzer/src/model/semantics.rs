@@ -112,6 +112,11 @@ impl Semantics {
         self.ask(|f| f.pointee_layout(file, span.start..span.end)).map(layout)
     }
 
+    /// The code the `macro_rules!` call at `span` of file `file` expands to.
+    pub fn expand_macro(&self, file: usize, span: Span) -> Option<String> {
+        self.ask(|f| f.expand_macro(file, span.start..span.end))
+    }
+
     /// File `file` has a new text; the other files and the crates stay.
     pub fn set_text(&mut self, file: usize, text: &str) {
         if let Some(t) = self.workspace.files.get_mut(file) {
