@@ -343,6 +343,11 @@ impl Interpreter<'_> {
         from_memory: &BTreeSet<String>,
     ) -> (BTreeSet<String>, BTreeSet<String>) {
         let mut uniform_inside = Vec::new();
+        // The opaque value each variable enters the body with, by atom id, and where this
+        // walk's accesses start: a variable set from memory matters only where an address
+        // uses it.
+        let mut entered: Vec<(u32, &String)> = Vec::new();
+        let first_access = self.body.accesses.len();
         for (name, steps) in assigned {
             let Some(Value::Int(start)) = self.lookup(name).cloned() else {
                 continue;
@@ -372,6 +377,7 @@ impl Interpreter<'_> {
                     // between lanes as the data does.
                     let loaded = from_memory.contains(name) || start.is_loaded_per_lane();
                     let id = self.fresh_id();
+                    entered.push((id, name));
                     let text = format!("{name} (changed by the loop)");
                     if loaded {
                         Poly::opaque_because(id, text, true, READ_FROM_MEMORY)
@@ -407,12 +413,20 @@ impl Interpreter<'_> {
                 new.is_some_and(Value::is_lane_dependent) || (exits.continues && old != new)
             })
             .collect();
-        let loaded = assigned
-            .iter()
-            .map(|(name, _)| name)
-            .filter(|name| !from_memory.contains(*name))
+        let mut addressed = BTreeSet::new();
+        for access in &self.body.accesses[first_access.min(self.body.accesses.len())..] {
+            access.address.visit_atoms(&mut |a| {
+                if let Atom::Opaque { id, .. } = a {
+                    if let Some((_, name)) = entered.iter().find(|(e, _)| e == id) {
+                        addressed.insert((*name).clone());
+                    }
+                }
+            });
+        }
+        let loaded = addressed
+            .into_iter()
+            .filter(|name| !from_memory.contains(name))
             .filter(|name| matches!(lookup_in(&after, name), Some(Value::Int(p)) if p.is_loaded_per_lane()))
-            .cloned()
             .collect();
         // After the loop, a variable it changes differs between lanes that left it after
         // different iterations.
