@@ -240,3 +240,34 @@ fn a_macro_rules_call_expands_to_its_tokens() {
     let text = fe.expand_macro(0, at(KERNELS, "store!(buf, w)", 0)).expect("expands");
     assert_eq!(text, "buf . set ( w , 1.0 )");
 }
+
+#[test]
+fn a_module_file_of_a_2018_crate_is_read_with_its_crate_s_edition() {
+    let root = "mod cells;\npub struct Cell(u32);\n";
+    let cells = "use crate::Cell;\nimpl Cell {\n    pub fn get(&self) -> u32 { self.0 }\n}\npub fn read(c: &Cell) -> u32 { c.get() }\n";
+    let fe = Frontend::load(&Workspace {
+        files: vec![
+            SourceText {
+                path: "old/src/lib.rs".into(),
+                text: root.into(),
+            },
+            SourceText {
+                path: "old/src/cells.rs".into(),
+                text: cells.into(),
+            },
+        ],
+        crates: vec![CrateRoot {
+            name: "old".into(),
+            root: 0,
+            dependencies: Vec::new(),
+            cfg: Vec::new(),
+            edition: 2018,
+        }],
+    });
+    let call = fe
+        .method_call(1, at(cells, "c.get()", 0))
+        .expect("resolved in the module file");
+    let (file, item) = call.defined.expect("a workspace function");
+    assert_eq!((call.name.as_str(), file), ("get", 1));
+    assert!(cells[item].starts_with("pub fn get(&self)"));
+}
