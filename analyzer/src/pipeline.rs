@@ -18,7 +18,6 @@ use crate::warp::verdict::Prediction;
 use crate::workspace::CrateFeatures;
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::OnceLock;
 
 mod incremental;
 mod resident;
@@ -84,7 +83,7 @@ pub struct Program {
     uses: Vec<CrateUse>,
     features: CrateFeatures,
     /// Rust semantics of the files, made when the interpreter first asks.
-    semantics: OnceLock<Semantics>,
+    semantics: std::cell::OnceCell<Semantics>,
 }
 
 /// The host launches of a file, the constants they read with their values, and the names
@@ -141,7 +140,7 @@ impl Program {
             file_launches: Vec::new(),
             uses: uses.to_vec(),
             features: features.clone(),
-            semantics: OnceLock::new(),
+            semantics: std::cell::OnceCell::new(),
         };
         for u in uses {
             program.index.add_dependency(&u.from, &u.name, &u.root);

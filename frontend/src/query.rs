@@ -137,15 +137,18 @@ impl Loaded {
             let node = self.node_at(&sema, file, &range)?;
             let expr = node.ancestors().find_map(ast::Expr::cast)?;
             let info = sema.type_of_expr(&expr)?;
-            let target = self.display_target(&sema, file)?;
-            let ty = info.original;
-            let display = ty.display(&self.db, target).to_string();
-            if ty.is_unknown() {
-                return None;
-            }
-            let layout = ty.layout(&self.db).ok().map(|l| (l.size(), l.align()));
-            Some(TypeFacts { display, layout })
+            self.type_facts(&info.original, self.display_target(&sema, file)?)
         })
+    }
+
+    /// What is known of a type: `None` when it is not known.
+    fn type_facts(&self, ty: &ra_ap_hir::Type<'_>, target: DisplayTarget) -> Option<TypeFacts> {
+        if ty.is_unknown() {
+            return None;
+        }
+        let display = ty.display(&self.db, target).to_string();
+        let layout = ty.layout(&self.db).ok().map(|l| (l.size(), l.align()));
+        Some(TypeFacts { display, layout })
     }
 
     /// The type a `let` pattern or a parameter at `range` of `file` binds.
@@ -155,14 +158,7 @@ impl Loaded {
             let node = self.node_at(&sema, file, &range)?;
             let pat = node.ancestors().find_map(ast::Pat::cast)?;
             let info = sema.type_of_pat(&pat)?;
-            let target = self.display_target(&sema, file)?;
-            let ty = info.original;
-            if ty.is_unknown() {
-                return None;
-            }
-            let display = ty.display(&self.db, target).to_string();
-            let layout = ty.layout(&self.db).ok().map(|l| (l.size(), l.align()));
-            Some(TypeFacts { display, layout })
+            self.type_facts(&info.original, self.display_target(&sema, file)?)
         })
     }
 

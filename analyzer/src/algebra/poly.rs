@@ -78,13 +78,13 @@ impl Poly {
         self.terms.get(&Vec::new()).copied().unwrap_or(0)
     }
 
-    /// Whether any lane-dependent atom occurs.
     /// Whether the value is read from memory at an address that differs between lanes, or is
     /// made from such values.
     pub fn is_loaded_per_lane(&self) -> bool {
         self.atoms().any(Atom::is_loaded_per_lane)
     }
 
+    /// Whether any lane-dependent atom occurs.
     pub fn is_lane_dependent(&self) -> bool {
         self.atoms().any(Atom::is_lane_dependent)
     }

@@ -121,17 +121,13 @@ impl Interpreter<'_> {
     /// An operand of arithmetic: a reference to a number (`n * scale` with `scale: &u32`) is
     /// read through, as the operator traits for references do.
     fn operand_int(&mut self, expr: &Expr) -> Poly {
-        match self.value(expr) {
+        let value = match self.value(expr) {
             Value::Pointer(p) if p.elem.as_ref().is_some_and(|l| l.primitive && l.name != "pointer") => {
-                let loaded = self.load(&Place::at(&p), expr);
-                self.int_of(loaded, expr)
+                Value::Place(Place::at(&p))
             }
-            Value::Place(place) => {
-                let loaded = self.load(&place, expr);
-                self.int_of(loaded, expr)
-            }
-            other => self.int_of(other, expr),
-        }
+            other => other,
+        };
+        self.read_int(value, expr)
     }
 
     /// `target op= value`: on a variable, new arithmetic; on a place, a load then a store.

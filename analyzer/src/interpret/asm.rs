@@ -23,7 +23,7 @@ enum OperandRef {
     Name(String),
 }
 
-/// An operand of the macro: its name (`x = in(reg) p`), whether it is an input, its expression.
+/// An operand of the macro: its name (`x = in(reg) p`) and its expression.
 struct AsmOperand {
     name: Option<String>,
     expr: TokenStream,
@@ -37,7 +37,17 @@ impl Interpreter<'_> {
             return false;
         };
         let span = self.span(mac);
-        for instruction in template.split([';', '\n']).filter_map(memory_instruction) {
+        for line in template.split([';', '\n']) {
+            let Some(instruction) = memory_instruction(line) else {
+                if moves_memory(line) {
+                    let line = line.trim();
+                    self.unsupported(
+                        mac,
+                        format!("inline assembly `{line}` is not read: its access is not analyzed"),
+                    );
+                }
+                continue;
+            };
             let operand = match &instruction.address {
                 OperandRef::Position(i) => operands.get(*i),
                 OperandRef::Name(n) => operands.iter().find(|o| o.name.as_deref() == Some(n.as_str())),
@@ -62,14 +72,10 @@ impl Interpreter<'_> {
                 }
             };
             let place = Place {
-                layout: Some(Layout {
-                    name: format!("asm {} bytes", instruction.bytes),
-                    size: instruction.bytes,
-                    align: instruction.bytes,
-                    fields: Vec::new(),
-                    primitive: true,
-                    pointee: None,
-                }),
+                layout: Some(Layout::primitive(
+                    &format!("asm {} bytes", instruction.bytes),
+                    instruction.bytes,
+                )),
                 space: instruction.space.unwrap_or(place.space),
                 ..place
             };
@@ -178,6 +184,14 @@ fn memory_instruction(line: &str) -> Option<MemoryInstruction> {
     })
 }
 
+/// Whether a line of PTX moves memory the warp model reads (a load, store or atomic outside
+/// the parameter and local spaces), whether or not [`memory_instruction`] could read it.
+fn moves_memory(line: &str) -> bool {
+    let opcode = line.split_whitespace().next().unwrap_or("");
+    let mut parts = opcode.split('.');
+    matches!(parts.next(), Some("ld" | "st" | "atom" | "red")) && !parts.any(|p| matches!(p, "param" | "local"))
+}
+
 /// Bytes of a PTX type suffix (`u32`, `f64`, `b128`).
 fn type_bytes(suffix: &str) -> Option<u64> {
     let kind = suffix.chars().next()?;
@@ -218,6 +232,32 @@ mod tests {
         assert_eq!((atom.ops, atom.bytes), (vec![Op::Load, Op::Store], 4));
         assert_eq!(memory_instruction("mov.u32 %0, %tid.x;"), None);
         assert_eq!(memory_instruction("ld.param.u64 %0, [p];"), None);
+        assert!(!moves_memory("ld.param.u64 %0, [p];"));
+        // A register address is not an operand: the load is one the analysis says it skips.
+        assert_eq!(memory_instruction("ld.global.u32 %0, [%rd1];"), None);
+        assert!(moves_memory("ld.global.u32 %0, [%rd1];"));
+    }
+
+    #[test]
+    fn an_access_the_template_holds_but_this_cannot_read_is_a_note() {
+        let src = "#[kernel]\npub unsafe fn k(out: *mut u32) {\n    let i = thread::index_1d() as usize;\n    \
+                   let x: u32;\n    asm!(\"ld.global.u32 {0}, [%rd1];\", out(reg32) x);\n    *out.add(i) = x;\n}\n";
+        let report =
+            crate::analyze_source(&crate::SourceFile::new("k.rs", src), &crate::LaunchPlan::default()).expect("parses");
+        let kernel = &report.kernels[0];
+        let notes: Vec<(usize, &str)> = kernel
+            .unsupported
+            .iter()
+            .map(|u| (u.span.line, u.message.as_str()))
+            .collect();
+        assert_eq!(
+            notes,
+            [(
+                5,
+                "inline assembly `ld.global.u32 {0}, [%rd1]` is not read: its access is not analyzed"
+            )]
+        );
+        assert_eq!(kernel.accesses.len(), 1, "the store to `out` only");
     }
 
     #[test]

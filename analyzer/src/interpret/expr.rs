@@ -18,16 +18,21 @@ impl<'a> Interpreter<'a> {
 
     /// The value as an integer polynomial; anything else becomes an opaque symbol.
     pub(crate) fn int(&mut self, expr: &Expr) -> Poly {
-        let value = match self.value(expr) {
-            // Arithmetic on a reference (`*a.get_unchecked(i) * 2.0` written without the `*`)
-            // reads through it.
+        let value = self.value(expr);
+        self.read_int(value, expr)
+    }
+
+    /// The integer a value stands for; a reference (`*a.get_unchecked(i) * 2.0` written
+    /// without the `*`) is read through.
+    pub(crate) fn read_int(&mut self, value: Value, expr: &Expr) -> Poly {
+        let value = match value {
             Value::Place(place) => self.load(&place, expr),
             other => other,
         };
         self.int_of(value, expr)
     }
 
-    pub(crate) fn int_of(&mut self, value: Value, expr: &Expr) -> Poly {
+    fn int_of(&mut self, value: Value, expr: &Expr) -> Poly {
         match value {
             Value::Int(p) => p,
             // A cuda-oxide thread index stands for the element it selects.

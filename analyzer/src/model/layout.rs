@@ -34,7 +34,8 @@ pub struct FieldLayout {
 }
 
 impl Layout {
-    fn primitive(name: &str, size: u64) -> Layout {
+    /// A scalar of `size` bytes, aligned to its size.
+    pub(crate) fn primitive(name: &str, size: u64) -> Layout {
         Layout {
             name: name.to_string(),
             size,

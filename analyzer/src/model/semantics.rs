@@ -10,15 +10,15 @@
 use crate::model::layout::{FieldLayout, Layout};
 use crate::source::{SourceFile, Span};
 use kernel_lint_frontend::{CfgAtom, CrateRoot, Frontend, SourceText, Workspace};
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
 
 pub use kernel_lint_frontend::Callee;
 
 /// The front end over one set of files, loaded when first asked.
 pub struct Semantics {
     workspace: Workspace,
-    loaded: Mutex<Option<Frontend>>,
+    loaded: RefCell<Option<Frontend>>,
 }
 
 impl std::fmt::Debug for Semantics {
@@ -85,13 +85,13 @@ impl Semantics {
         }
         Semantics {
             workspace: Workspace { files: texts, crates },
-            loaded: Mutex::new(None),
+            loaded: RefCell::new(None),
         }
     }
 
     /// Asks the loaded front end, loading it first if this is the first question.
     fn ask<T>(&self, question: impl FnOnce(&Frontend) -> Option<T>) -> Option<T> {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut loaded = self.loaded.borrow_mut();
         let frontend = loaded.get_or_insert_with(|| Frontend::load(&self.workspace));
         question(frontend)
     }
@@ -122,8 +122,7 @@ impl Semantics {
         if let Some(t) = self.workspace.files.get_mut(file) {
             t.text = text.to_string();
         }
-        let loaded = self.loaded.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(frontend) = loaded.as_mut() {
+        if let Some(frontend) = self.loaded.get_mut().as_mut() {
             frontend.set_text(file, text);
         }
     }
@@ -172,7 +171,7 @@ fn device_target(files: &[SourceFile], modules: &[Vec<String>], krate: &str) -> 
 /// itself never builds them.
 #[derive(Clone, Copy)]
 pub struct LazySemantics<'a> {
-    pub cell: &'a std::sync::OnceLock<Semantics>,
+    pub cell: &'a OnceCell<Semantics>,
     pub build: &'a dyn Fn() -> Semantics,
 }
 
