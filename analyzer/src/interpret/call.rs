@@ -8,6 +8,7 @@ use super::{CallFrame, Interpreter, MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use crate::model::items::{FunctionRef, Target};
 use crate::parse::last_segment;
+use crate::workspace::MODELLED_CRATES;
 use syn::punctuated::Punctuated;
 use syn::Expr;
 
@@ -431,8 +432,12 @@ impl<'a> Interpreter<'a> {
         let function = self
             .named_method(call, candidates)
             .or_else(|| self.resolved_function(self.span(call), true))?;
+        // A method of slices (`impl Tr for [T]`) indexes the buffer itself; any other method
+        // of a pointed-to value gets the value it points at.
+        let of_buffer = function.self_type.is_some_and(|t| t.starts_with('[') || t == "*T");
         let receiver = match self.operand(&call.receiver) {
             Operand::Place(p) | Operand::Value(Value::Place(p)) => Value::Place(p),
+            Operand::Value(Value::Pointer(p)) if of_buffer => Value::Pointer(p),
             Operand::Value(Value::Pointer(p)) => Value::Place(Place::at(&p)),
             Operand::Value(v) => v,
         };
@@ -603,20 +608,6 @@ fn may_access(tokens: proc_macro2::TokenStream) -> bool {
     }
     false
 }
-
-/// Crates whose functions kernel-lint models itself (thread indices, slices, numbers): their
-/// own source, when the workspace holds it, is stubs or host code that must not be followed.
-const MODELLED_CRATES: &[&str] = &[
-    "cuda_std",
-    "cuda_device",
-    "nvptx_builtins",
-    "ptx_support",
-    "core",
-    "std",
-    "glam",
-    "vek",
-    "nalgebra",
-];
 
 /// Whether a call target is one of the modelled crates' or outside the workspace.
 fn is_modelled(target: &Target) -> bool {

@@ -969,6 +969,11 @@ fn type_name(ty: &Type) -> Option<String> {
         Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         Type::Paren(p) => type_name(&p.elem),
         Type::Group(g) => type_name(&g.elem),
+        // Methods of a trait implemented for slices, arrays and pointers (`impl Tr for [T]`):
+        // no named type has them, only the Rust semantics pick them for a receiver.
+        Type::Slice(_) => Some("[T]".to_string()),
+        Type::Array(_) => Some("[T; N]".to_string()),
+        Type::Ptr(_) => Some("*T".to_string()),
         _ => None,
     }
 }

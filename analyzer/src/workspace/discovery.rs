@@ -5,9 +5,10 @@ use super::modules::{extract, ModItem};
 use super::paths::{
     absolute, as_given, display, expand_member, identity, is_glob, normalize, sorted_entries, EntryKind,
 };
+use super::registry::{is_loaded_from_registry, Registry, RegistrySource};
 use super::{
     Crate, CrateLocation, Declaration, DependencyKind, FileProblem, Membership, Options, PathDependency, SourceEntry,
-    WarningKind, Workspace, WorkspaceError, WorkspaceWarning,
+    TargetKind, WarningKind, Workspace, WorkspaceError, WorkspaceWarning,
 };
 use crate::source::{SourceFile, Span};
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,6 +35,21 @@ pub struct Discovery {
     warnings: Vec<WorkspaceWarning>,
     warned: BTreeSet<(WarningKind, PathBuf, Option<Span>, String)>,
     membership_count: usize,
+    registry: Registry,
+    /// The crates.io dependencies of each crate, located: taken once its code names them.
+    registry_wanted: BTreeMap<usize, Vec<RegistryWanted>>,
+}
+
+/// A crates.io dependency of a crate, and where its source is.
+struct RegistryWanted {
+    /// The name the crate's code uses for it: the key when `package =` renames it, else the
+    /// package name in Rust spelling until its library's own name is read.
+    name: String,
+    renamed: bool,
+    package: String,
+    platform: Option<String>,
+    requirement: String,
+    source: RegistrySource,
 }
 
 /// Who is walking: the crate target (or standalone root) the modules belong to.
@@ -83,6 +99,8 @@ impl Discovery {
             warnings: Vec::new(),
             warned: BTreeSet::new(),
             membership_count: 0,
+            registry: Registry::new(options.cargo_home.clone()),
+            registry_wanted: BTreeMap::new(),
         }
     }
 
@@ -373,10 +391,36 @@ impl Discovery {
                     DependencySource::Path(dir) => {
                         Some((dir.clone(), inherited.package.clone().or_else(|| spec.package.clone())))
                     }
-                    DependencySource::Workspace => None,
+                    DependencySource::Workspace | DependencySource::Registry(_) => None,
                 }
             }
+            DependencySource::Registry(_) => None,
         }
+    }
+
+    /// The package and version requirement of a crates.io dependency, also one inherited from
+    /// `[workspace.dependencies]`.
+    fn registry_requirement(spec: &super::DependencySpec, root: &Manifest) -> Option<(String, String)> {
+        let (requirement, package) = match &spec.source {
+            DependencySource::Registry(requirement) => (requirement.clone(), spec.package.clone()),
+            DependencySource::Workspace => {
+                let inherited = root
+                    .workspace
+                    .as_ref()?
+                    .dependencies
+                    .iter()
+                    .find(|d| d.key == spec.key)?;
+                match &inherited.source {
+                    DependencySource::Registry(requirement) => (
+                        requirement.clone(),
+                        inherited.package.clone().or_else(|| spec.package.clone()),
+                    ),
+                    _ => return None,
+                }
+            }
+            DependencySource::Path(_) => return None,
+        };
+        Some((package.unwrap_or_else(|| spec.key.clone()), requirement))
     }
 
     /// The crates of a workspace, registered once each.
@@ -397,7 +441,21 @@ impl Discovery {
                 continue;
             };
             let mut path_dependencies = Vec::new();
+            let mut wanted = Vec::new();
             for spec in &manifest.dependencies {
+                if spec.kind == DependencyKind::Normal {
+                    if let Some((package, requirement)) = Self::registry_requirement(spec, &root) {
+                        let source = self.registry.locate(&root.dir, &package, &requirement);
+                        wanted.push(RegistryWanted {
+                            name: crate_name(&spec.key),
+                            renamed: spec.package.is_some(),
+                            package,
+                            platform: spec.platform.clone(),
+                            requirement,
+                            source,
+                        });
+                    }
+                }
                 let Some((dir, rename)) = self.dependency_dir(spec, &root) else {
                     continue;
                 };
@@ -432,6 +490,7 @@ impl Discovery {
                 path_dependencies,
             });
             self.crate_by_manifest.insert(member, index);
+            self.registry_wanted.insert(index, wanted);
             out.push(index);
         }
         Ok(out)
@@ -445,29 +504,11 @@ impl Discovery {
         let crates = self.crates_of(root_path)?;
         self.walked.insert(root_path.to_path_buf());
         self.roots.push(root_path.to_path_buf());
-        for crate_index in crates {
-            let targets = self.crates[crate_index].targets.clone();
-            let manifest = self.crates[crate_index].manifest_path.clone();
-            for (target_index, target) in targets.iter().enumerate() {
-                if !target.root.is_file() {
-                    let message = format!(
-                        "the {} target `{}` has no root file {}",
-                        target.kind.as_str(),
-                        target.name,
-                        display(&target.root, &self.base)
-                    );
-                    self.warn(WarningKind::MissingTargetRoot, &manifest, None, message);
-                    continue;
-                }
-                let mut walk = Walk {
-                    crate_index: Some(crate_index),
-                    target_index: Some(target_index),
-                    crate_name: target.crate_name.clone(),
-                    stack: Vec::new(),
-                    reached: Vec::new(),
-                };
-                self.walk_root(&mut walk, &target.root);
-            }
+        for &crate_index in &crates {
+            self.walk_crate(crate_index);
+        }
+        for &crate_index in &crates {
+            self.take_registry_dependencies(crate_index);
         }
         // Kernels use types and helpers of the crates they depend on by path: walk those
         // crates' workspaces too (each once), so that their names resolve.
@@ -488,6 +529,127 @@ impl Discovery {
             }
         }
         Ok(())
+    }
+
+    /// Follows the module tree of every target of a registered crate.
+    fn walk_crate(&mut self, crate_index: usize) {
+        let targets = self.crates[crate_index].targets.clone();
+        let manifest = self.crates[crate_index].manifest_path.clone();
+        for (target_index, target) in targets.iter().enumerate() {
+            if !target.root.is_file() {
+                let message = format!(
+                    "the {} target `{}` has no root file {}",
+                    target.kind.as_str(),
+                    target.name,
+                    display(&target.root, &self.base)
+                );
+                self.warn(WarningKind::MissingTargetRoot, &manifest, None, message);
+                continue;
+            }
+            let mut walk = Walk {
+                crate_index: Some(crate_index),
+                target_index: Some(target_index),
+                crate_name: target.crate_name.clone(),
+                stack: Vec::new(),
+                reached: Vec::new(),
+            };
+            self.walk_root(&mut walk, &target.root);
+        }
+    }
+
+    /// The crates.io dependencies that a crate's device code names (`name::` in a file holding
+    /// a kernel), loaded from the local registry for their items only: their library's module
+    /// tree, not their own dependencies. Those whose source is not there are one warning.
+    fn take_registry_dependencies(&mut self, crate_index: usize) {
+        let wanted = self.registry_wanted.remove(&crate_index).unwrap_or_default();
+        if wanted.is_empty() {
+            return;
+        }
+        let texts: Vec<String> = (self.files.iter())
+            .filter(|f| f.memberships.iter().any(|m| m.crate_index == Some(crate_index)))
+            .filter_map(|f| std::fs::read_to_string(&f.path).ok())
+            .filter(|text| holds_device_code(text))
+            .collect();
+        if texts.is_empty() {
+            return;
+        }
+        let named = |name: &str| {
+            texts.iter().any(|t| {
+                t.match_indices(name).any(|(at, _)| {
+                    let before = t[..at].chars().next_back();
+                    let boundary = !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+                    boundary && t[at + name.len()..].starts_with("::")
+                })
+            })
+        };
+        let manifest = self.crates[crate_index].manifest_path.clone();
+        let mut absent = Vec::new();
+        for dependency in wanted {
+            let dir = match dependency.source {
+                RegistrySource::Found { dir, .. } => dir,
+                _ if !named(&dependency.name) || !is_loaded_from_registry(&dependency.name) => continue,
+                RegistrySource::Absent { version } => {
+                    absent.push(format!("`{}` {version}", dependency.package));
+                    continue;
+                }
+                RegistrySource::Unknown => {
+                    absent.push(format!("`{}` {}", dependency.package, dependency.requirement));
+                    continue;
+                }
+            };
+            let Ok(dep) = self.manifest(&dir.join("Cargo.toml"), false) else {
+                continue;
+            };
+            let Some(lib) = dep.targets(None).into_iter().find(|t| t.kind == TargetKind::Lib) else {
+                continue;
+            };
+            let name = if dependency.renamed {
+                dependency.name.clone()
+            } else {
+                lib.crate_name.clone()
+            };
+            let proc_macro = lib.crate_types.iter().any(|t| t == "proc-macro");
+            if proc_macro || !is_loaded_from_registry(&lib.crate_name) || !named(&name) {
+                continue;
+            }
+            let index = match self.crate_by_manifest.get(&dep.path) {
+                Some(&index) => index,
+                None => {
+                    let index = self.crates.len();
+                    self.crates.push(Crate {
+                        name: dep.package_name().unwrap_or(&dependency.package).to_string(),
+                        manifest_path: dep.path.clone(),
+                        manifest_dir: dep.dir.clone(),
+                        workspace_root: dep.dir.clone(),
+                        targets: vec![lib],
+                        path_dependencies: Vec::new(),
+                    });
+                    self.crate_by_manifest.insert(dep.path.clone(), index);
+                    self.walk_crate(index);
+                    index
+                }
+            };
+            let package = self.crates[index].name.clone();
+            self.crates[crate_index].path_dependencies.push(PathDependency {
+                name,
+                package,
+                kind: DependencyKind::Normal,
+                platform: dependency.platform,
+                manifest_dir: dep.dir.clone(),
+            });
+        }
+        if !absent.is_empty() {
+            let (them, are) = if absent.len() == 1 {
+                ("it", "is")
+            } else {
+                ("them", "are")
+            };
+            let message = format!(
+                "{} {are} named by device code and not in the local cargo registry: what kernels use of {them} stays unknown (`cargo fetch` brings {them})",
+                absent.join(", ")
+            );
+            self.warn(WarningKind::MissingRegistrySource, &manifest, None, message);
+        }
     }
 
     // ---- selection for paths given ----
@@ -885,6 +1047,13 @@ impl Discovery {
             message,
         });
     }
+}
+
+/// Whether a file's text may hold device code: a kernel attribute or entry point of any dialect.
+fn holds_device_code(text: &str) -> bool {
+    ["kernel]", "kernel(", "spirv(", "#[cube", "ptx-kernel"]
+        .iter()
+        .any(|marker| text.contains(marker))
 }
 
 /// The module directory of a file that acts as a `mod.rs`: its own folder.

@@ -16,7 +16,8 @@ pub struct Manifest {
     pub package: Option<Package>,
     /// `[workspace]`, when this manifest is a workspace root.
     pub workspace: Option<WorkspaceSection>,
-    /// Dependencies that name a path or inherit from the workspace, of every kind and platform.
+    /// Dependencies that name a path, a registry version or inherit from the workspace, of every
+    /// kind and platform.
     pub dependencies: Vec<DependencySpec>,
     pub(super) table: Table,
 }
@@ -41,7 +42,8 @@ pub struct WorkspaceSection {
     pub members: Vec<String>,
     /// `exclude`, as written.
     pub exclude: Vec<String>,
-    /// `[workspace.dependencies]` entries with a path, resolved against the root folder.
+    /// `[workspace.dependencies]` entries with a path or a registry version, paths resolved
+    /// against the root folder.
     pub dependencies: Vec<DependencySpec>,
     /// `[workspace.package] edition`, inherited by members that ask for it.
     pub edition: Option<String>,
@@ -69,6 +71,9 @@ pub enum DependencySource {
     Path(PathBuf),
     /// `workspace = true`: look the key up in `[workspace.dependencies]`.
     Workspace,
+    /// `name = "1.2"` or `version = "1.2"` without a path or git source: a package of the
+    /// crates.io registry, by its version requirement.
+    Registry(String),
 }
 
 impl Manifest {
@@ -390,8 +395,8 @@ fn strings(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Every path or workspace-inherited dependency: top-level tables first, then by platform; by
-/// kind and key within each.
+/// Every path, registry or workspace-inherited dependency: top-level tables first, then by
+/// platform; by kind and key within each.
 fn all_dependencies(table: &Table, dir: &Path) -> Vec<DependencySpec> {
     let mut out = Vec::new();
     let mut collect = |section: &Table, platform: Option<&str>| {
@@ -423,16 +428,30 @@ fn all_dependencies(table: &Table, dir: &Path) -> Vec<DependencySpec> {
 fn dependency_table(deps: &Table, dir: &Path, kind: DependencyKind, platform: Option<&str>) -> Vec<DependencySpec> {
     let mut out = Vec::new();
     for (key, entry) in deps {
-        let Some(entry) = entry.as_table() else {
-            // `name = "1.0"`: a registry dependency.
-            continue;
+        let entry = match entry {
+            Value::String(version) => {
+                out.push(DependencySpec {
+                    key: key.clone(),
+                    package: None,
+                    kind,
+                    platform: platform.map(str::to_string),
+                    source: DependencySource::Registry(version.clone()),
+                });
+                continue;
+            }
+            Value::Table(entry) => entry,
+            _ => continue,
         };
         let source = if let Some(path) = entry.get("path").and_then(Value::as_str) {
             DependencySource::Path(normalize(&dir.join(path)))
         } else if entry.get("workspace").and_then(Value::as_bool) == Some(true) {
             DependencySource::Workspace
-        } else {
+        } else if entry.contains_key("git") || entry.contains_key("registry") {
+            // A git checkout or another registry: not where the local crates.io sources are.
             continue;
+        } else {
+            let version = entry.get("version").and_then(Value::as_str).unwrap_or("*");
+            DependencySource::Registry(version.to_string())
         };
         out.push(DependencySpec {
             key: key.clone(),

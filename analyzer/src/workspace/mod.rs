@@ -16,6 +16,7 @@ mod features;
 mod manifest;
 mod modules;
 mod paths;
+mod registry;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 pub use features::{enabled_features, CrateFeatures};
 pub use manifest::{crate_name, DependencySource, DependencySpec, Manifest, Package, WorkspaceSection};
 pub use paths::normalize;
+pub use registry::{is_loaded_from_registry, Registry, RegistrySource, MODELLED_CRATES};
 
 /// How discovery resolves, prints and bounds what it reads.
 #[derive(Debug, Clone)]
@@ -37,6 +39,9 @@ pub struct Options {
     pub max_depth: usize,
     /// Most (file, module) memberships recorded before a warning stops the walk.
     pub max_memberships: usize,
+    /// The cargo home whose `registry/src` holds the sources of crates.io dependencies
+    /// (`None`: they are not read).
+    pub cargo_home: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -45,6 +50,7 @@ impl Default for Options {
             base_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             max_depth: 64,
             max_memberships: 100_000,
+            cargo_home: Registry::default_home(),
         }
     }
 }
@@ -278,6 +284,8 @@ pub enum WarningKind {
     MissingMember,
     /// A path dependency inside the workspace without a `Cargo.toml`.
     MissingPathDependency,
+    /// A crates.io dependency the code names whose source is not in the local cargo registry.
+    MissingRegistrySource,
 }
 
 impl WarningKind {
@@ -289,6 +297,7 @@ impl WarningKind {
                 | WarningKind::UnreadableManifest
                 | WarningKind::MissingMember
                 | WarningKind::MissingPathDependency
+                | WarningKind::MissingRegistrySource
         )
     }
 }
