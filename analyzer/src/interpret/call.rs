@@ -429,9 +429,15 @@ impl<'a> Interpreter<'a> {
         if candidates.is_empty() {
             return None;
         }
+        let for_slices: Vec<FunctionRef<'a>> = candidates
+            .iter()
+            .filter(|f| f.self_type == Some("[T]"))
+            .cloned()
+            .collect();
         let function = self
             .named_method(call, candidates)
-            .or_else(|| self.resolved_function(self.span(call), true))?;
+            .or_else(|| self.resolved_function(self.span(call), true))
+            .or_else(|| self.slice_method(call, for_slices))?;
         // A method of slices (`impl Tr for [T]`) indexes the buffer itself; any other method
         // of a pointed-to value gets the value it points at.
         let of_buffer = function.self_type.is_some_and(|t| t.starts_with('[') || t == "*T");
@@ -465,6 +471,17 @@ impl<'a> Interpreter<'a> {
             .first()
             .is_some_and(|c| MODELLED_CRATES.contains(&c.as_str()));
         (!modelled).then_some(function)
+    }
+
+    /// The one method of this name implemented for slices (`impl Tr for [T]`), for a buffer
+    /// receiver whose element type the semantics could not see: slices have no inherent
+    /// method of that name (it is not one the analysis models), so the call can only be it.
+    fn slice_method(&mut self, call: &syn::ExprMethodCall, mut for_slices: Vec<FunctionRef<'a>>) -> Option<FunctionRef<'a>> {
+        let inherent = SLICE_METHODS.contains(&call.method.to_string().as_str());
+        if inherent || for_slices.len() != 1 || !matches!(self.dry_operand(&call.receiver), Value::Pointer(_)) {
+            return None;
+        }
+        for_slices.pop()
     }
 
     /// The method of a workspace type of this name whose type is the receiver's, as far as
@@ -608,6 +625,14 @@ fn may_access(tokens: proc_macro2::TokenStream) -> bool {
     }
     false
 }
+
+/// Inherent methods of slices: a call of one of these names on a slice is never a trait's.
+const SLICE_METHODS: &[&str] = &[
+    "as_mut_ptr", "as_ptr", "chunks", "chunks_exact", "chunks_exact_mut", "chunks_mut", "clone_from_slice",
+    "contains", "copy_from_slice", "fill", "first", "first_mut", "get", "get_mut", "get_unchecked",
+    "get_unchecked_mut", "is_empty", "iter", "iter_mut", "last", "last_mut", "len", "split_at",
+    "split_at_mut", "swap", "to_vec", "windows",
+];
 
 /// Whether a call target is one of the modelled crates' or outside the workspace.
 fn is_modelled(target: &Target) -> bool {

@@ -450,9 +450,37 @@ impl<'a> Interpreter<'a> {
         }
     }
 
+    /// Where an access made at `span` is shown: there, with the calls that led to it; or, inside
+    /// a crates.io dependency's source, at the call in the user's code that led into it (its
+    /// file, the call for both spans, and the calls before that one).
+    fn user_site(&self, span: Span, index_span: Span) -> (usize, Span, Span, Vec<CallFrame>) {
+        let dependency = |file: usize| {
+            self.sources
+                .files
+                .get(file)
+                .is_some_and(|f| crate::workspace::is_registry_source(&f.path))
+        };
+        if !dependency(self.file_id) {
+            return (self.file_id, span, index_span, self.calls.clone());
+        }
+        match self.calls.iter().rposition(|frame| !dependency(frame.file)) {
+            Some(at) => {
+                let frame = &self.calls[at];
+                (frame.file, frame.span, frame.span, self.calls[..at].to_vec())
+            }
+            None => (self.file_id, span, index_span, self.calls.clone()),
+        }
+    }
+
     /// Records an access to a place, one per leaf when a copy is not one wide access.
     pub(crate) fn access(&mut self, place: &Place, op: Op, span: Span) {
-        let (index_text, index_span) = place.index.clone().unwrap_or_else(|| (String::new(), span));
+        let (mut index_text, index_span) = place.index.clone().unwrap_or_else(|| (String::new(), span));
+        let (file, span, index_span, via) = self.user_site(span, index_span);
+        if file != self.file_id {
+            // The dependency's own names mean nothing here: the call shows what is indexed.
+            let call = self.sources.files.get(file).and_then(|f| f.text.get(span.start..span.end));
+            index_text = call.unwrap_or_default().to_string();
+        }
         let assumed = self.cube_assumptions(&place.array);
         let record = |this: &mut Self, width: u64, offset: Poly, field_of: Option<FieldOf>, mut notes: Vec<String>| {
             notes.extend(assumed.iter().cloned());
@@ -468,8 +496,8 @@ impl<'a> Interpreter<'a> {
                 field_of,
                 guards: this.guards.clone(),
                 notes,
-                file: this.file_id,
-                via: this.calls.clone(),
+                file,
+                via: via.clone(),
                 loop_depth: this.loop_depth,
             });
         };

@@ -41,7 +41,7 @@ impl<'a> Interpreter<'a> {
     fn stmt(&mut self, stmt: &Stmt, last: bool) -> (Flow, Value) {
         crate::budget::tick();
         // `#[cfg(feature = "x")] return ..;`: a statement the crate's features leave out.
-        if !self.sources.index.cfg_active(self.module, stmt_attrs(stmt)) {
+        if !self.sources.index.cfg_active(self.module, crate::model::cfg::stmt_attrs(stmt)) {
             return (Flow::Falls, Value::Unknown);
         }
         match stmt {
@@ -158,43 +158,3 @@ fn named_after(value: Value, name: &str, init: &Expr) -> Value {
     renamed.map_or(value, Value::Int)
 }
 
-/// The attributes written on a statement (`#[cfg(..)]` among them).
-fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
-    match stmt {
-        Stmt::Local(local) => &local.attrs,
-        Stmt::Item(item) => match item {
-            syn::Item::Const(i) => &i.attrs,
-            syn::Item::Fn(i) => &i.attrs,
-            syn::Item::Static(i) => &i.attrs,
-            syn::Item::Use(i) => &i.attrs,
-            _ => &[],
-        },
-        Stmt::Expr(expr, _) => expr_attrs(expr),
-        Stmt::Macro(m) => &m.attrs,
-    }
-}
-
-/// The outer attributes of an expression statement's expression.
-fn expr_attrs(expr: &Expr) -> &[syn::Attribute] {
-    match expr {
-        Expr::Return(e) => &e.attrs,
-        Expr::Call(e) => &e.attrs,
-        Expr::MethodCall(e) => &e.attrs,
-        Expr::Assign(e) => &e.attrs,
-        Expr::Binary(e) => &e.attrs,
-        Expr::Block(e) => &e.attrs,
-        Expr::Unsafe(e) => &e.attrs,
-        Expr::If(e) => &e.attrs,
-        Expr::ForLoop(e) => &e.attrs,
-        Expr::While(e) => &e.attrs,
-        Expr::Loop(e) => &e.attrs,
-        Expr::Match(e) => &e.attrs,
-        Expr::Macro(e) => &e.attrs,
-        Expr::Path(e) => &e.attrs,
-        Expr::Reference(e) => &e.attrs,
-        Expr::Unary(e) => &e.attrs,
-        Expr::Index(e) => &e.attrs,
-        Expr::Field(e) => &e.attrs,
-        _ => &[],
-    }
-}

@@ -670,7 +670,10 @@ impl ItemIndex {
 
     /// The functions of the index a function's body may call.
     fn callees<'a>(&'a self, function: &FunctionRef<'_>) -> Vec<FunctionRef<'a>> {
-        let mut calls = CallNames::default();
+        let mut calls = CallNames {
+            features: function.module.first().and_then(|c| self.features.get(c)).cloned(),
+            ..CallNames::default()
+        };
         syn::visit::Visit::visit_block(&mut calls, function.block);
         self.named_functions(function.module, function.self_type, calls).0
     }
@@ -802,6 +805,9 @@ fn key(function: &FunctionRef<'_>) -> FunctionKey {
 struct CallNames {
     paths: Vec<Vec<String>>,
     methods: BTreeSet<String>,
+    /// The features of the body's crate, when known: statements whose `#[cfg]` they rule
+    /// out call nothing.
+    features: Option<BTreeSet<String>>,
 }
 
 impl<'ast> syn::visit::Visit<'ast> for CallNames {
@@ -819,6 +825,12 @@ impl<'ast> syn::visit::Visit<'ast> for CallNames {
     }
 
     fn visit_item(&mut self, _: &'ast Item) {}
+
+    fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+        if cfg::active(cfg::stmt_attrs(stmt), self.features.as_ref()) {
+            syn::visit::visit_stmt(self, stmt);
+        }
+    }
 }
 
 /// Every path and method name a body writes, nested items and macro arguments included: what

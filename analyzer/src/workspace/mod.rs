@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 pub use features::{enabled_features, CrateFeatures};
 pub use manifest::{crate_name, DependencySource, DependencySpec, Manifest, Package, WorkspaceSection};
 pub use paths::normalize;
-pub use registry::{is_loaded_from_registry, Registry, RegistrySource, MODELLED_CRATES};
+pub use registry::{is_loaded_from_registry, is_registry_source, Registry, RegistrySource, MODELLED_CRATES};
 
 /// How discovery resolves, prints and bounds what it reads.
 #[derive(Debug, Clone)]

@@ -30,6 +30,13 @@ pub fn is_loaded_from_registry(crate_name: &str) -> bool {
     !dialect && !MODELLED_CRATES.contains(&crate_name)
 }
 
+/// Whether a path is a file of a crates.io dependency's source in a cargo registry
+/// (`…/registry/src/INDEX/NAME-VERSION/…`): code the user does not edit.
+pub fn is_registry_source(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    path.split("/registry/src/").nth(1).is_some_and(|rest| rest.matches('/').count() >= 2)
+}
+
 /// Where a registry dependency's source is, or why it is not there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RegistrySource {
@@ -229,6 +236,15 @@ mod tests {
             found("num-0.3.0", "0.3.0")
         );
         assert_eq!(registry.locate(unlocked.path(), "rand", "0.8"), RegistrySource::Unknown);
+    }
+
+    #[test]
+    fn registry_sources_are_told_by_their_path() {
+        assert!(is_registry_source(
+            "/home/u/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/khal-std-0.3.0/src/index.rs"
+        ));
+        assert!(!is_registry_source("crates/registry/src/lib.rs"));
+        assert!(!is_registry_source("src/lib.rs"));
     }
 
     #[test]
