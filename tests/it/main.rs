@@ -24,6 +24,7 @@ mod malformed_input;
 mod message_format;
 mod module_layers;
 mod prefilter;
+mod registry;
 mod resolution;
 mod review;
 mod review_html;

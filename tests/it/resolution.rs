@@ -215,3 +215,59 @@ fn a_method_of_a_value_built_with_self_in_another_crate_is_followed_to_its_acces
         ]
     );
 }
+
+/// `fn any(self) -> bool { #[cfg(feature = "one")] { .. } #[cfg(not(feature = "one"))] self.any() }`:
+/// the branch the crate's features leave out is not compiled, so it is no recursion, and the
+/// statements it leaves out are not run.
+#[test]
+fn a_branch_the_features_leave_out_is_neither_recursion_nor_run() {
+    let text = "pub struct Flags(u32);\n\
+                pub trait AnyExt { fn any(self) -> bool; fn pick(&self, i: usize) -> usize; }\n\
+                impl AnyExt for Flags {\n\
+                \x20   fn any(self) -> bool {\n\
+                \x20       #[cfg(feature = \"one\")]\n\
+                \x20       { self.0 != 0 }\n\
+                \x20       #[cfg(not(feature = \"one\"))]\n\
+                \x20       self.any()\n\
+                \x20   }\n\
+                \x20   fn pick(&self, i: usize) -> usize {\n\
+                \x20       #[cfg(feature = \"one\")]\n\
+                \x20       return i;\n\
+                \x20       #[cfg(not(feature = \"one\"))]\n\
+                \x20       return 3 * i;\n\
+                \x20   }\n\
+                }\n\
+                #[kernel]\n\
+                pub unsafe fn k(a: &[f32], out: *mut f32) {\n\
+                \x20   let i = cuda_std::thread::index_1d() as usize;\n\
+                \x20   let f = Flags(1);\n\
+                \x20   if f.any() {\n\
+                \x20       *out.add(i) = a[f.pick(i)];\n\
+                \x20   }\n\
+                }\n";
+    let mut features = kernel_lint_analyzer::workspace::CrateFeatures::new();
+    features.insert("k".to_string(), ["one".to_string()].into_iter().collect());
+    let plan = LaunchPlan::default();
+    let reports: Vec<FileReport> =
+        kernel_lint_analyzer::analyze_configured(vec![module("src/lib.rs", &["k"], text)], &[], &features, &[&plan])
+            .into_iter()
+            .map(|r| r.expect("analyzed"))
+            .collect();
+    let kernel = &reports[0].kernels[0];
+    assert_eq!(kernel.name, "k");
+    let notes: Vec<&str> = kernel.unsupported.iter().map(|u| u.message.as_str()).collect();
+    assert!(!notes.iter().any(|n| n.contains("recursive")), "{notes:?}");
+    let found: Vec<(usize, &str, Option<f64>)> = kernel
+        .accesses
+        .iter()
+        .map(|a| {
+            (
+                a.span.line,
+                a.array.as_str(),
+                a.prediction.as_ref().and_then(|p| p.sectors_per_request),
+            )
+        })
+        .collect();
+    // `a[f.pick(i)]` is `a[i]` under `one`: 4 sectors, not the 12 of `3 * i`.
+    assert_eq!(found, [(22, "a", Some(4.0)), (22, "out", Some(4.0))]);
+}

@@ -476,7 +476,11 @@ impl<'a> Interpreter<'a> {
     /// The one method of this name implemented for slices (`impl Tr for [T]`), for a buffer
     /// receiver whose element type the semantics could not see: slices have no inherent
     /// method of that name (it is not one the analysis models), so the call can only be it.
-    fn slice_method(&mut self, call: &syn::ExprMethodCall, mut for_slices: Vec<FunctionRef<'a>>) -> Option<FunctionRef<'a>> {
+    fn slice_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        mut for_slices: Vec<FunctionRef<'a>>,
+    ) -> Option<FunctionRef<'a>> {
         let inherent = SLICE_METHODS.contains(&call.method.to_string().as_str());
         if inherent || for_slices.len() != 1 || !matches!(self.dry_operand(&call.receiver), Value::Pointer(_)) {
             return None;
@@ -628,10 +632,33 @@ fn may_access(tokens: proc_macro2::TokenStream) -> bool {
 
 /// Inherent methods of slices: a call of one of these names on a slice is never a trait's.
 const SLICE_METHODS: &[&str] = &[
-    "as_mut_ptr", "as_ptr", "chunks", "chunks_exact", "chunks_exact_mut", "chunks_mut", "clone_from_slice",
-    "contains", "copy_from_slice", "fill", "first", "first_mut", "get", "get_mut", "get_unchecked",
-    "get_unchecked_mut", "is_empty", "iter", "iter_mut", "last", "last_mut", "len", "split_at",
-    "split_at_mut", "swap", "to_vec", "windows",
+    "as_mut_ptr",
+    "as_ptr",
+    "chunks",
+    "chunks_exact",
+    "chunks_exact_mut",
+    "chunks_mut",
+    "clone_from_slice",
+    "contains",
+    "copy_from_slice",
+    "fill",
+    "first",
+    "first_mut",
+    "get",
+    "get_mut",
+    "get_unchecked",
+    "get_unchecked_mut",
+    "is_empty",
+    "iter",
+    "iter_mut",
+    "last",
+    "last_mut",
+    "len",
+    "split_at",
+    "split_at_mut",
+    "swap",
+    "to_vec",
+    "windows",
 ];
 
 /// Whether a call target is one of the modelled crates' or outside the workspace.

@@ -478,7 +478,11 @@ impl<'a> Interpreter<'a> {
         let (file, span, index_span, via) = self.user_site(span, index_span);
         if file != self.file_id {
             // The dependency's own names mean nothing here: the call shows what is indexed.
-            let call = self.sources.files.get(file).and_then(|f| f.text.get(span.start..span.end));
+            let call = self
+                .sources
+                .files
+                .get(file)
+                .and_then(|f| f.text.get(span.start..span.end));
             index_text = call.unwrap_or_default().to_string();
         }
         let assumed = self.cube_assumptions(&place.array);

@@ -41,7 +41,11 @@ impl<'a> Interpreter<'a> {
     fn stmt(&mut self, stmt: &Stmt, last: bool) -> (Flow, Value) {
         crate::budget::tick();
         // `#[cfg(feature = "x")] return ..;`: a statement the crate's features leave out.
-        if !self.sources.index.cfg_active(self.module, crate::model::cfg::stmt_attrs(stmt)) {
+        if !self
+            .sources
+            .index
+            .cfg_active(self.module, crate::model::cfg::stmt_attrs(stmt))
+        {
             return (Flow::Falls, Value::Unknown);
         }
         match stmt {
@@ -157,4 +161,3 @@ fn named_after(value: Value, name: &str, init: &Expr) -> Value {
     });
     renamed.map_or(value, Value::Int)
 }
-

@@ -34,7 +34,9 @@ pub fn is_loaded_from_registry(crate_name: &str) -> bool {
 /// (`…/registry/src/INDEX/NAME-VERSION/…`): code the user does not edit.
 pub fn is_registry_source(path: &str) -> bool {
     let path = path.replace('\\', "/");
-    path.split("/registry/src/").nth(1).is_some_and(|rest| rest.matches('/').count() >= 2)
+    path.split("/registry/src/")
+        .nth(1)
+        .is_some_and(|rest| rest.matches('/').count() >= 2)
 }
 
 /// Where a registry dependency's source is, or why it is not there.

@@ -1,0 +1,136 @@
+//! crates.io dependencies read from the local cargo registry: a kernel that reads and writes
+//! its buffers through a trait a registry crate implements for slices is analyzed through
+//! that crate's source (the version `Cargo.lock` pins, its features deciding its `#[cfg]`s),
+//! each access shown at the kernel's call; a dependency device code names whose source is
+//! absent is one warning naming it; one only host code names is not read and not warned about.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const ACCESSOR: &str = r#"#![no_std]
+/// Element access that may skip bounds checks.
+pub trait Slots<T> {
+    fn load(&self, id: usize) -> T;
+    fn store(&mut self, id: usize, value: T);
+}
+
+impl<T: Copy> Slots<T> for [T] {
+    fn load(&self, id: usize) -> T {
+        #[cfg(feature = "unchecked")]
+        return unsafe { *self.get_unchecked(3 * id) };
+        #[cfg(not(feature = "unchecked"))]
+        return self[id];
+    }
+
+    fn store(&mut self, id: usize, value: T) {
+        self[id] = value;
+    }
+}
+"#;
+
+const KERNEL: &str = r#"#![no_std]
+use slots::Slots;
+use spirv_std::glam::UVec3;
+use spirv_std::spirv;
+
+#[spirv(compute(threads(64)))]
+pub fn gather_even(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] dst: &mut [f32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] src: &[f32],
+) {
+    let i = gid.x as usize;
+    let v = src.load(2 * i);
+    dst.store(i, v + missing::bias());
+}
+"#;
+
+const HOST: &str = "pub fn upload() { hostonly::send(); }\n";
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder made");
+    std::fs::write(path, text).expect("file written");
+}
+
+/// A cargo home holding `slots` 0.3.0 (and 0.4.0, which the lock file does not pick), and a
+/// package whose kernel uses it and names the absent `missing`.
+fn setup(home: &Path, package: &Path) {
+    for version in ["0.3.0", "0.4.0"] {
+        let dir = home.join(format!("registry/src/index.crates.io-0000000000000000/slots-{version}"));
+        let manifest = format!(
+            "[package]\nname = \"slots\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[features]\nunchecked = []\n"
+        );
+        write(&dir.join("Cargo.toml"), &manifest);
+        // The newer version's accessor reads twice as far apart: picking it would show.
+        let text = if version == "0.3.0" {
+            ACCESSOR.to_string()
+        } else {
+            ACCESSOR.replace("return self[id];", "return self[2 * id];")
+        };
+        write(&dir.join("src/lib.rs"), &text);
+    }
+    let manifest = "[package]\nname = \"shaders\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                    [dependencies]\nslots = \"0.3\"\nmissing = \"1.2\"\nhostonly = \"2\"\n";
+    write(&package.join("Cargo.toml"), manifest);
+    let registry = "registry+https://github.com/rust-lang/crates.io-index";
+    let lock = format!(
+        "version = 4\n\n[[package]]\nname = \"missing\"\nversion = \"1.2.5\"\nsource = \"{registry}\"\n\n\
+         [[package]]\nname = \"slots\"\nversion = \"0.3.0\"\nsource = \"{registry}\"\n"
+    );
+    write(&package.join("Cargo.lock"), &lock);
+    write(&package.join("src/lib.rs"), &format!("pub mod host;\n{KERNEL}"));
+    write(&package.join("src/host.rs"), HOST);
+}
+
+#[test]
+fn a_trait_for_slices_from_the_registry_is_followed_and_shown_at_the_call() {
+    let home = tempfile::tempdir().expect("temp");
+    let package = tempfile::tempdir().expect("temp");
+    setup(home.path(), package.path());
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args(["kernel-lint", "accesses", "--format", "json", "--no-cache"])
+        .current_dir(package.path())
+        .env("CARGO_HOME", home.path())
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    let kernels = doc["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 1, "{stdout}");
+    assert_eq!(kernels[0]["name"], "gather_even");
+    let accesses: Vec<(u64, u64, &str, &str, &str, f64)> = kernels[0]["accesses"]
+        .as_array()
+        .expect("accesses")
+        .iter()
+        .map(|a| {
+            (
+                a["line"].as_u64().unwrap(),
+                a["column"].as_u64().unwrap(),
+                a["op"].as_str().unwrap(),
+                a["index"].as_str().unwrap(),
+                a["class"].as_str().unwrap(),
+                a["sectors_per_request"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // `src.load(2 * i)`: lanes 8 bytes apart through the locked version's `self[id]`, 8
+    // sectors (the newer version, or the `unchecked` branch the features leave out, would
+    // give 16 or 24); `dst.store(i, ..)`: unit stride, 4 sectors. Both at the kernel's calls.
+    assert_eq!(
+        accesses,
+        [
+            (14, 13, "load", "src.load(2 * i)", "strided", 8.0),
+            (15, 5, "store", "dst.store(i, v + missing::bias())", "coalesced", 4.0),
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "`missing` 1.2.5 is named by device code and not in the local cargo registry: what kernels use of it stays unknown (`cargo fetch` brings it)"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hostonly"), "{stderr}");
+}
