@@ -456,9 +456,10 @@ fn reach(inputs: &[ModuleSource], uses: &[CrateUse], named: &[usize]) -> crate::
     let scans: Vec<FileScan> = inputs.iter().map(|i| scan(&i.source.text)).collect();
     let scans: Vec<&FileScan> = scans.iter().collect();
     let modules: Vec<ModulePath> = inputs.iter().map(|i| i.module.clone()).collect();
-    // A crate root is always read: a file given alone is one, and its syntax is checked.
-    let mut seeds: Vec<bool> = (scans.iter().zip(&modules))
-        .map(|(s, m)| s.entry || m.len() == 1)
+    // A crate root is always read: a file given alone is one, and its syntax is checked. A
+    // crates.io dependency's files are read only when a needed file names what they define.
+    let mut seeds: Vec<bool> = (scans.iter().zip(&modules).zip(inputs))
+        .map(|((s, m), i)| !crate::workspace::is_registry_source(&i.source.path) && (s.entry || m.len() == 1))
         .collect();
     for &i in named {
         if let Some(seed) = seeds.get_mut(i) {

@@ -59,7 +59,7 @@ fn setup(home: &Path, package: &Path) {
     for version in ["0.3.0", "0.4.0"] {
         let dir = home.join(format!("registry/src/index.crates.io-0000000000000000/slots-{version}"));
         let manifest = format!(
-            "[package]\nname = \"slots\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[features]\nunchecked = []\n"
+            "[package]\nname = \"slots\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[features]\nunchecked = []\nspirv = []\n"
         );
         write(&dir.join("Cargo.toml"), &manifest);
         // The newer version's accessor reads twice as far apart: picking it would show.

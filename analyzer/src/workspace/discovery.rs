@@ -593,7 +593,7 @@ impl Discovery {
                     continue;
                 }
                 RegistrySource::Unknown => {
-                    absent.push(format!("`{}` {}", dependency.package, dependency.requirement));
+                    absent.push(format!("`{}` (`{}`)", dependency.package, dependency.requirement));
                     continue;
                 }
             };
@@ -609,7 +609,8 @@ impl Discovery {
                 lib.crate_name.clone()
             };
             let proc_macro = lib.crate_types.iter().any(|t| t == "proc-macro");
-            if proc_macro || !is_loaded_from_registry(&lib.crate_name) || !named(&name) {
+            let device = written_for_device(&dep);
+            if proc_macro || !device || !is_loaded_from_registry(&lib.crate_name) || !named(&name) {
                 continue;
             }
             let index = match self.crate_by_manifest.get(&dep.path) {
@@ -630,6 +631,13 @@ impl Discovery {
                 }
             };
             let package = self.crates[index].name.clone();
+            let known = self.crates[crate_index]
+                .path_dependencies
+                .iter()
+                .any(|d| d.manifest_dir == dep.dir && d.name == name);
+            if known {
+                continue;
+            }
             self.crates[crate_index].path_dependencies.push(PathDependency {
                 name,
                 package,
@@ -638,6 +646,8 @@ impl Discovery {
                 manifest_dir: dep.dir.clone(),
             });
         }
+        absent.sort();
+        absent.dedup();
         if !absent.is_empty() {
             let (them, are) = if absent.len() == 1 {
                 ("it", "is")
@@ -1049,9 +1059,33 @@ impl Discovery {
     }
 }
 
-/// Whether a file's text may hold device code: a kernel attribute or entry point of any dialect.
+/// Whether a crates.io package is written for GPU code: a feature, a dependency or a target
+/// table of its manifest names a GPU target or dialect (`cuda = []`, `spirv-std`,
+/// `cfg(target_arch = "spirv")`). Only those are read: a general-purpose crate (`itertools`,
+/// `serde`) has nothing kernels index through, and reading it would cost every run.
+fn written_for_device(manifest: &Manifest) -> bool {
+    let gpu = |text: &str| {
+        let text = text.to_ascii_lowercase();
+        ["spirv", "nvptx", "cuda", "cubecl", "ptx"]
+            .iter()
+            .any(|w| text.contains(w))
+    };
+    let table = |key: &str| manifest.table.get(key).and_then(toml::Value::as_table);
+    let features = table("features").into_iter().flatten().any(|(name, enables)| {
+        gpu(name)
+            || enables
+                .as_array()
+                .is_some_and(|a| a.iter().filter_map(toml::Value::as_str).any(gpu))
+    });
+    let dependencies = manifest.dependencies.iter().any(|d| gpu(&d.key));
+    let targets = table("target").into_iter().flatten().any(|(platform, _)| gpu(platform));
+    features || dependencies || targets
+}
+
+/// Whether a file's text may hold device code: a kernel attribute or entry point of any dialect
+/// (`#[kernel]`, `#[cfg_attr(.., kernel)]`, `#[spirv(compute ..)]`, `#[cube]`, `extern "ptx-kernel"`).
 fn holds_device_code(text: &str) -> bool {
-    ["kernel]", "kernel(", "spirv(", "#[cube", "ptx-kernel"]
+    ["kernel]", "kernel)]", "spirv(", "#[cube", "ptx-kernel"]
         .iter()
         .any(|marker| text.contains(marker))
 }
