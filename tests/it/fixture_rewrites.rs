@@ -41,6 +41,7 @@ const FIXTURES: &[Fixture] = &[
     file("dialects-rust-gpu-matmul", "fixtures/dialects/rust_gpu_matmul.rs"),
     file("frontend-loaded-loops", "fixtures/frontend/loaded_loops.rs"),
     file("frontend-macro-bodies", "fixtures/frontend/macro_bodies.rs"),
+    file("frontend-one-thread-wide", "fixtures/frontend/one_thread_wide.rs"),
     file("frontend-pointer-fields", "fixtures/frontend/pointer_fields.rs"),
     file("frontend-semantic-calls", "fixtures/frontend/semantic_calls.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),

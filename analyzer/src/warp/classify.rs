@@ -4,16 +4,18 @@ use super::outcome::Outcome;
 use super::verdict::AccessClass;
 use crate::algebra::{Atom, Axis, OpKind, Poly};
 use crate::interpret::Access;
+use crate::model::launch::Dim3;
 
-pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly) -> AccessClass {
+pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly, block: Dim3) -> AccessClass {
     if outcome.broadcast || !address.is_lane_dependent() {
         return AccessClass::Broadcast;
     }
     if outcome.sectors <= outcome.ideal + 0.005 {
         return AccessClass::Coalesced;
     }
-    // Lanes of one row share an address; only the rows differ (`a[ty * w]` under 16x16).
-    if !mentions_x(address) {
+    // Lanes of one row share an address; only the rows differ (`a[ty * w]` under 16x16). The
+    // row is the fastest lane index that varies in the block: under `(1, 1, 64)` it is `z`.
+    if !mentions(address, fastest_axis(block)) {
         return AccessClass::RowBroadcast;
     }
     if is_transposed(&access.address, access.width) {
@@ -32,10 +34,20 @@ pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly) -> Ac
     }
 }
 
-/// Whether the fastest lane index occurs anywhere in the address, also inside operations.
-fn mentions_x(address: &Poly) -> bool {
+/// The lane index consecutive lanes of a warp differ in: `x`, unless the block is one thread
+/// wide (then `y`, or `z` when it is one thread tall too).
+fn fastest_axis(block: Dim3) -> Axis {
+    match block {
+        [1, 1, _] => Axis::Z,
+        [1, _, _] => Axis::Y,
+        _ => Axis::X,
+    }
+}
+
+/// Whether a lane index occurs anywhere in the address, also inside operations.
+fn mentions(address: &Poly, axis: Axis) -> bool {
     let mut found = false;
-    address.visit_atoms(&mut |a| found |= *a == Atom::ThreadIdx(Axis::X));
+    address.visit_atoms(&mut |a| found |= *a == Atom::ThreadIdx(axis));
     found
 }
 

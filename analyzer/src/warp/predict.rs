@@ -186,7 +186,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             }
         }
     }
-    let class = classify(access, &shown, &address);
+    let class = classify(access, &shown, &address, launch.block);
     if class == AccessClass::Transposed {
         for (atom, _) in unknowns.iter().filter(|(a, _)| configurable(a)) {
             assumptions.push(format!("assumes `{atom}` is a row length of at least 8 elements"));
