@@ -191,6 +191,9 @@ impl<'a> Interpreter<'a> {
             }
             _ => {}
         }
+        if let Some(value) = self.atomic_function(call, &name, &args) {
+            return value;
+        }
         self.invisible_call(call, &args)
     }
 

@@ -4,6 +4,7 @@
 
 mod arith;
 mod asm;
+mod atomics;
 mod call;
 mod cubecl;
 mod expr;
@@ -149,6 +150,8 @@ pub(crate) struct Interpreter<'a> {
     cube: Option<cubecl::CubeLaunch>,
     /// While the expansion of a macro call is walked: the call, where everything in it is.
     expanding: Option<Span>,
+    /// The device the kernel is compiled for (`None` for CubeCL, compiled for several).
+    target: Option<crate::model::cfg::DeviceTarget>,
 }
 
 /// Where lanes part ways in a loop: a `break` under a lane-dependent condition lets lanes
@@ -194,6 +197,13 @@ pub fn interpret(
         loop_walks: 0,
         expanding: None,
         loop_depth: 0,
+        target: if crate::model::cubecl::is_launch_entry(&kernel.item) {
+            None
+        } else if crate::model::rust_gpu::is_compute_shader(&kernel.item) {
+            Some(crate::model::cfg::SPIRV)
+        } else {
+            Some(crate::model::cfg::NVPTX)
+        },
         cube: crate::model::cubecl::is_launch_entry(&kernel.item).then(|| cubecl::CubeLaunch {
             values: kernel.launch.params.clone(),
             assumptions: BTreeMap::new(),

@@ -260,6 +260,9 @@ impl Interpreter<'_> {
     /// A method on a value that is not a place: pointer arithmetic and casts, pass-through
     /// conversions, integer methods.
     fn apply_method(&mut self, call: &syn::ExprMethodCall, method: &str, receiver: Value, args: Vec<Value>) -> Value {
+        if let Some(value) = self.atomic_method(call, &receiver) {
+            return value;
+        }
         let first_int = |this: &mut Self, args: &[Value]| -> Option<Poly> {
             match args.first() {
                 Some(Value::Int(p)) => Some(p.clone()),

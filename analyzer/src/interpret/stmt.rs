@@ -22,8 +22,15 @@ impl<'a> Interpreter<'a> {
         self.scopes.push(BTreeMap::new());
         let guards_before = self.guards.len();
         let mut result = (Flow::Falls, Value::Unknown);
-        for (i, stmt) in block.stmts.iter().enumerate() {
-            let last = i + 1 == block.stmts.len();
+        // A statement the `#[cfg]`s leave out is not there: the one before it may be the tail.
+        let compiled: Vec<&Stmt> = (block.stmts.iter())
+            .filter(|stmt| {
+                let attrs = crate::model::cfg::stmt_attrs(stmt);
+                self.sources.index.cfg_active_on(self.module, attrs, self.target)
+            })
+            .collect();
+        for (i, stmt) in compiled.iter().enumerate() {
+            let last = i + 1 == compiled.len();
             match self.stmt(stmt, last) {
                 (Flow::Diverges, _) => {
                     result = (Flow::Diverges, Value::Unknown);
@@ -40,14 +47,6 @@ impl<'a> Interpreter<'a> {
 
     fn stmt(&mut self, stmt: &Stmt, last: bool) -> (Flow, Value) {
         crate::budget::tick();
-        // `#[cfg(feature = "x")] return ..;`: a statement the crate's features leave out.
-        if !self
-            .sources
-            .index
-            .cfg_active(self.module, crate::model::cfg::stmt_attrs(stmt))
-        {
-            return (Flow::Falls, Value::Unknown);
-        }
         match stmt {
             Stmt::Local(local) => {
                 self.local(local);

@@ -7,18 +7,64 @@ use std::collections::BTreeSet;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Meta, Token};
 
+/// The device a kernel's code is compiled for, as `cfg(target_arch)` and `cfg(target_os)`
+/// see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceTarget {
+    pub arch: &'static str,
+    pub os: &'static str,
+}
+
+/// CUDA kernels (`cuda_std`, cuda-oxide, `extern "ptx-kernel"`): `nvptx64-nvidia-cuda`.
+pub const NVPTX: DeviceTarget = DeviceTarget {
+    arch: "nvptx64",
+    os: "cuda",
+};
+
+/// rust-gpu shaders: `spirv-unknown-*`.
+pub const SPIRV: DeviceTarget = DeviceTarget {
+    arch: "spirv",
+    os: "unknown",
+};
+
 /// Whether every `#[cfg]` among `attrs` may hold; `features` is `None` when they are unknown.
 pub fn active(attrs: &[Attribute], features: Option<&BTreeSet<String>>) -> bool {
+    active_on(attrs, features, None)
+}
+
+/// Like [`active`], with `target_arch` and `target_os` decided by the device `target` when
+/// it is known.
+pub fn active_on(attrs: &[Attribute], features: Option<&BTreeSet<String>>, target: Option<DeviceTarget>) -> bool {
     attrs.iter().filter(|a| a.path().is_ident("cfg")).all(|a| {
         a.parse_args::<Meta>()
-            .map_or(true, |m| eval(&m, features) != Some(false))
+            .map_or(true, |m| eval_on(&m, features, target) != Some(false))
     })
 }
 
 /// A predicate's value: `None` when it depends on what is not known.
 pub fn eval(meta: &Meta, features: Option<&BTreeSet<String>>) -> Option<bool> {
+    eval_on(meta, features, None)
+}
+
+fn eval_on(meta: &Meta, features: Option<&BTreeSet<String>>, target: Option<DeviceTarget>) -> Option<bool> {
     eval_with(meta, &|leaf| match leaf {
         Meta::Path(p) if p.is_ident("test") => Some(false),
+        Meta::NameValue(nv) if nv.path.is_ident("target_arch") || nv.path.is_ident("target_os") => {
+            let target = target?;
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(value),
+                ..
+            }) = &nv.value
+            else {
+                return None;
+            };
+            let actual = if nv.path.is_ident("target_arch") {
+                target.arch
+            } else {
+                target.os
+            };
+            Some(value.value() == actual)
+        }
         Meta::NameValue(nv) if nv.path.is_ident("feature") => {
             let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(name),

@@ -325,6 +325,16 @@ impl ItemIndex {
         cfg::active(attrs, module.first().and_then(|c| self.features.get(c)))
     }
 
+    /// Like [`ItemIndex::cfg_active`], for code compiled for the device `target`.
+    pub fn cfg_active_on(
+        &self,
+        module: &ModulePath,
+        attrs: &[syn::Attribute],
+        target: Option<cfg::DeviceTarget>,
+    ) -> bool {
+        cfg::active_on(attrs, module.first().and_then(|c| self.features.get(c)), target)
+    }
+
     /// Declares that crate `from` uses crate `root` under the name `name` (a path dependency,
     /// or the package's library seen from its binaries).
     pub fn add_dependency(&mut self, from: &str, name: &str, root: &str) {

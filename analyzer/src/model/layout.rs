@@ -471,10 +471,11 @@ fn c_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u64>
 
 fn primitive(name: &str) -> Option<Layout> {
     let size = match name {
-        "u8" | "i8" | "bool" => 1,
-        "u16" | "i16" | "f16" | "bf16" => 2,
-        "u32" | "i32" | "f32" | "char" => 4,
-        "u64" | "i64" | "f64" | "usize" | "isize" => 8,
+        // core's atomics have the layout of the integer they hold.
+        "u8" | "i8" | "bool" | "AtomicU8" | "AtomicI8" | "AtomicBool" => 1,
+        "u16" | "i16" | "f16" | "bf16" | "AtomicU16" | "AtomicI16" => 2,
+        "u32" | "i32" | "f32" | "char" | "AtomicU32" | "AtomicI32" => 4,
+        "u64" | "i64" | "f64" | "usize" | "isize" | "AtomicU64" | "AtomicI64" | "AtomicUsize" | "AtomicIsize" => 8,
         "u128" | "i128" => 16,
         _ => return None,
     };
