@@ -96,7 +96,8 @@ pub struct Crate {
     pub workspace_root: PathBuf,
     /// Its targets: lib, bins, examples, tests, benches, build script, in that order.
     pub targets: Vec<Target>,
-    /// Its dependencies on other local packages.
+    /// Its dependencies whose source is read: local packages by path, and the crates.io
+    /// packages its device code uses, from the local cargo registry.
     pub path_dependencies: Vec<PathDependency>,
 }
 
@@ -153,7 +154,8 @@ impl TargetKind {
     }
 }
 
-/// A dependency on a local package through `path = ...`, directly or via the workspace.
+/// A dependency whose source is read: a local package through `path = ...` (directly or via
+/// the workspace), or a crates.io package in the local cargo registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathDependency {
     /// The name it is used by in code: the renaming key, else the dependency's library name.
