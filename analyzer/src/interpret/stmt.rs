@@ -25,7 +25,7 @@ impl<'a> Interpreter<'a> {
         // A statement the `#[cfg]`s leave out is not there: the one before it may be the tail.
         let compiled: Vec<&Stmt> = (block.stmts.iter())
             .filter(|stmt| {
-                let attrs = crate::model::cfg::stmt_attrs(stmt);
+                let attrs = crate::model::items::stmt_attrs(stmt);
                 self.sources.index.cfg_active_on(self.module, attrs, self.target)
             })
             .collect();

@@ -103,47 +103,6 @@ pub fn eval_with(meta: &Meta, leaf: &dyn Fn(&Meta) -> Option<bool>) -> Option<bo
     }
 }
 
-/// The attributes written on a statement (`#[cfg(..)]` among them).
-pub fn stmt_attrs(stmt: &syn::Stmt) -> &[syn::Attribute] {
-    match stmt {
-        syn::Stmt::Local(local) => &local.attrs,
-        syn::Stmt::Item(item) => match item {
-            syn::Item::Const(i) => &i.attrs,
-            syn::Item::Fn(i) => &i.attrs,
-            syn::Item::Static(i) => &i.attrs,
-            syn::Item::Use(i) => &i.attrs,
-            _ => &[],
-        },
-        syn::Stmt::Expr(expr, _) => expr_attrs(expr),
-        syn::Stmt::Macro(m) => &m.attrs,
-    }
-}
-
-/// The outer attributes of an expression statement's expression.
-fn expr_attrs(expr: &syn::Expr) -> &[syn::Attribute] {
-    match expr {
-        syn::Expr::Return(e) => &e.attrs,
-        syn::Expr::Call(e) => &e.attrs,
-        syn::Expr::MethodCall(e) => &e.attrs,
-        syn::Expr::Assign(e) => &e.attrs,
-        syn::Expr::Binary(e) => &e.attrs,
-        syn::Expr::Block(e) => &e.attrs,
-        syn::Expr::Unsafe(e) => &e.attrs,
-        syn::Expr::If(e) => &e.attrs,
-        syn::Expr::ForLoop(e) => &e.attrs,
-        syn::Expr::While(e) => &e.attrs,
-        syn::Expr::Loop(e) => &e.attrs,
-        syn::Expr::Match(e) => &e.attrs,
-        syn::Expr::Macro(e) => &e.attrs,
-        syn::Expr::Path(e) => &e.attrs,
-        syn::Expr::Reference(e) => &e.attrs,
-        syn::Expr::Unary(e) => &e.attrs,
-        syn::Expr::Index(e) => &e.attrs,
-        syn::Expr::Field(e) => &e.attrs,
-        _ => &[],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -837,7 +837,7 @@ impl<'ast> syn::visit::Visit<'ast> for CallNames {
     fn visit_item(&mut self, _: &'ast Item) {}
 
     fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
-        if cfg::active(cfg::stmt_attrs(stmt), self.features.as_ref()) {
+        if cfg::active(stmt_attrs(stmt), self.features.as_ref()) {
             syn::visit::visit_stmt(self, stmt);
         }
     }
@@ -949,6 +949,42 @@ impl ModuleItems {
             || self.consts.contains_key(name)
             || self.statics.contains_key(name)
             || self.functions.contains_key(name)
+    }
+}
+
+/// The attributes written on a statement (`#[cfg(..)]` among them): a `let`'s, an item's, a
+/// macro call's, or those of the expression a statement is.
+pub fn stmt_attrs(stmt: &syn::Stmt) -> &[syn::Attribute] {
+    match stmt {
+        syn::Stmt::Local(local) => &local.attrs,
+        syn::Stmt::Item(item) => item_attrs(item),
+        syn::Stmt::Expr(expr, _) => expr_attrs(expr),
+        syn::Stmt::Macro(m) => &m.attrs,
+    }
+}
+
+/// The outer attributes of an expression statement's expression.
+fn expr_attrs(expr: &Expr) -> &[syn::Attribute] {
+    match expr {
+        Expr::Return(e) => &e.attrs,
+        Expr::Call(e) => &e.attrs,
+        Expr::MethodCall(e) => &e.attrs,
+        Expr::Assign(e) => &e.attrs,
+        Expr::Binary(e) => &e.attrs,
+        Expr::Block(e) => &e.attrs,
+        Expr::Unsafe(e) => &e.attrs,
+        Expr::If(e) => &e.attrs,
+        Expr::ForLoop(e) => &e.attrs,
+        Expr::While(e) => &e.attrs,
+        Expr::Loop(e) => &e.attrs,
+        Expr::Match(e) => &e.attrs,
+        Expr::Macro(e) => &e.attrs,
+        Expr::Path(e) => &e.attrs,
+        Expr::Reference(e) => &e.attrs,
+        Expr::Unary(e) => &e.attrs,
+        Expr::Index(e) => &e.attrs,
+        Expr::Field(e) => &e.attrs,
+        _ => &[],
     }
 }
 

@@ -381,12 +381,7 @@ impl Discovery {
         match &spec.source {
             DependencySource::Path(dir) => Some((dir.clone(), spec.package.clone())),
             DependencySource::Workspace => {
-                let inherited = root
-                    .workspace
-                    .as_ref()?
-                    .dependencies
-                    .iter()
-                    .find(|d| d.key == spec.key)?;
+                let inherited = inherited(spec, root)?;
                 match &inherited.source {
                     DependencySource::Path(dir) => {
                         Some((dir.clone(), inherited.package.clone().or_else(|| spec.package.clone())))
@@ -404,12 +399,7 @@ impl Discovery {
         let (requirement, package) = match &spec.source {
             DependencySource::Registry(requirement) => (requirement.clone(), spec.package.clone()),
             DependencySource::Workspace => {
-                let inherited = root
-                    .workspace
-                    .as_ref()?
-                    .dependencies
-                    .iter()
-                    .find(|d| d.key == spec.key)?;
+                let inherited = inherited(spec, root)?;
                 match &inherited.source {
                     DependencySource::Registry(requirement) => (
                         requirement.clone(),
@@ -1057,6 +1047,11 @@ impl Discovery {
             message,
         });
     }
+}
+
+/// The `[workspace.dependencies]` entry a `workspace = true` dependency inherits.
+fn inherited<'m>(spec: &super::DependencySpec, root: &'m Manifest) -> Option<&'m super::DependencySpec> {
+    (root.workspace.as_ref()?.dependencies.iter()).find(|d| d.key == spec.key)
 }
 
 /// Whether a crates.io package is written for GPU code: a feature, a dependency or a target
