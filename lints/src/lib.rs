@@ -373,7 +373,18 @@ pub mod text {
                 let cases: Vec<String> = prediction
                     .cases
                     .iter()
-                    .map(|c| format!("{} when {}", figure(c.sectors_per_request), c.condition))
+                    .map(|c| {
+                        if c.class == prediction.class {
+                            format!("{} when {}", figure(c.sectors_per_request), c.condition)
+                        } else {
+                            format!(
+                                "{} ({}) when {}",
+                                figure(c.sectors_per_request),
+                                c.class.as_str(),
+                                c.condition
+                            )
+                        }
+                    })
                     .collect();
                 format!("sectors per request: {}", cases.join(", "))
             }

@@ -261,6 +261,12 @@ fn figures(access: &AccessReport) -> Option<(f64, f64)> {
     Some((p.sectors_per_request?, p.efficiency?))
 }
 
+/// The most sectors per request of an access whose figure depends on a value.
+fn worst_case(access: &AccessReport) -> Option<f64> {
+    let p = access.prediction.as_ref()?;
+    p.cases.iter().map(|c| c.sectors_per_request).reduce(f64::max)
+}
+
 /// What one block moves from DRAM for the access, estimated from its footprint.
 fn dram_bytes(access: &AccessReport) -> Option<u64> {
     access.prediction.as_ref()?.block_dram_bytes()
@@ -330,6 +336,19 @@ fn no_access_worse(
                             a.array, after.0
                         )));
                     }
+                } else if let Some(worst) = counterpart.and_then(worst_case) {
+                    // A figure that now depends on a value is judged by its worst case.
+                    if worst > sectors + 1e-9 {
+                        return Err(Declined::new(format!(
+                            "the rewrite makes `{}` depend on a value not known statically ({sectors} -> up to {worst} sectors per request)",
+                            a.array
+                        )));
+                    }
+                } else if counterpart.is_some() {
+                    return Err(Declined::new(format!(
+                        "the rewrite leaves the figure of `{}` unknown",
+                        a.array
+                    )));
                 }
             }
             Err(_) => old_region += sectors,
@@ -340,7 +359,7 @@ fn no_access_worse(
         let splices = by_file.get(file).unwrap_or(&empty);
         let inside = (0..splices.len()).any(|i| edits::new_range(i, splices).contains(&b.span.start));
         if inside {
-            new_region += figures(b).map_or(0.0, |f| f.0);
+            new_region += figures(b).map(|f| f.0).or_else(|| worst_case(b)).unwrap_or(0.0);
         }
     }
     if new_region > old_region + 1e-9 {

@@ -85,8 +85,9 @@ fn section(kernel: &KernelReport, access: &AccessReport, source: &SourceFile) ->
             for case in &p.cases {
                 let _ = writeln!(
                     text,
-                    "- `{}`: {} of 32 bytes",
+                    "- `{}`: {}, {} of 32 bytes",
                     case.condition,
+                    case.class.as_str(),
                     sectors_text(case.sectors_per_request)
                 );
             }

@@ -78,11 +78,19 @@ fn row(access: &AccessReport) -> [String; 10] {
     let number = |v: Option<f64>| v.map_or_else(|| "-".to_string(), figure);
     let mut notes: Vec<String> = Vec::new();
     if let Some(p) = p {
-        notes.extend(
-            p.cases
-                .iter()
-                .map(|c| format!("{} when {}", figure(c.sectors_per_request), c.condition)),
-        );
+        notes.extend(p.cases.iter().map(|c| {
+            // A case with a verdict of its own says so.
+            if c.class == p.class {
+                format!("{} when {}", figure(c.sectors_per_request), c.condition)
+            } else {
+                format!(
+                    "{} ({}) when {}",
+                    figure(c.sectors_per_request),
+                    c.class.as_str(),
+                    c.condition
+                )
+            }
+        }));
         notes.extend(p.assumptions.iter().cloned());
     }
     let banks = access.banks.as_ref();

@@ -221,7 +221,7 @@ fn accesses_table_for_people() {
         row.contains("a[k as usize]") && row.contains("misaligned") && row.contains("80%"),
         "{row}"
     );
-    assert!(row.contains("4 when offset % 8 == 0"), "{row}");
+    assert!(row.contains("4 (coalesced) when offset % 8 == 0"), "{row}");
 }
 
 #[test]

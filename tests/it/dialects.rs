@@ -40,7 +40,7 @@ fn row(array: &str, op: Op, class: AccessClass, sectors: f64) -> (String, Op, Op
     (array.to_string(), op, Some(class), Some(sectors))
 }
 
-use AccessClass::{Broadcast, Coalesced, Transposed};
+use AccessClass::{Broadcast, Coalesced, Strided, Transposed};
 use Op::{Load, Store};
 
 const OXIDE_VECADD: &str = r#"
@@ -583,6 +583,77 @@ fn cubecl_tensor_kernels_strides_gather_and_shared_tile() {
             ),
         ]
     );
+}
+
+#[test]
+fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
+    let path = "fixtures/dialects/cubecl_runtime_shapes.rs";
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
+    let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
+    let [kernel] = report.kernels.as_slice() else {
+        panic!("one kernel: {:?}", report.kernels)
+    };
+    assert_eq!(kernel.name, "scale_channels");
+    let prediction = |array: &str| {
+        kernel
+            .accesses
+            .iter()
+            .find(|a| a.array == array)
+            .and_then(|a| a.prediction.clone())
+            .unwrap_or_else(|| panic!("`{array}` predicted"))
+    };
+    let cases = |p: &kernel_lint_analyzer::Prediction| -> Vec<(String, AccessClass, f64)> {
+        p.cases
+            .iter()
+            .map(|c| (c.condition.clone(), c.class, c.sectors_per_request))
+            .collect()
+    };
+    // The row and column strides and the shapes decide the input's pattern: no headline.
+    let input = prediction("input");
+    assert_eq!(input.sectors_per_request, None, "{input:?}");
+    let input_cases = cases(&input);
+    assert_eq!(
+        input_cases.first(),
+        Some(&(
+            "output.shape(1) >= 32 && output.shape(2) >= 32 && output.shape(3) >= 32 && input.stride(2) % 32 == 0 && input.stride(3) == 1".to_string(),
+            Coalesced,
+            4.0
+        ))
+    );
+    assert!(
+        input_cases.contains(&("input.stride(3) >= 8".to_string(), Strided, 32.0)),
+        "{input_cases:?}"
+    );
+    assert!(
+        input_cases.contains(&("output.shape(3) == 1".to_string(), Strided, 32.0)),
+        "{input_cases:?}"
+    );
+    assert!(input
+        .assumptions
+        .iter()
+        .any(|a| a.starts_with("the first case is the usual values")));
+    // The channel is one for the warp only while a channel's plane spans it.
+    let gain = prediction("gain");
+    assert_eq!(gain.sectors_per_request, None, "{gain:?}");
+    assert_eq!(
+        cases(&gain),
+        [
+            (
+                "output.shape(1) >= 32 && output.shape(2) >= 32 && output.shape(3) >= 32".to_string(),
+                Broadcast,
+                1.0
+            ),
+            (
+                "output.shape(1) >= 32 && output.shape(2) == 1 && output.shape(3) == 1".to_string(),
+                Coalesced,
+                4.0
+            )
+        ]
+    );
+    // The position itself needs no value: one figure.
+    let output = prediction("output");
+    assert_eq!((output.class, output.sectors_per_request), (Coalesced, Some(4.0)));
+    assert!(output.cases.is_empty());
 }
 
 #[test]

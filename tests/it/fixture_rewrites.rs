@@ -35,6 +35,10 @@ const FIXTURES: &[Fixture] = &[
     file("dialects-core-arch-nvptx", "fixtures/dialects/core_arch_nvptx.rs"),
     file("dialects-cubecl-elementwise", "fixtures/dialects/cubecl_elementwise.rs"),
     file("dialects-cubecl-tensor", "fixtures/dialects/cubecl_tensor.rs"),
+    file(
+        "dialects-cubecl-runtime-shapes",
+        "fixtures/dialects/cubecl_runtime_shapes.rs",
+    ),
     file("dialects-cuda-oxide", "fixtures/dialects/cuda_oxide.rs"),
     file("dialects-ptx-support", "fixtures/dialects/ptx_support.rs"),
     file("dialects-rust-gpu", "fixtures/dialects/rust_gpu.rs"),

@@ -178,5 +178,5 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
         }
     }
     assert_eq!(kernels, 68);
-    assert_eq!(dialect_kernels, 24);
+    assert_eq!(dialect_kernels, 25);
 }

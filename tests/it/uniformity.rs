@@ -512,6 +512,7 @@ fn a_load_from_a_per_block_header_is_a_uniform_unknown() {
         p.cases,
         [Case {
             condition: "first % 8 == 0".into(),
+            class: AccessClass::Coalesced,
             sectors_per_request: 4.0
         }]
     );
@@ -549,12 +550,20 @@ fn a_division_by_a_runtime_value_is_a_case_split_not_a_broadcast() {
         (AccessClass::Coalesced, None),
         "{p:?}"
     );
-    let cases: Vec<(&str, f64)> = p
+    let cases: Vec<(&str, AccessClass, f64)> = p
         .cases
         .iter()
-        .map(|c| (c.condition.as_str(), c.sectors_per_request))
+        .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
         .collect();
-    assert_eq!(cases, [("n == 1", 4.0), ("n == 2", 2.0), ("n >= 4", 1.0)]);
+    assert_eq!(
+        cases,
+        [
+            ("n == 1", AccessClass::Coalesced, 4.0),
+            ("n == 2", AccessClass::Coalesced, 2.0),
+            ("4 <= n <= 16", AccessClass::Coalesced, 1.0),
+            ("n >= 32", AccessClass::Broadcast, 1.0)
+        ]
+    );
     assert_eq!(
         p.assumptions,
         ["the figure depends on `n`: give its value in the configuration for one number"]

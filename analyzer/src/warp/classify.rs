@@ -18,7 +18,8 @@ pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly, block
     if !mentions(address, fastest_axis(block)) {
         return AccessClass::RowBroadcast;
     }
-    if is_transposed(&access.address, access.width) {
+    // x used as a row index is a question only where x is what the lanes walk.
+    if fastest_axis(block) == Axis::X && is_transposed(&access.address, access.width) {
         return AccessClass::Transposed;
     }
     let stride = outcome.stride.map(i64::abs);
@@ -36,7 +37,7 @@ pub(super) fn classify(access: &Access, outcome: &Outcome, address: &Poly, block
 
 /// The lane index consecutive lanes of a warp differ in: `x`, unless the block is one thread
 /// wide (then `y`, or `z` when it is one thread tall too).
-fn fastest_axis(block: Dim3) -> Axis {
+pub(super) fn fastest_axis(block: Dim3) -> Axis {
     match block {
         [1, 1, _] => Axis::Z,
         [1, _, _] => Axis::Y,

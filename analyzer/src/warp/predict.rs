@@ -7,7 +7,7 @@ use super::lanes::warps;
 use super::lanes::WARP_SIZE;
 use super::outcome::{known_value, LaneAddresses, Outcome, Setup};
 use super::sectors::SECTOR_BYTES;
-use super::unknowns::{combinations, describe_cases, unknowns_of, Role};
+use super::unknowns::{combinations, unknowns_of, Role};
 use super::verdict::{round2, round4, AccessClass, Case, Prediction, WarpSample};
 use crate::algebra::{Atom, OVERFLOWS, READ_FROM_MEMORY};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
@@ -20,6 +20,8 @@ struct ComboResult {
     combo: BTreeMap<Atom, i64>,
     aligned: Outcome,
     misaligned: Option<(Outcome, String)>,
+    /// The verdict under this assignment, at its worst alignment.
+    class: AccessClass,
 }
 
 /// The block footprint of the first assignment of the unknowns (the one the headline figure
@@ -71,17 +73,37 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
 
     // In `x * rows + y` the unknown is a row length, not a small stride.
     let transposed = is_transposed(&access.address, access.width);
-    let unknowns = unknowns_of(&address, transposed);
+    let unknowns = unknowns_of(&address, transposed, launch.block);
     let warps = warps(launch.block);
+    // The verdict and figure under one assignment, at its worst alignment: what tells the
+    // unknowns that matter from those that do not.
+    let verdict_under = |combo: &BTreeMap<Atom, i64>| -> Option<(AccessClass, f64)> {
+        let assigned = address.substitute(&|a| combo.get(a).copied());
+        let setup = Setup::new(&assigned, access, launch, &warps);
+        let lanes = setup.lane_addresses()?;
+        let aligned = setup.outcome(&lanes, 0)?;
+        let worst = setup
+            .shifts
+            .iter()
+            .filter_map(|&s| setup.outcome(&lanes, s))
+            .fold(aligned, |w, m| if m.sectors > w.sectors + 1e-9 { m } else { w });
+        Some((classify(access, &worst, &assigned, launch.block), round2(worst.sectors)))
+    };
+    let exploration = combinations(&unknowns, verdict_under);
     let mut results: Vec<ComboResult> = Vec::new();
     let mut headline_footprint = None;
     // The first assignment's first request, aligned and at its worst misalignment.
     let mut headline_sample: (Option<WarpSample>, Option<WarpSample>) = (None, None);
-    for combo in combinations(&unknowns) {
+    for combo in exploration.combos.iter().cloned() {
         crate::budget::tick();
-        let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
+        let assigned = address.substitute(&|a| combo.get(a).copied());
+        let setup = Setup::new(&assigned, access, launch, &warps);
         let lanes = setup.lane_addresses();
         let Some(aligned) = lanes.as_ref().and_then(|l| setup.outcome(l, 0)) else {
+            // Values under which no lane runs the access make no request: not a case.
+            if combo != exploration.usual {
+                continue;
+            }
             assumptions.push("no lane runs this access under the assumed launch and parameters".into());
             return unknowable(AccessClass::Unknown, assumptions);
         };
@@ -110,10 +132,17 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             }
         }
         let misaligned = worst_shift.map(|(_, m)| (m, setup.alignment_condition()));
+        let class = classify(
+            access,
+            &misaligned.as_ref().map_or(aligned, |m| m.0),
+            &assigned,
+            launch.block,
+        );
         results.push(ComboResult {
             combo,
             aligned,
             misaligned,
+            class,
         });
     }
     let worst = |r: &ComboResult| r.misaligned.as_ref().map_or(r.aligned, |m| m.0);
@@ -122,28 +151,40 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let all_same = results
         .windows(2)
         .all(|w| (worst(&w[0]).sectors - worst(&w[1]).sectors).abs() < 1e-9);
-    let has_stride = unknowns.iter().any(|(_, role)| *role == Role::Stride);
-    let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> =
-        results.iter().map(|r| (r.combo.clone(), worst(r).sectors)).collect();
-    let by_value = describe_cases(&unknowns, &outcomes);
+    let has_stride = exploration.explored.iter().any(|(_, role)| role.shapes_lanes());
+    let outcomes: Vec<(BTreeMap<Atom, i64>, (AccessClass, f64))> = results
+        .iter()
+        .map(|r| (r.combo.clone(), (r.class, round2(worst(r).sectors))))
+        .collect();
+    let (described, reading) = exploration.describe(&outcomes, |(_, sectors)| *sectors);
+    let by_value: Vec<Case> = described
+        .into_iter()
+        .map(|(condition, (class, sectors_per_request))| Case {
+            condition,
+            class,
+            sectors_per_request,
+        })
+        .collect();
+
     let mut footprint = None;
     let mut warp_sample = None;
     let headline = if all_same || !has_stride {
         // Row pitches are assumed aligned (the first candidate); the odd case is reported.
         if !all_same {
             cases = by_value.clone();
-            for (atom, _) in unknowns.iter().filter(|(a, _)| configurable(a)) {
+            for (atom, _) in exploration.explored.iter().filter(|(a, _)| configurable(a)) {
                 assumptions.push(format!(
                     "assumes `{atom}` % 32 == 0, a row length that keeps rows sector-aligned"
                 ));
             }
         }
-        let ComboResult {
-            aligned, misaligned, ..
-        } = &results[0];
+        let first = &results[0];
+        let (aligned, misaligned) = (&first.aligned, &first.misaligned);
         if let Some((m, condition)) = misaligned {
+            let assigned = address.substitute(&|a| first.combo.get(a).copied());
             cases.push(Case {
                 condition: condition.clone(),
+                class: classify(access, aligned, &assigned, launch.block),
                 sectors_per_request: round2(aligned.sectors),
             });
             assumptions.push(format!(
@@ -160,7 +201,8 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         }
     } else {
         cases = by_value;
-        assumptions.extend(depends_on(&unknowns));
+        assumptions.extend(depends_on(&exploration.explored));
+        assumptions.extend(reading);
         None
     };
 
@@ -188,7 +230,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     }
     let class = classify(access, &shown, &address, launch.block);
     if class == AccessClass::Transposed {
-        for (atom, _) in unknowns.iter().filter(|(a, _)| configurable(a)) {
+        for (atom, _) in exploration.explored.iter().filter(|(a, _)| configurable(a)) {
             assumptions.push(format!("assumes `{atom}` is a row length of at least 8 elements"));
         }
     }

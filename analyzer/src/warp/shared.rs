@@ -4,7 +4,7 @@
 use super::banks::{wavefronts, Collision};
 use super::lanes::warps;
 use super::outcome::{known_value, LaneAddresses, Setup};
-use super::unknowns::{combinations, unknowns_of, Role};
+use super::unknowns::{combinations, unknowns_of, Exploration, Role};
 use super::verdict::round2;
 use crate::algebra::{Atom, Poly, OVERFLOWS};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
@@ -106,11 +106,21 @@ pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction
         assumptions.push(note);
         return unknowable(assumptions);
     }
-    let unknowns = unknowns_of(&address, false);
+    let unknowns = unknowns_of(&address, false, launch.block);
     let warps = warps(launch.block);
+    let wavefronts_under = |combo: &BTreeMap<Atom, i64>| -> Option<f64> {
+        let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
+        let lanes = setup.lane_addresses()?;
+        std::iter::once(0)
+            .chain(setup.shifts.iter().copied())
+            .filter_map(|s| outcome(&lanes, &setup.residues, s, setup.width))
+            .map(|o| round2(o.wavefronts))
+            .reduce(f64::max)
+    };
+    let exploration = combinations(&unknowns, wavefronts_under);
     let mut results: Vec<(BTreeMap<Atom, i64>, BankOutcome)> = Vec::new();
     let mut broadcast = true;
-    for combo in combinations(&unknowns) {
+    for combo in exploration.combos.iter().cloned() {
         crate::budget::tick();
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let Some(lanes) = setup.lane_addresses() else {
@@ -151,8 +161,10 @@ pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction
     let headline = if all_same {
         Some(first)
     } else {
-        cases = describe(&unknowns, &results);
-        assumptions.extend(depends_on(&unknowns));
+        let (described, reading) = describe(&exploration, &results);
+        cases = described;
+        assumptions.extend(reading);
+        assumptions.extend(depends_on(&exploration.explored));
         None
     };
     let worst = results
@@ -236,15 +248,21 @@ fn outcome_differs(lanes: &LaneAddresses, setup: &Setup<'_>, worst: &BankOutcome
 }
 
 /// `wavefronts per request: 1 when stride == 1, 2 when stride == 2, ...` as cases.
-fn describe(unknowns: &[(Atom, Role)], results: &[(BTreeMap<Atom, i64>, BankOutcome)]) -> Vec<BankCase> {
-    let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> = results.iter().map(|(c, o)| (c.clone(), o.wavefronts)).collect();
-    super::unknowns::describe_cases(unknowns, &outcomes)
+fn describe(
+    exploration: &Exploration,
+    results: &[(BTreeMap<Atom, i64>, BankOutcome)],
+) -> (Vec<BankCase>, Option<String>) {
+    let outcomes: Vec<(BTreeMap<Atom, i64>, f64)> =
+        results.iter().map(|(c, o)| (c.clone(), round2(o.wavefronts))).collect();
+    let (cases, reading) = exploration.describe(&outcomes, |w| *w);
+    let cases = cases
         .into_iter()
-        .map(|case| BankCase {
-            condition: case.condition,
-            wavefronts_per_request: case.sectors_per_request,
+        .map(|(condition, wavefronts_per_request)| BankCase {
+            condition,
+            wavefronts_per_request,
         })
-        .collect()
+        .collect();
+    (cases, reading)
 }
 
 /// What the figure depends on: the values to give in the configuration.

@@ -50,6 +50,8 @@ impl AccessClass {
 pub struct Case {
     /// The condition, as Rust-like text (`stride == 2`, `offset % 8 == 0`).
     pub condition: String,
+    /// The verdict under that condition.
+    pub class: AccessClass,
     /// Sectors per request under that condition.
     pub sectors_per_request: f64,
 }

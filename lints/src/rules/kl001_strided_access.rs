@@ -120,7 +120,7 @@ mod tests {
         );
         assert_eq!(
             found[0].message,
-            "strided access to `a[i]`: the lane stride is `stride` elements, sectors per request: 4 when stride == 1, 8 when stride == 2, 16 when stride == 4, 32 when stride >= 8"
+            "strided access to `a[i]`: the lane stride is `stride` elements, sectors per request: 4 (coalesced) when stride == 1, 8 when stride == 2, 16 when stride == 4, 32 when stride >= 8"
         );
         assert_eq!(found[0].label, "lane stride `stride` elements");
     }
