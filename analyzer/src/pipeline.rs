@@ -5,13 +5,14 @@
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{FunctionKey, FunctionRef, ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, kernel_names, Kernel};
-use crate::model::launch::{LaunchPlan, ResolvedLaunch};
+use crate::model::launch::{BlockSource, Dim3, LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::model::semantics::{Dependency, LazySemantics, Semantics};
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Span, Unsupported};
+use crate::warp::blocks::{fold_blocks, spans_rows, OTHER_BLOCKS};
 use crate::warp::predict::predict;
 use crate::warp::shared::{predict_banks, BankPrediction};
 use crate::warp::verdict::Prediction;
@@ -321,6 +322,45 @@ impl Program {
         }
     }
 
+    /// [`Program::analyze`] under one launch; where nothing gives the block and the kernel's
+    /// addresses use a slower thread index, the kernel is analyzed under other blocks too and
+    /// each access whose verdict or figure changes with the block gets a case per block.
+    pub fn analyze_launch(&self, file: usize, kernel: &Kernel, launch: &KernelLaunch) -> KernelAnalysis {
+        let mut analysis = self.analyze(file, kernel, &launch.launch);
+        if launch.launch.block_source != BlockSource::Default {
+            return analysis;
+        }
+        if !spans_rows(&analysis.body.accesses) {
+            return analysis;
+        }
+        let others: Vec<(Dim3, KernelAnalysis)> = OTHER_BLOCKS
+            .iter()
+            .map(|&block| {
+                let other = ResolvedLaunch {
+                    block,
+                    ..launch.launch.clone()
+                };
+                (block, self.analyze(file, kernel, &other))
+            })
+            .collect();
+        let accesses = &analysis.body.accesses;
+        for (i, prediction) in analysis.predictions.iter_mut().enumerate() {
+            let Some(prediction) = prediction else { continue };
+            let access = &accesses[i];
+            let under: Vec<(Dim3, Option<&Prediction>)> = others
+                .iter()
+                .map(|(block, other)| {
+                    let same = other.body.accesses.iter().position(|b| {
+                        b.span == access.span && b.op == access.op && b.file == access.file && b.via == access.via
+                    });
+                    (*block, same.and_then(|j| other.predictions.get(j)?.as_ref()))
+                })
+                .collect();
+            fold_blocks(prediction, launch.launch.block, &under);
+        }
+        analysis
+    }
+
     /// The Rust semantics of every file, with the crate graph the index was given.
     fn build_semantics(&self) -> Semantics {
         let dependencies = self.uses.iter().map(|u| Dependency {
@@ -405,7 +445,7 @@ impl Program {
                 // A defect in the analysis of one kernel is reported for its file; the other
                 // files are still analyzed. A kernel the time budget stops is a kernel without
                 // figures, noted as such: the tool's limit is not an error in the user's code.
-                let analysis = match catch_unwind(AssertUnwindSafe(|| self.analyze(file, &kernel, &launch.launch))) {
+                let analysis = match catch_unwind(AssertUnwindSafe(|| self.analyze_launch(file, &kernel, &launch))) {
                     Ok(analysis) => analysis,
                     Err(panic) if crate::budget::is_exhausted(panic.as_ref()) => {
                         crate::budget::resume();

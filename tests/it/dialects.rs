@@ -40,7 +40,7 @@ fn row(array: &str, op: Op, class: AccessClass, sectors: f64) -> (String, Op, Op
     (array.to_string(), op, Some(class), Some(sectors))
 }
 
-use AccessClass::{Broadcast, Coalesced, Strided, Transposed};
+use AccessClass::{Broadcast, Coalesced, Misaligned, Strided, Transposed};
 use Op::{Load, Store};
 
 const OXIDE_VECADD: &str = r#"
@@ -615,7 +615,7 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
     assert_eq!(
         input_cases.first(),
         Some(&(
-            "output.shape(1) >= 32 && output.shape(2) >= 32 && output.shape(3) >= 32 && input.stride(2) % 32 == 0 && input.stride(3) == 1".to_string(),
+            "input.stride(0) % 32 == 0 && output.shape(1) >= 32 && output.shape(2) >= 32 && output.shape(3) >= 32 && input.stride(1) % 32 == 0 && input.stride(2) % 32 == 0 && input.stride(3) == 1".to_string(),
             Coalesced,
             4.0
         ))
@@ -626,6 +626,10 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
     );
     assert!(
         input_cases.contains(&("output.shape(3) == 1".to_string(), Strided, 32.0)),
+        "{input_cases:?}"
+    );
+    assert!(
+        input_cases.contains(&("input.stride(2) is odd".to_string(), Misaligned, 4.88)),
         "{input_cases:?}"
     );
     assert!(input

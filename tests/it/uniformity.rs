@@ -686,3 +686,57 @@ fn parameters_taken_apart_by_patterns_stay_uniform() {
     );
     assert_eq!(p.cases[0].condition, "pair.0 % 8 == 0");
 }
+
+#[test]
+fn a_block_nothing_gives_is_a_case_per_block_where_it_changes_the_verdict() {
+    // No launch, configuration or hint gives the block of this two-dimensional kernel.
+    let src = "#[kernel] pub unsafe fn flip(a: &[f32], out: *mut f32, w: usize, h: usize) {
+        let x = (thread::thread_idx_x() + thread::block_idx_x() * thread::block_dim_x()) as usize;
+        let y = (thread::thread_idx_y() + thread::block_idx_y() * thread::block_dim_y()) as usize;
+        let v = a[x * h + y];
+        *out.add(y * w + x) = v;
+    }";
+    // x walks a column: every lane its own sector under a block 32 wide, two lanes of one
+    // row share one under a block 16 wide.
+    let read = predict(src, "flip", "a", Op::Load, 0);
+    assert_eq!(
+        (read.class, read.sectors_per_request),
+        (AccessClass::Transposed, None),
+        "{read:?}"
+    );
+    let by_block: Vec<(&str, AccessClass, f64)> = read
+        .cases
+        .iter()
+        .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
+        .collect();
+    assert_eq!(
+        by_block,
+        [
+            ("block == (256, 1, 1)", AccessClass::Transposed, 32.0),
+            ("block == (32, 8, 1)", AccessClass::Transposed, 32.0),
+            ("block == (16, 16, 1)", AccessClass::Transposed, 16.0),
+            ("block == (16, 16, 1) && h is odd", AccessClass::Transposed, 18.0)
+        ]
+    );
+    assert!(read
+        .assumptions
+        .iter()
+        .any(|a| a.starts_with("the figure depends on the block")));
+    // The row write is coalesced under every block tried: one figure, no case.
+    let write = predict(src, "flip", "out", Op::Store, 0);
+    assert_eq!(
+        (write.class, write.sectors_per_request),
+        (AccessClass::Coalesced, Some(4.0)),
+        "{write:?}"
+    );
+    assert!(
+        !write.assumptions.iter().any(|a| a.contains("depends on the block")),
+        "{write:?}"
+    );
+    // An odd row length costs another figure under a block 16 wide: that case is added.
+    assert!(write.cases.contains(&Case {
+        condition: "block == (16, 16, 1) && w is odd".into(),
+        class: AccessClass::Misaligned,
+        sectors_per_request: 5.75
+    }));
+}

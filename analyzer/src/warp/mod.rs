@@ -2,6 +2,7 @@
 //! touch, and the verdict for an access; for shared memory, the banks its lanes meet.
 
 pub mod banks;
+pub mod blocks;
 pub mod classify;
 mod compiled;
 pub mod footprint;

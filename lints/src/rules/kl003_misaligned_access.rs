@@ -30,11 +30,12 @@ declare_lint! {
 
 fn check(cx: &AccessContext<'_>) -> Option<Finding> {
     let p = cx.verdict(AccessClass::Misaligned)?;
-    // A case is worth stating only when its figure differs from the headline.
+    // A case is worth stating only when its figure differs from the headline; without a
+    // headline every case is already in the cost.
     let unless = p
         .cases
         .iter()
-        .find(|c| p.sectors_per_request.is_none_or(|s| (s - c.sectors_per_request).abs() > 1e-9))
+        .find(|c| p.sectors_per_request.is_some_and(|s| (s - c.sectors_per_request).abs() > 1e-9))
         .map(|c| format!(" unless {} ({} then)", c.condition, figure(c.sectors_per_request)))
         .unwrap_or_default();
     Some(Finding {
