@@ -5,14 +5,14 @@
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{FunctionKey, FunctionRef, ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, kernel_names, Kernel};
-use crate::model::launch::{BlockSource, Dim3, LaunchPlan, ResolvedLaunch};
+use crate::model::launch::{BlockSource, LaunchPlan, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::model::semantics::{Dependency, LazySemantics, Semantics};
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Span, Unsupported};
-use crate::warp::blocks::{fold_blocks, spans_rows, OTHER_BLOCKS};
+use crate::warp::blocks::{fold_blocks, spans_rows, BlockChoices};
 use crate::warp::predict::predict;
 use crate::warp::shared::{predict_banks, BankPrediction};
 use crate::warp::verdict::Prediction;
@@ -327,36 +327,44 @@ impl Program {
     /// each access whose verdict or figure changes with the block gets a case per block.
     pub fn analyze_launch(&self, file: usize, kernel: &Kernel, launch: &KernelLaunch) -> KernelAnalysis {
         let mut analysis = self.analyze(file, kernel, &launch.launch);
-        if launch.launch.block_source != BlockSource::Default {
+        let resolved = &launch.launch;
+        let choices = if resolved.unknown_block.iter().any(|&u| u) {
+            BlockChoices::runtime_extents(
+                resolved.block,
+                resolved.unknown_block,
+                &RUNTIME_EXTENTS,
+                MAX_BLOCK_THREADS,
+            )
+        } else if resolved.block_source == BlockSource::Default && spans_rows(&analysis.body.accesses) {
+            BlockChoices::unknown(resolved.block)
+        } else {
             return analysis;
-        }
-        if !spans_rows(&analysis.body.accesses) {
-            return analysis;
-        }
-        let others: Vec<(Dim3, KernelAnalysis)> = OTHER_BLOCKS
+        };
+        let others: Vec<KernelAnalysis> = choices
+            .others
             .iter()
-            .map(|&block| {
+            .map(|&(block, _)| {
                 let other = ResolvedLaunch {
                     block,
                     ..launch.launch.clone()
                 };
-                (block, self.analyze(file, kernel, &other))
+                self.analyze(file, kernel, &other)
             })
             .collect();
         let accesses = &analysis.body.accesses;
         for (i, prediction) in analysis.predictions.iter_mut().enumerate() {
             let Some(prediction) = prediction else { continue };
             let access = &accesses[i];
-            let under: Vec<(Dim3, Option<&Prediction>)> = others
+            let under: Vec<Option<&Prediction>> = others
                 .iter()
-                .map(|(block, other)| {
+                .map(|other| {
                     let same = other.body.accesses.iter().position(|b| {
                         b.span == access.span && b.op == access.op && b.file == access.file && b.via == access.via
                     });
-                    (*block, same.and_then(|j| other.predictions.get(j)?.as_ref()))
+                    same.and_then(|j| other.predictions.get(j)?.as_ref())
                 })
                 .collect();
-            fold_blocks(prediction, launch.launch.block, &under);
+            fold_blocks(prediction, &choices, &under);
         }
         analysis
     }

@@ -138,6 +138,7 @@ pub fn plan(files: &[SourceFile], pairs: &PairsFile) -> BenchPlan {
                 block_source: BlockSource::Config,
                 params: side.params.clone(),
                 float_params: BTreeMap::new(),
+                unknown_block: [false; 3],
             };
             match file.and_then(|path| set.plan(path, &side.kernel, launch, index)) {
                 Some(PlannedLaunch {

@@ -700,6 +700,10 @@ fn launches_of(
                 block_source: kernel.launch.block_source,
                 params: spec.params.clone(),
                 float_params: spec.float_params.clone(),
+                unknown_block: match spec.block {
+                    Some(_) => [false; 3],
+                    None => kernel.launch.unknown_block,
+                },
             };
             (launch, Vec::new())
         })

@@ -43,6 +43,10 @@ struct KernelJson<'a> {
     column: usize,
     block: Dim3,
     block_source: BlockSource,
+    /// The extents of `block` no configuration, hint or launch gives: values the analysis
+    /// tried, not facts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    block_assumed: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     launch_site: Option<LaunchSiteJson<'a>>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -249,6 +253,12 @@ fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile, outcome: &'
         column: kernel.span.column,
         block: kernel.launch.block,
         block_source: kernel.launch.block_source,
+        block_assumed: ["x", "y", "z"]
+            .into_iter()
+            .zip(kernel.launch.unknown_block)
+            .filter(|&(_, unknown)| unknown || kernel.launch.block_source == BlockSource::Default)
+            .map(|(axis, _)| axis)
+            .collect(),
         launch_site: kernel.launch_site.as_ref().map(|site| LaunchSiteJson {
             file: &site.file,
             line: site.span.line,

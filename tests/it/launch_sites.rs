@@ -13,10 +13,14 @@ fn root() -> PathBuf {
 }
 
 fn run_json(args: &[&str]) -> (i32, Value) {
+    run_json_in(&root(), args)
+}
+
+fn run_json_in(dir: &Path, args: &[&str]) -> (i32, Value) {
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
         .args(args)
         .args(["--format", "json"])
-        .current_dir(root())
+        .current_dir(dir)
         .output()
         .expect("the binary runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -87,6 +91,86 @@ fn every_launch_is_one_analysis() {
         "  14 out coalesced 4.0".into(),
     ];
     assert_eq!(kernels(&doc), expected);
+}
+
+#[test]
+fn an_extent_set_at_run_time_is_a_case_per_value_and_the_rest_of_the_block_is_kept() {
+    // Blocks one thread wide whose height the occupancy API picks: x = 1 alone makes the row
+    // the same for the warp, so the read of `lhs` is a broadcast whatever the height; the
+    // others are coalesced, with a figure per height.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/runtime-launch");
+    let (code, doc) = run_json_in(&dir, &["accesses", "--no-cache"]);
+    assert_eq!(code, 0);
+    let [kernel] = doc["kernels"].as_array().expect("kernels").as_slice() else {
+        panic!("one kernel: {doc}")
+    };
+    assert_eq!(kernel["name"], "row_times_matrix");
+    assert_eq!(kernel["block"], serde_json::json!([1, 256, 1]));
+    assert_eq!(kernel["block_source"], "launch");
+    assert_eq!(kernel["block_assumed"], serde_json::json!(["y"]));
+    assert_eq!(
+        kernel["launch_notes"],
+        serde_json::json!(["the launch at src/lib.rs:25 sets block.y at run time: (1, 256, 1) is one value tried"])
+    );
+    let access = |array: &str| {
+        kernel["accesses"]
+            .as_array()
+            .expect("accesses")
+            .iter()
+            .find(|a| a["array"] == array)
+            .unwrap_or_else(|| panic!("`{array}`"))
+            .clone()
+    };
+    let cases = |a: &Value| -> Vec<(String, String, f64)> {
+        a["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .map(|c| {
+                (
+                    c["condition"].as_str().unwrap_or_default().to_string(),
+                    c["class"].as_str().unwrap_or_default().to_string(),
+                    c["sectors_per_request"].as_f64().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let lhs = access("lhs");
+    assert_eq!(
+        (lhs["class"].as_str(), lhs["sectors_per_request"].as_f64()),
+        (Some("broadcast"), Some(1.0))
+    );
+    assert!(cases(&lhs).is_empty());
+    for array in ["rhs", "out"] {
+        let a = access(array);
+        assert_eq!(
+            (a["class"].as_str(), a["sectors_per_request"].as_f64()),
+            (Some("coalesced"), None)
+        );
+        let by_height: Vec<(String, String, f64)> = cases(&a).into_iter().filter(|c| !c.0.contains("odd")).collect();
+        assert_eq!(
+            by_height,
+            [
+                ("block.y == 256".to_string(), "coalesced".to_string(), 4.0),
+                ("block.y == 32".to_string(), "coalesced".to_string(), 4.0),
+                ("block.y == 16".to_string(), "coalesced".to_string(), 2.0)
+            ]
+        );
+        assert!(a["assumptions"]
+            .as_array()
+            .expect("assumptions")
+            .iter()
+            .any(|n| n == "the figure depends on block.y, which the launch sets at run time"));
+    }
+    // Where nothing gives the block, every extent is assumed.
+    let (_, doc) = run_json(&["accesses"]);
+    let scale = doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .find(|k| k["name"] == "scale")
+        .expect("scale");
+    assert_eq!(scale["block_assumed"], serde_json::json!(["x", "y", "z"]));
 }
 
 #[test]

@@ -246,6 +246,7 @@ pub fn find_kernels_where(
                 block_source,
                 params: spec.map(|s| s.params.clone()).unwrap_or_default(),
                 float_params: spec.map(|s| s.float_params.clone()).unwrap_or_default(),
+                unknown_block: [false; 3],
             };
             // Only a kept kernel's syntax is copied.
             wanted(&name).then(|| Kernel {

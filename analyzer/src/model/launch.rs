@@ -95,7 +95,19 @@ pub struct ResolvedLaunch {
     /// Known float parameter values; they play no part in addressing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub float_params: BTreeMap<String, f64>,
+    /// The extents of `block` the launch sets at run time: `block` holds one value tried for
+    /// each, and the analysis tries others.
+    #[serde(default, skip_serializing_if = "is_all_false")]
+    pub unknown_block: [bool; 3],
 }
+
+fn is_all_false(flags: &[bool; 3]) -> bool {
+    !flags.iter().any(|&f| f)
+}
+
+/// Extents tried for a block extent the launch sets at run time, the first the one reported
+/// when the figure does not depend on it.
+pub const RUNTIME_EXTENTS: [u32; 3] = [256, 32, 16];
 
 /// Where the host launches a kernel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,7 +10,9 @@
 
 use crate::model::cubecl::{self, CubeArgs};
 use crate::model::kernel::{Kernel, ParamKind};
-use crate::model::launch::{BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS};
+use crate::model::launch::{
+    BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS,
+};
 use crate::model::layout::{integer_binary, Scope};
 use crate::source::SourceFile;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
@@ -27,6 +29,8 @@ pub struct HostLaunch {
     pub kernel: String,
     /// The block, or why it is not known statically.
     pub block: Result<Dim3, String>,
+    /// Where the block is not known statically: the extents that are (`(1, bs)` sets x = 1).
+    pub partial_block: [Option<u32>; 3],
     /// The grid, when known.
     pub grid: Option<Dim3>,
     /// The kernel arguments in order, each `Some` when it is a known integer; `None` when the
@@ -130,15 +134,28 @@ pub fn resolve(
     let mut resolved: Vec<KernelLaunch> = Vec::new();
     for launch in launches {
         let where_ = format!("{}:{}", launch.site.file, launch.site.span.line);
-        let block = match &launch.block {
-            Ok(block) => *block,
-            Err(why) => {
-                notes.push(format!("the launch at {where_} {why}"));
-                continue;
-            }
+        let mut own_notes = Vec::new();
+        let (block, unknown_block) = match &launch.block {
+            Ok(block) => (*block, [false; 3]),
+            Err(why) => match partly_known(launch.partial_block) {
+                // What the launch gives of the block is kept; the rest is tried at a few values.
+                Some((block, unknown)) => {
+                    own_notes.push(format!(
+                        "the launch at {where_} sets {} at run time: ({}, {}, {}) is one value tried",
+                        extent_names(unknown),
+                        block[0],
+                        block[1],
+                        block[2]
+                    ));
+                    (block, unknown)
+                }
+                None => {
+                    notes.push(format!("the launch at {where_} {why}"));
+                    continue;
+                }
+            },
         };
         let mut params = BTreeMap::new();
-        let mut own_notes = Vec::new();
         let args = match (&launch.args, &launch.cube) {
             (Some(args), Some(_)) => Some(cubecl::kernel_arguments(&kernel.item.sig, args).1),
             (args, None) => args.as_deref(),
@@ -183,6 +200,7 @@ pub fn resolve(
             block_source: BlockSource::Launch,
             params,
             float_params: kernel.launch.float_params.clone(),
+            unknown_block,
         };
         if !resolved.iter().any(|r| r.launch == launch_value) {
             resolved.push(KernelLaunch {
@@ -204,6 +222,31 @@ pub fn resolve(
         launch.notes.splice(0..0, notes.iter().cloned());
     }
     resolved
+}
+
+/// A block some of whose extents are known: the block with the first value tried for each
+/// unknown one that keeps it within the thread limit, and which extents those are.
+fn partly_known(known: [Option<u32>; 3]) -> Option<(Dim3, [bool; 3])> {
+    if known.iter().all(Option::is_none) || known.iter().all(Option::is_some) {
+        return None;
+    }
+    let fixed: u32 = known.iter().flatten().product();
+    let unknown = known.map(|d| d.is_none());
+    let first = RUNTIME_EXTENTS.iter().copied().find(|&e| {
+        u64::from(fixed) * u64::from(e).pow(unknown.iter().filter(|&&u| u).count() as u32)
+            <= u64::from(MAX_BLOCK_THREADS)
+    })?;
+    Some((known.map(|d| d.unwrap_or(first)), unknown))
+}
+
+/// `block.y`, `block.x and block.z`: the extents flagged.
+pub fn extent_names(unknown: [bool; 3]) -> String {
+    let names: Vec<&str> = ["block.x", "block.y", "block.z"]
+        .into_iter()
+        .zip(unknown)
+        .filter_map(|(n, u)| u.then_some(n))
+        .collect();
+    names.join(" and ")
 }
 
 /// Each parameter's name with the argument a launch passes for it: one argument a parameter,
@@ -328,6 +371,22 @@ impl Value {
             Value::Int(v) => Some(*v),
             _ => None,
         }
+    }
+
+    /// The extents of a block that are known when the others are not, x first (missing ones
+    /// are 1): `(1, bs)` is x = 1, y unknown. A value not written as extents knows none.
+    fn partial_dims(&self) -> [Option<u32>; 3] {
+        let Value::Dims(parts) = self else {
+            return [None; 3];
+        };
+        if parts.is_empty() || parts.len() > 3 {
+            return [None; 3];
+        }
+        let mut dims = [Some(1u32); 3];
+        for (slot, part) in dims.iter_mut().zip(parts) {
+            *slot = part.int().and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
+        }
+        dims
     }
 
     /// The extents of a grid or block, x first (missing ones are 1).
@@ -860,11 +919,14 @@ impl Walker<'_> {
     }
 
     fn record(&mut self, kernel: String, grid: &Expr, block: &Expr, args: Option<Vec<Option<i64>>>, site: LaunchSite) {
-        let block = block_of(&self.eval(block), &self.text(block));
+        let value = self.eval(block);
+        let partial_block = value.partial_dims();
+        let block = block_of(&value, &self.text(block));
         let grid = self.eval(grid).dims().ok();
         self.found.push(HostLaunch {
             kernel,
             block,
+            partial_block,
             grid,
             args,
             site,
@@ -874,13 +936,14 @@ impl Walker<'_> {
 
     fn record_config(&mut self, kernel: String, cfg: &Expr, args: Option<Vec<Option<i64>>>, site: LaunchSite) {
         let text = self.text(cfg);
-        let (grid, block) = match self.eval(cfg) {
-            Value::Config(grid, block) => (grid.dims().ok(), block_of(&block, &text)),
-            other => (None, block_of(&unknown_of(&other), &text)),
+        let (grid, block, partial_block) = match self.eval(cfg) {
+            Value::Config(grid, block) => (grid.dims().ok(), block_of(&block, &text), block.partial_dims()),
+            other => (None, block_of(&unknown_of(&other), &text), [None; 3]),
         };
         self.found.push(HostLaunch {
             kernel,
             block,
+            partial_block,
             grid,
             args,
             site,
@@ -923,11 +986,14 @@ impl Walker<'_> {
                 _ => None,
             })
             .collect();
-        let block = block_of(&self.eval(dim), &self.text(dim));
+        let value = self.eval(dim);
+        let partial_block = value.partial_dims();
+        let block = block_of(&value, &self.text(dim));
         let grid = self.eval(count).dims().ok();
         self.found.push(HostLaunch {
             kernel,
             block,
+            partial_block,
             grid,
             args: Some(args),
             site,

@@ -1,5 +1,6 @@
-//! A block no launch, configuration or hint gives: the prediction under the assumed block is a
-//! fact only where other blocks give the same verdict; elsewhere it is a case per block.
+//! A block no launch, configuration or hint gives, or one whose extents the launch sets at run
+//! time: the prediction under the block assumed is a fact only where other blocks give the
+//! same verdict; elsewhere it is a case per block.
 
 use super::verdict::{Case, Prediction};
 use crate::algebra::{Atom, Axis};
@@ -10,8 +11,74 @@ use crate::model::launch::Dim3;
 /// a slower thread index: rows as wide as a warp, as wide as half a warp.
 pub const OTHER_BLOCKS: [Dim3; 2] = [[32, 8, 1], [16, 16, 1]];
 
-/// Why a figure that changes with the block has cases instead of one number.
+/// Why a figure that changes with a block nothing gives has cases instead of one number.
 pub const DEPENDS_ON_BLOCK: &str = "the figure depends on the block, which no launch, configuration or hint gives: add `// kernel-lint: block(x, y)` above the kernel for one number";
+
+/// The blocks an access is predicted under: the one assumed first, each with the condition
+/// that names it, and why the figure may depend on them.
+pub struct BlockChoices {
+    pub assumed: String,
+    pub others: Vec<(Dim3, String)>,
+    pub why: String,
+}
+
+impl BlockChoices {
+    /// The blocks tried where nothing gives one: whole blocks are named.
+    pub fn unknown(assumed: Dim3) -> BlockChoices {
+        BlockChoices {
+            assumed: block_condition(assumed),
+            others: OTHER_BLOCKS.iter().map(|&b| (b, block_condition(b))).collect(),
+            why: DEPENDS_ON_BLOCK.to_string(),
+        }
+    }
+
+    /// The blocks tried where the launch sets the `unknown` extents at run time: every
+    /// combination of `values` for them within the thread limit; only those extents are named.
+    pub fn runtime_extents(assumed: Dim3, unknown: [bool; 3], values: &[u32], limit: u32) -> BlockChoices {
+        let name = |block: Dim3| {
+            let parts: Vec<String> = ["x", "y", "z"]
+                .iter()
+                .zip(unknown)
+                .zip(block)
+                .filter(|&((_, u), _)| u)
+                .map(|((axis, _), v)| format!("block.{axis} == {v}"))
+                .collect();
+            parts.join(" && ")
+        };
+        let mut blocks = vec![assumed];
+        for (axis, _) in unknown.iter().enumerate().filter(|(_, &u)| u) {
+            blocks = blocks
+                .iter()
+                .flat_map(|b| {
+                    values.iter().map(move |&v| {
+                        let mut b = *b;
+                        b[axis] = v;
+                        b
+                    })
+                })
+                .collect();
+        }
+        blocks.retain(|b| b.iter().product::<u32>() <= limit);
+        blocks.dedup();
+        let names: Vec<&str> = ["block.x", "block.y", "block.z"]
+            .into_iter()
+            .zip(unknown)
+            .filter_map(|(n, u)| u.then_some(n))
+            .collect();
+        BlockChoices {
+            assumed: name(assumed),
+            others: blocks
+                .into_iter()
+                .filter(|&b| b != assumed)
+                .map(|b| (b, name(b)))
+                .collect(),
+            why: format!(
+                "the figure depends on {}, which the launch sets at run time",
+                names.join(" and ")
+            ),
+        }
+    }
+}
 
 /// Whether an access's address or guard uses the y or z thread index: then the block's shape
 /// decides which threads share a warp.
@@ -31,7 +98,14 @@ pub fn spans_rows(accesses: &[Access]) -> bool {
 /// assumed block `assumed`: unchanged when every block gives the same verdict and figure,
 /// else one case per block (and per value where a block's figure has cases of its own), no
 /// headline figure, and the worst class.
-pub fn fold_blocks(prediction: &mut Prediction, assumed: Dim3, others: &[(Dim3, Option<&Prediction>)]) {
+pub fn fold_blocks(prediction: &mut Prediction, choices: &BlockChoices, others: &[Option<&Prediction>]) {
+    let assumed = choices.assumed.as_str();
+    let others: Vec<(&str, Option<&Prediction>)> = choices
+        .others
+        .iter()
+        .map(|(_, name)| name.as_str())
+        .zip(others.iter().copied())
+        .collect();
     let same = |q: &Prediction| {
         q.class == prediction.class
             && q.sectors_per_request == prediction.sectors_per_request
@@ -49,7 +123,7 @@ pub fn fold_blocks(prediction: &mut Prediction, assumed: Dim3, others: &[(Dim3, 
             for c in q.iter().flat_map(|q| &q.cases) {
                 if !prediction.cases.contains(c) {
                     added.push(Case {
-                        condition: format!("{} && {}", block_condition(*block), c.condition),
+                        condition: format!("{block} && {}", c.condition),
                         class: c.class,
                         sectors_per_request: c.sectors_per_request,
                     });
@@ -63,21 +137,21 @@ pub fn fold_blocks(prediction: &mut Prediction, assumed: Dim3, others: &[(Dim3, 
     let mut worst = (prediction.class, worst_sectors(prediction));
     let mut without_figure = Vec::new();
     if cases.is_empty() {
-        without_figure.push(format!("{} ({})", block_condition(assumed), prediction.class.as_str()));
+        without_figure.push(format!("{assumed} ({})", prediction.class.as_str()));
     }
     for (block, other) in others {
         match other {
             Some(q) => {
-                let theirs = block_cases(*block, q);
+                let theirs = block_cases(block, q);
                 if theirs.is_empty() {
-                    without_figure.push(format!("{} ({})", block_condition(*block), q.class.as_str()));
+                    without_figure.push(format!("{block} ({})", q.class.as_str()));
                 }
                 cases.extend(theirs);
                 if worst_sectors(q) > worst.1 {
                     worst = (q.class, worst_sectors(q));
                 }
             }
-            None => without_figure.push(format!("{} (the access is not made)", block_condition(*block))),
+            None => without_figure.push(format!("{block} (the access is not made)")),
         }
     }
     if !without_figure.is_empty() {
@@ -92,7 +166,7 @@ pub fn fold_blocks(prediction: &mut Prediction, assumed: Dim3, others: &[(Dim3, 
     prediction.block_footprint_sectors = None;
     prediction.block_footprint_ideal_sectors = None;
     prediction.warp_sample = None;
-    prediction.assumptions.push(DEPENDS_ON_BLOCK.to_string());
+    prediction.assumptions.push(choices.why.clone());
 }
 
 fn worst_sectors(p: &Prediction) -> f64 {
@@ -108,8 +182,8 @@ fn block_condition(block: Dim3) -> String {
 }
 
 /// The cases of one block's prediction, each conditioned on the block.
-fn block_cases(block: Dim3, p: &Prediction) -> Vec<Case> {
-    let condition = block_condition(block);
+fn block_cases(condition: &str, p: &Prediction) -> Vec<Case> {
+    let condition = condition.to_string();
     let headline = p.sectors_per_request.map(|sectors| Case {
         condition: condition.clone(),
         class: p.class,
