@@ -5,16 +5,16 @@
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{FunctionKey, FunctionRef, ItemIndex, ModulePath};
 use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, kernel_names, Kernel};
-use crate::model::launch::{BlockSource, LaunchPlan, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS};
+use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
 use crate::model::semantics::{Dependency, LazySemantics, Semantics};
 use crate::parse::{parse_file, ParsedFile};
 use crate::report::{AccessReport, CallSite, FileReport, KernelReport};
 use crate::source::{FileError, SourceFile, Span, Unsupported};
-use crate::warp::blocks::{fold_blocks, spans_rows, BlockChoices};
 use crate::warp::predict::predict;
 use crate::warp::shared::{predict_banks, BankPrediction};
+use crate::warp::variants::{fold_variants, spans_rows, Variants};
 use crate::warp::verdict::Prediction;
 use crate::workspace::CrateFeatures;
 use std::collections::{BTreeMap, BTreeSet};
@@ -322,34 +322,20 @@ impl Program {
         }
     }
 
-    /// [`Program::analyze`] under one launch; where nothing gives the block and the kernel's
-    /// addresses use a slower thread index, the kernel is analyzed under other blocks too and
-    /// each access whose verdict or figure changes with the block gets a case per block.
+    /// [`Program::analyze`] under one launch; where the analysis assumed a value of it (a block
+    /// nothing gives, for a kernel whose addresses use a slower thread index; extents the launch
+    /// sets at run time; CubeCL line sizes), the kernel is analyzed under other values too and
+    /// each access whose verdict or figure changes gets a case per value.
     pub fn analyze_launch(&self, file: usize, kernel: &Kernel, launch: &KernelLaunch) -> KernelAnalysis {
         let mut analysis = self.analyze(file, kernel, &launch.launch);
-        let resolved = &launch.launch;
-        let choices = if resolved.unknown_block.iter().any(|&u| u) {
-            BlockChoices::runtime_extents(
-                resolved.block,
-                resolved.unknown_block,
-                &RUNTIME_EXTENTS,
-                MAX_BLOCK_THREADS,
-            )
-        } else if resolved.block_source == BlockSource::Default && spans_rows(&analysis.body.accesses) {
-            BlockChoices::unknown(resolved.block)
-        } else {
+        let body = &analysis.body;
+        let Some(choices) = Variants::of(&launch.launch, spans_rows(&body.accesses), &body.assumed_line_sizes) else {
             return analysis;
         };
         let others: Vec<KernelAnalysis> = choices
             .others
             .iter()
-            .map(|&(block, _)| {
-                let other = ResolvedLaunch {
-                    block,
-                    ..launch.launch.clone()
-                };
-                self.analyze(file, kernel, &other)
-            })
+            .map(|(other, _)| self.analyze(file, kernel, other))
             .collect();
         let accesses = &analysis.body.accesses;
         for (i, prediction) in analysis.predictions.iter_mut().enumerate() {
@@ -364,7 +350,7 @@ impl Program {
                     same.and_then(|j| other.predictions.get(j)?.as_ref())
                 })
                 .collect();
-            fold_blocks(prediction, &choices, &under);
+            fold_variants(prediction, &choices, &under);
         }
         analysis
     }
@@ -552,6 +538,7 @@ impl KernelAnalysis {
                     file: None,
                     message,
                 }],
+                assumed_line_sizes: Vec::new(),
             },
             predictions: Vec::new(),
             banks: Vec::new(),

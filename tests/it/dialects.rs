@@ -489,15 +489,16 @@ fn cubecl_element_wise_kernels_under_their_launches() {
                     cube("output", Store, Coalesced, 16.0)
                 ]
             ),
-            // `CubeDim::default()` of CubeCL up to 0.8: 16 x 16.
+            // `CubeDim::default()` of CubeCL up to 0.8: 16 x 16. The launch gives no line
+            // size: a figure per line size, no headline.
             (
                 "unary_abs".to_string(),
                 [16, 16, 1],
                 launch,
                 Some(73),
                 vec![
-                    cube("input", Load, Coalesced, 4.0),
-                    cube("output", Store, Coalesced, 4.0)
+                    ("input".to_string(), Load, MemorySpace::Global, Some(Coalesced), None),
+                    ("output".to_string(), Store, MemorySpace::Global, Some(Coalesced), None)
                 ]
             ),
         ]
@@ -514,11 +515,29 @@ fn cubecl_line_size_unknown_to_the_launch_is_an_assumption_said_with_the_access(
         .iter()
         .find(|k| k.name == "unary_abs")
         .expect("unary_abs");
-    let assumptions = &unary.accesses[0].prediction.as_ref().expect("global").assumptions;
+    let prediction = unary.accesses[0].prediction.as_ref().expect("global");
     assert_eq!(
-        assumptions,
-        &["assumes a line size of 1 for `input`: the launch does not give it; a line of N elements moves N times the bytes per lane".to_string()]
+        prediction.assumptions,
+        [
+            "assumes a line size of 1 for `input`: the launch does not give it; a line of N elements moves N times the bytes per lane",
+            "the figure depends on the line size of `input` and `output`, which the launch does not give"
+        ]
     );
+    // The line size assumed is the first case; each other one tried is a case of its own.
+    let cases: Vec<(&str, f64)> = prediction
+        .cases
+        .iter()
+        .map(|c| (c.condition.as_str(), c.sectors_per_request))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            ("line size 1 for `input` and `output`", 4.0),
+            ("line size 2 for `input` and `output`", 8.0),
+            ("line size 4 for `input` and `output`", 16.0)
+        ]
+    );
+    assert_eq!(prediction.sectors_per_request, None);
     // Where the launch gives the line size and the element type, nothing is assumed.
     let lines = report
         .kernels

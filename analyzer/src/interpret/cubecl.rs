@@ -169,6 +169,9 @@ impl<'a> Interpreter<'a> {
                     notes.push(format!(
                         "assumes a line size of 1 for `{buffer}`: the launch does not give it; a line of N elements moves N times the bytes per lane"
                     ));
+                    if !self.body.assumed_line_sizes.iter().any(|b| b == buffer) {
+                        self.body.assumed_line_sizes.push(buffer.to_string());
+                    }
                     1
                 }
             }
@@ -221,7 +224,14 @@ impl<'a> Interpreter<'a> {
             ("line_size", _) => line_size_key(&array),
             _ => return None,
         };
-        let known = self.cube.as_ref().and_then(|c| c.values.get(&name)).copied();
+        // A line size the layout assumed is the same value here.
+        let assumed = (method == "line_size" && self.body.assumed_line_sizes.contains(&array)).then_some(1);
+        let known = self
+            .cube
+            .as_ref()
+            .and_then(|c| c.values.get(&name))
+            .copied()
+            .or(assumed);
         Some(Value::Int(
             known.map_or_else(|| Poly::atom(Atom::Param(name)), Poly::constant),
         ))

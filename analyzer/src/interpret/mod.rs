@@ -93,6 +93,8 @@ pub struct KernelBody {
     pub accesses: Vec<Access>,
     /// Code that was not analyzed, and why.
     pub unsupported: Vec<Unsupported>,
+    /// CubeCL buffers of lines whose line size the launch does not give (assumed 1).
+    pub assumed_line_sizes: Vec<String>,
 }
 
 /// The variables of one block, in name order so that merges number fresh unknowns the same way

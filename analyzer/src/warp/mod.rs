@@ -2,7 +2,6 @@
 //! touch, and the verdict for an access; for shared memory, the banks its lanes meet.
 
 pub mod banks;
-pub mod blocks;
 pub mod classify;
 mod compiled;
 pub mod footprint;
@@ -14,4 +13,5 @@ pub mod predict;
 pub mod sectors;
 pub mod shared;
 pub mod unknowns;
+pub mod variants;
 pub mod verdict;

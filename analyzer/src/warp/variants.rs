@@ -1,0 +1,256 @@
+//! Launch values no launch, configuration or hint gives (the block, the extents of it a launch
+//! sets at run time, the line size of a CubeCL buffer): the prediction under the values
+//! assumed is a fact only where other values give the same verdict; elsewhere it is a case
+//! per value.
+
+use super::verdict::{Case, Prediction};
+use crate::algebra::{Atom, Axis};
+use crate::interpret::Access;
+use crate::model::cubecl::line_size_key;
+use crate::model::launch::{BlockSource, Dim3, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS};
+
+/// The two-dimensional blocks tried besides the assumed one, for kernels whose addresses use
+/// a slower thread index: rows as wide as a warp, as wide as half a warp.
+pub const OTHER_BLOCKS: [Dim3; 2] = [[32, 8, 1], [16, 16, 1]];
+
+/// Line sizes tried for a CubeCL buffer of lines whose launch does not give one (1 assumed).
+pub const OTHER_LINE_SIZES: [i64; 2] = [2, 4];
+
+/// Why a figure that changes with a block nothing gives has cases instead of one number.
+pub const DEPENDS_ON_BLOCK: &str = "the figure depends on the block, which no launch, configuration or hint gives: add `// kernel-lint: block(x, y)` above the kernel for one number";
+
+/// The launches an access is predicted under: the one assumed, named by the condition that
+/// holds for it, the others each named by what it changes, and why the figure may depend on
+/// them.
+pub struct Variants {
+    pub assumed: String,
+    pub others: Vec<(ResolvedLaunch, String)>,
+    pub why: Vec<String>,
+}
+
+impl Variants {
+    /// The variants of `launch` worth analyzing: other blocks where nothing gives the block
+    /// and the addresses use a slower thread index (`spans_rows`), other values of the
+    /// extents a launch sets at run time, other line sizes for the buffers whose line size
+    /// was assumed. `None` when every value the analysis used is given.
+    pub fn of(launch: &ResolvedLaunch, spans_rows: bool, assumed_line_sizes: &[String]) -> Option<Variants> {
+        let mut assumed = Vec::new();
+        let mut others = Vec::new();
+        let mut why = Vec::new();
+        if launch.unknown_block.iter().any(|&u| u) {
+            let unknown = launch.unknown_block;
+            let name = |block: Dim3| extent_condition(block, unknown);
+            assumed.push(name(launch.block));
+            for block in runtime_blocks(launch.block, unknown) {
+                others.push((
+                    ResolvedLaunch {
+                        block,
+                        ..launch.clone()
+                    },
+                    name(block),
+                ));
+            }
+            why.push(format!(
+                "the figure depends on {}, which the launch sets at run time",
+                crate::model::launch_sites::extent_names(unknown)
+            ));
+        } else if launch.block_source == BlockSource::Default && spans_rows {
+            assumed.push(block_condition(launch.block));
+            for block in OTHER_BLOCKS {
+                others.push((
+                    ResolvedLaunch {
+                        block,
+                        ..launch.clone()
+                    },
+                    block_condition(block),
+                ));
+            }
+            why.push(DEPENDS_ON_BLOCK.to_string());
+        }
+        if !assumed_line_sizes.is_empty() {
+            let buffers: Vec<String> = assumed_line_sizes.iter().map(|b| format!("`{b}`")).collect();
+            let buffers = match buffers.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => buffers.join(""),
+            };
+            let name = |size: i64| format!("line size {size} for {buffers}");
+            assumed.push(name(1));
+            for size in OTHER_LINE_SIZES {
+                let mut params = launch.params.clone();
+                for buffer in assumed_line_sizes {
+                    params.insert(line_size_key(buffer), size);
+                }
+                others.push((
+                    ResolvedLaunch {
+                        params,
+                        ..launch.clone()
+                    },
+                    name(size),
+                ));
+            }
+            why.push(format!(
+                "the figure depends on the line size of {buffers}, which the launch does not give"
+            ));
+        }
+        (!others.is_empty()).then(|| Variants {
+            assumed: assumed.join(" && "),
+            others,
+            why,
+        })
+    }
+}
+
+/// Every block with the `unknown` extents of `assumed` at each runtime value, within the
+/// thread limit, but `assumed` itself.
+fn runtime_blocks(assumed: Dim3, unknown: [bool; 3]) -> Vec<Dim3> {
+    let mut blocks = vec![assumed];
+    for (axis, _) in unknown.iter().enumerate().filter(|(_, &u)| u) {
+        blocks = blocks
+            .iter()
+            .flat_map(|b| {
+                RUNTIME_EXTENTS.iter().map(move |&v| {
+                    let mut b = *b;
+                    b[axis] = v;
+                    b
+                })
+            })
+            .collect();
+    }
+    blocks.retain(|b| *b != assumed && b.iter().product::<u32>() <= MAX_BLOCK_THREADS);
+    blocks.sort_unstable();
+    blocks.dedup();
+    blocks.reverse();
+    blocks
+}
+
+/// `block.y == 16`: the extents flagged `unknown`, with their values in `block`.
+fn extent_condition(block: Dim3, unknown: [bool; 3]) -> String {
+    let parts: Vec<String> = ["x", "y", "z"]
+        .iter()
+        .zip(unknown)
+        .zip(block)
+        .filter(|&((_, u), _)| u)
+        .map(|((axis, _), v)| format!("block.{axis} == {v}"))
+        .collect();
+    parts.join(" && ")
+}
+
+/// Whether an access's address or guard uses the y or z thread index: then the block's shape
+/// decides which threads share a warp.
+pub fn spans_rows(accesses: &[Access]) -> bool {
+    let mut found = false;
+    let mut note = |a: &Atom| found |= matches!(a, Atom::ThreadIdx(Axis::Y | Axis::Z));
+    for access in accesses {
+        access.address.visit_atoms(&mut note);
+        for guard in &access.guards {
+            guard.visit_atoms(&mut note);
+        }
+    }
+    found
+}
+
+/// Folds the predictions of one access under the other launches of `choices` into its
+/// prediction under the assumed one: unchanged when every launch gives the same verdict and
+/// figure; the figure kept, with the cases that differ added, when only those differ; else one
+/// case per launch (and per value where a launch's figure has cases of its own), no headline
+/// figure, and the worst class.
+pub fn fold_variants(prediction: &mut Prediction, choices: &Variants, others: &[Option<&Prediction>]) {
+    let assumed = choices.assumed.as_str();
+    let others: Vec<(&str, Option<&Prediction>)> = choices
+        .others
+        .iter()
+        .map(|(_, name)| name.as_str())
+        .zip(others.iter().copied())
+        .collect();
+    let same = |q: &Prediction| {
+        q.class == prediction.class
+            && q.sectors_per_request == prediction.sectors_per_request
+            && q.cases == prediction.cases
+    };
+    if others.iter().all(|(_, q)| q.is_some_and(same)) {
+        return;
+    }
+    // The same figure under every block: it stands; the cases that differ are added.
+    let same_figure =
+        |q: &Prediction| q.class == prediction.class && q.sectors_per_request == prediction.sectors_per_request;
+    if prediction.sectors_per_request.is_some() && others.iter().all(|(_, q)| q.is_some_and(same_figure)) {
+        let mut added = Vec::new();
+        for (block, q) in others {
+            for c in q.iter().flat_map(|q| &q.cases) {
+                if !prediction.cases.contains(c) {
+                    added.push(Case {
+                        condition: format!("{block} && {}", c.condition),
+                        class: c.class,
+                        sectors_per_request: c.sectors_per_request,
+                    });
+                }
+            }
+        }
+        prediction.cases.extend(added);
+        return;
+    }
+    let mut cases = block_cases(assumed, prediction);
+    let mut worst = (prediction.class, worst_sectors(prediction));
+    let mut without_figure = Vec::new();
+    if cases.is_empty() {
+        without_figure.push(format!("{assumed} ({})", prediction.class.as_str()));
+    }
+    for (block, other) in others {
+        match other {
+            Some(q) => {
+                let theirs = block_cases(block, q);
+                if theirs.is_empty() {
+                    without_figure.push(format!("{block} ({})", q.class.as_str()));
+                }
+                cases.extend(theirs);
+                if worst_sectors(q) > worst.1 {
+                    worst = (q.class, worst_sectors(q));
+                }
+            }
+            None => without_figure.push(format!("{block} (the access is not made)")),
+        }
+    }
+    if !without_figure.is_empty() {
+        prediction
+            .assumptions
+            .push(format!("no figure under {}", without_figure.join(", ")));
+    }
+    prediction.class = worst.0;
+    prediction.cases = cases;
+    prediction.sectors_per_request = None;
+    prediction.efficiency = None;
+    prediction.block_footprint_sectors = None;
+    prediction.block_footprint_ideal_sectors = None;
+    prediction.warp_sample = None;
+    prediction.assumptions.extend(choices.why.iter().cloned());
+}
+
+fn worst_sectors(p: &Prediction) -> f64 {
+    p.sectors_per_request
+        .into_iter()
+        .chain(p.cases.iter().map(|c| c.sectors_per_request))
+        .fold(0.0, f64::max)
+}
+
+fn block_condition(block: Dim3) -> String {
+    let [x, y, z] = block;
+    format!("block == ({x}, {y}, {z})")
+}
+
+/// The cases of one block's prediction, each conditioned on the block.
+fn block_cases(condition: &str, p: &Prediction) -> Vec<Case> {
+    let condition = condition.to_string();
+    let headline = p.sectors_per_request.map(|sectors| Case {
+        condition: condition.clone(),
+        class: p.class,
+        sectors_per_request: sectors,
+    });
+    // The headline is one of the cases or their complement: those that repeat it go.
+    let repeats = |c: &Case| p.sectors_per_request == Some(c.sectors_per_request) && c.class == p.class;
+    let own = p.cases.iter().filter(|c| !repeats(c)).map(|c| Case {
+        condition: format!("{condition} && {}", c.condition),
+        class: c.class,
+        sectors_per_request: c.sectors_per_request,
+    });
+    headline.into_iter().chain(own).collect()
+}
