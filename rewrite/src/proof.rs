@@ -186,7 +186,18 @@ pub fn prove(
                 && region.contains(&a.span.start)
         })
         .ok_or_else(|| Declined::new("the analysis finds no access where the rewritten one should be"))?;
-    let before = figures(access).ok_or_else(|| Declined::new("the access has no figure to improve"))?;
+    let before = figures(access).ok_or_else(|| {
+        // A figure per value of something the launch leaves open: one number is needed to
+        // prove a gain.
+        let depends = access
+            .prediction
+            .as_ref()
+            .and_then(|p| p.assumptions.iter().find(|a| a.starts_with("the figure depends on")));
+        match depends {
+            Some(why) => Declined::new(format!("the access has a figure per case, not one to improve: {why}")),
+            None => Declined::new("the access has no figure to improve"),
+        }
+    })?;
     let after = figures(rewritten).ok_or_else(|| {
         Declined::new(format!(
             "the rewritten access `{}` gets no figure from the analysis",
