@@ -254,3 +254,112 @@ fn block_cases(condition: &str, p: &Prediction) -> Vec<Case> {
     });
     headline.into_iter().chain(own).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::warp::verdict::AccessClass;
+    use std::collections::BTreeMap;
+
+    fn prediction(class: AccessClass, sectors: Option<f64>, cases: Vec<Case>) -> Prediction {
+        Prediction {
+            class,
+            stride_bytes: None,
+            sectors_per_request: sectors,
+            ideal_sectors_per_request: Some(4.0),
+            efficiency: sectors.map(|s| 4.0 / s),
+            cases,
+            assumptions: Vec::new(),
+            row_length: None,
+            upper_bound: false,
+            block_footprint_sectors: None,
+            block_footprint_ideal_sectors: None,
+            warp_sample: None,
+        }
+    }
+
+    fn launch(block: Dim3, source: BlockSource, unknown_block: [bool; 3]) -> ResolvedLaunch {
+        ResolvedLaunch {
+            block,
+            grid: None,
+            block_source: source,
+            params: BTreeMap::new(),
+            float_params: BTreeMap::new(),
+            unknown_block,
+        }
+    }
+
+    #[test]
+    fn only_values_the_analysis_assumed_are_varied() {
+        let given = launch([256, 1, 1], BlockSource::Launch, [false; 3]);
+        assert!(Variants::of(&given, true, &[]).is_none());
+        let default = launch([256, 1, 1], BlockSource::Default, [false; 3]);
+        // A kernel that uses x alone is the same under every block a warp wide.
+        assert!(Variants::of(&default, false, &[]).is_none());
+        let rows = Variants::of(&default, true, &[]).expect("other blocks");
+        assert_eq!(rows.assumed, "block == (256, 1, 1)");
+        let names: Vec<&str> = rows.others.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["block == (32, 8, 1)", "block == (16, 16, 1)"]);
+        // Part of the block given: only the rest is varied, within the thread limit.
+        let tall = launch([1, 256, 1], BlockSource::Launch, [false, true, false]);
+        let heights = Variants::of(&tall, false, &["input".to_string()]).expect("heights and lines");
+        assert_eq!(heights.assumed, "block.y == 256 && line size 1 for `input`");
+        let names: Vec<&str> = heights.others.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "block.y == 32",
+                "block.y == 16",
+                "line size 2 for `input`",
+                "line size 4 for `input`"
+            ]
+        );
+        assert_eq!(heights.others[3].0.params.get("input.line_size"), Some(&4));
+        assert_eq!(heights.why.len(), 2);
+    }
+
+    #[test]
+    fn a_figure_that_changes_becomes_a_case_per_launch() {
+        let default = launch([256, 1, 1], BlockSource::Default, [false; 3]);
+        let variants = Variants::of(&default, true, &[]).expect("other blocks");
+        let coalesced = prediction(AccessClass::Coalesced, Some(4.0), Vec::new());
+        // The same under every block: unchanged.
+        let mut same = coalesced.clone();
+        fold_variants(&mut same, &variants, &[Some(&coalesced), Some(&coalesced)]);
+        assert_eq!(same, coalesced);
+        // Another figure under one block: no headline, a case per block, the worst class.
+        let mut folded = coalesced.clone();
+        let transposed = prediction(AccessClass::Transposed, Some(16.0), Vec::new());
+        fold_variants(&mut folded, &variants, &[Some(&coalesced), Some(&transposed)]);
+        assert_eq!(
+            (folded.class, folded.sectors_per_request),
+            (AccessClass::Transposed, None)
+        );
+        let cases: Vec<(&str, AccessClass, f64)> = folded
+            .cases
+            .iter()
+            .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
+            .collect();
+        assert_eq!(
+            cases,
+            [
+                ("block == (256, 1, 1)", AccessClass::Coalesced, 4.0),
+                ("block == (32, 8, 1)", AccessClass::Coalesced, 4.0),
+                ("block == (16, 16, 1)", AccessClass::Transposed, 16.0)
+            ]
+        );
+        assert_eq!(folded.assumptions, [DEPENDS_ON_BLOCK]);
+        // The same figure with a case of its own under one block: the figure stands.
+        let odd = Case {
+            condition: "w is odd".into(),
+            class: AccessClass::Misaligned,
+            sectors_per_request: 5.0,
+        };
+        let with_case = prediction(AccessClass::Coalesced, Some(4.0), vec![odd]);
+        let mut kept = coalesced.clone();
+        fold_variants(&mut kept, &variants, &[Some(&coalesced), Some(&with_case)]);
+        assert_eq!(kept.sectors_per_request, Some(4.0));
+        assert_eq!(kept.cases.len(), 1);
+        assert_eq!(kept.cases[0].condition, "block == (16, 16, 1) && w is odd");
+    }
+}
