@@ -5,7 +5,8 @@
 //! `Stream::launch(&function, grid, block, shared, &[args])`; cudarc's and cuda-oxide's
 //! `LaunchConfig { .. }` and `LaunchConfig::for_num_elems(n)` used by `function.launch(cfg,
 //! (args,))`, `stream.launch_builder(&function).arg(..).launch(cfg)` or cuda-oxide's generated
-//! `module.kernel(&stream, cfg, args..)`. Values are integer literals, constants, `let`
+//! `module.kernel(&stream, cfg, args..)` and its `cuda_launch! { kernel: .., config: cfg, args:
+//! [..] }`. Values are integer literals, constants, `let`
 //! bindings of the same function and arithmetic over them.
 
 use crate::model::cubecl::{self, CubeArgs};
@@ -1027,6 +1028,52 @@ impl Walker<'_> {
     }
 }
 
+impl Walker<'_> {
+    /// Records a cuda-oxide `cuda_launch! { kernel: k, stream: s, module: m, config: cfg,
+    /// args: [slice(a), slice_mut(b), n] }`: one argument a parameter, a slice passed as
+    /// `slice(..)` or `slice_mut(..)`.
+    fn oxide_launch_macro(&mut self, mac: &syn::Macro) {
+        if mac.path.segments.last().is_none_or(|s| s.ident != "cuda_launch") {
+            return;
+        }
+        let Ok(fields) = mac.parse_body_with(Punctuated::<syn::FieldValue, Token![,]>::parse_terminated) else {
+            return;
+        };
+        let field = |name: &str| {
+            fields.iter().find_map(|f| match &f.member {
+                syn::Member::Named(ident) if ident == name => Some(&f.expr),
+                _ => None,
+            })
+        };
+        let (Some(Expr::Path(kernel)), Some(config)) = (field("kernel"), field("config")) else {
+            return;
+        };
+        let Some(kernel) = kernel.path.segments.last().map(|s| s.ident.to_string()) else {
+            return;
+        };
+        let args = match field("args") {
+            Some(Expr::Array(list)) => Some(
+                list.elems
+                    .iter()
+                    .map(|arg| match arg {
+                        Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("slice") || p.path.is_ident("slice_mut")) => None,
+                        other => self.param(other),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let site = self.site(
+            mac.path
+                .segments
+                .last()
+                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()),
+        );
+        let config = config.clone();
+        self.record_config(kernel, &config, args, site);
+    }
+}
+
 impl Value {
     /// This value if unknown, else `other` if unknown, else an unknown with no reason.
     fn or_unknown(self, other: &Value) -> Value {
@@ -1228,6 +1275,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         self.launch_macro(mac);
+        self.oxide_launch_macro(mac);
     }
 }
 
@@ -1244,6 +1292,57 @@ mod tests {
             .into_iter()
             .map(|l| (l.kernel, l.block, l.grid, l.args))
             .collect()
+    }
+
+    #[test]
+    fn cuda_oxide_launch_macro() {
+        // Shapes from NVlabs/cuda-oxide's examples and the crates that use its macro: the
+        // configuration in a `let`, written in place, or `for_num_elems`.
+        let found = launches(
+            "use cuda_core::LaunchConfig;
+            fn run(n: usize) -> Result<(), Error> {
+                let n_u32 = 4096u32;
+                const BLOCK_DIM: u32 = 128;
+                let cfg = LaunchConfig { grid_dim: (n_u32 / BLOCK_DIM, 1, 1), block_dim: (BLOCK_DIM, 1, 1), shared_mem_bytes: 0 };
+                cuda_launch! {
+                    kernel: screlu_grad,
+                    stream: stream,
+                    module: module,
+                    config: cfg,
+                    args: [slice(x_dev), slice_mut(out_dev), n_u32]
+                }?;
+                unsafe {
+                    cuda_launch! {
+                        kernel: crate::kernels::tile::<4>,
+                        stream: stream.clone(),
+                        module: module.clone(),
+                        config: LaunchConfig { grid_dim: (8, 8, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 },
+                        cooperative: false,
+                        args: [slice(a), 7u32]
+                    }
+                }?;
+                cuda_launch! { kernel: vecadd, stream: s, module: m, config: LaunchConfig::for_num_elems(n as u32), args: [slice(a)] }?;
+                Ok(())
+            }",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "screlu_grad".into(),
+                    Ok([128, 1, 1]),
+                    Some([32, 1, 1]),
+                    Some(vec![None, None, Some(4096)])
+                ),
+                (
+                    "tile".into(),
+                    Ok([16, 16, 1]),
+                    Some([8, 8, 1]),
+                    Some(vec![None, Some(7)])
+                ),
+                ("vecadd".into(), Ok([256, 1, 1]), None, Some(vec![None])),
+            ]
+        );
     }
 
     #[test]
