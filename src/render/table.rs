@@ -50,8 +50,13 @@ fn kernel_table(out: &mut String, kernel: &KernelReport, source: &SourceFile) {
         .launch_site
         .as_ref()
         .map_or_else(String::new, |site| format!(" {}:{}", site.file, site.span.line));
+    // Extents the launch sets at run time are values tried, not the launch's.
+    let runtime = kernel
+        .launch
+        .runtime_extents()
+        .map_or_else(String::new, |names| format!(" ({names} set at run time)"));
     out.push_str(&format!(
-        "kernel {}  {}:{}  block ({x}, {y}, {z}) {origin}{site}\n",
+        "kernel {}  {}:{}  block ({x}, {y}, {z}) {origin}{site}{runtime}\n",
         kernel.name, source.path, kernel.span.line
     ));
     if kernel.accesses.is_empty() {

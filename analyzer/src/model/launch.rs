@@ -105,6 +105,26 @@ fn is_all_false(flags: &[bool; 3]) -> bool {
     !flags.iter().any(|&f| f)
 }
 
+/// `block.y`, `block.x and block.z`: the extents flagged.
+pub fn extent_names(unknown: [bool; 3]) -> String {
+    let names: Vec<&str> = ["block.x", "block.y", "block.z"]
+        .into_iter()
+        .zip(unknown)
+        .filter_map(|(n, u)| u.then_some(n))
+        .collect();
+    names.join(" and ")
+}
+
+impl ResolvedLaunch {
+    /// `block.y`: the extents of the block the launch sets at run time, `None` when none.
+    pub fn runtime_extents(&self) -> Option<String> {
+        self.unknown_block
+            .iter()
+            .any(|&u| u)
+            .then(|| extent_names(self.unknown_block))
+    }
+}
+
 /// Extents tried for a block extent the launch sets at run time, the first the one reported
 /// when the figure does not depend on it.
 pub const RUNTIME_EXTENTS: [u32; 3] = [256, 32, 16];

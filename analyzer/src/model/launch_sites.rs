@@ -12,7 +12,7 @@
 use crate::model::cubecl::{self, CubeArgs};
 use crate::model::kernel::{Kernel, ParamKind};
 use crate::model::launch::{
-    BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS,
+    extent_names, BlockSource, Dim3, LaunchSite, LaunchSpec, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS,
 };
 use crate::model::layout::{integer_binary, Scope};
 use crate::source::SourceFile;
@@ -238,16 +238,6 @@ fn partly_known(known: [Option<u32>; 3]) -> Option<(Dim3, [bool; 3])> {
             <= u64::from(MAX_BLOCK_THREADS)
     })?;
     Some((known.map(|d| d.unwrap_or(first)), unknown))
-}
-
-/// `block.y`, `block.x and block.z`: the extents flagged.
-pub fn extent_names(unknown: [bool; 3]) -> String {
-    let names: Vec<&str> = ["block.x", "block.y", "block.z"]
-        .into_iter()
-        .zip(unknown)
-        .filter_map(|(n, u)| u.then_some(n))
-        .collect();
-    names.join(" and ")
 }
 
 /// Each parameter's name with the argument a launch passes for it: one argument a parameter,

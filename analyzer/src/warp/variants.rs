@@ -7,7 +7,7 @@ use super::verdict::{Case, Prediction};
 use crate::algebra::{Atom, Axis};
 use crate::interpret::Access;
 use crate::model::cubecl::line_size_key;
-use crate::model::launch::{BlockSource, Dim3, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS};
+use crate::model::launch::{extent_names, BlockSource, Dim3, ResolvedLaunch, MAX_BLOCK_THREADS, RUNTIME_EXTENTS};
 
 /// The two-dimensional blocks tried besides the assumed one, for kernels whose addresses use
 /// a slower thread index: rows as wide as a warp, as wide as half a warp.
@@ -52,7 +52,7 @@ impl Variants {
             }
             why.push(format!(
                 "the figure depends on {}, which the launch sets at run time",
-                crate::model::launch_sites::extent_names(unknown)
+                extent_names(unknown)
             ));
         } else if launch.block_source == BlockSource::Default && spans_rows {
             assumed.push(block_condition(launch.block));
