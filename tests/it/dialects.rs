@@ -677,6 +677,37 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
     let output = prediction("output");
     assert_eq!((output.class, output.sectors_per_request), (Coalesced, Some(4.0)));
     assert!(output.cases.is_empty());
+    // With the shapes and strides of a contiguous tensor given, one figure again.
+    let values = [
+        ("output.shape(3)", 64),
+        ("output.shape(2)", 64),
+        ("output.shape(1)", 32),
+        ("input.stride(3)", 1),
+        ("input.stride(2)", 64),
+        ("input.stride(1)", 4096),
+        ("input.stride(0)", 131072),
+    ];
+    let plan = LaunchPlan {
+        specs: vec![kernel_lint_analyzer::LaunchSpec {
+            kernel: "scale_channels".into(),
+            params: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            ..Default::default()
+        }],
+    };
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
+    let given = analyze_source(&SourceFile::new(path, text), &plan).expect("parses");
+    let read = given.kernels[0]
+        .accesses
+        .iter()
+        .find(|a| a.array == "input")
+        .expect("input");
+    let read = read.prediction.as_ref().expect("global");
+    assert_eq!(
+        (read.class, read.sectors_per_request),
+        (Coalesced, Some(4.0)),
+        "{read:?}"
+    );
+    assert!(read.cases.is_empty());
 }
 
 #[test]
