@@ -708,6 +708,18 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
         "{read:?}"
     );
     assert!(read.cases.is_empty());
+    // A plane of 64 x 64 spans every warp: one channel, proven for every block index.
+    let channel = given.kernels[0]
+        .accesses
+        .iter()
+        .find(|a| a.array == "gain")
+        .expect("gain");
+    let channel = channel.prediction.as_ref().expect("global");
+    assert_eq!(
+        (channel.class, channel.sectors_per_request),
+        (Broadcast, Some(1.0)),
+        "{channel:?}"
+    );
 }
 
 #[test]

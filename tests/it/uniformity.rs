@@ -740,3 +740,20 @@ fn a_block_nothing_gives_is_a_case_per_block_where_it_changes_the_verdict() {
         sectors_per_request: 5.75
     }));
 }
+
+#[test]
+fn a_division_by_a_multiple_of_the_warp_width_is_one_address_for_the_warp() {
+    let src = "#[kernel] pub unsafe fn k(a: &[f32], out: *mut f32) {
+        let i = thread::index_1d() as usize;
+        let whole = a[i / 64];
+        let shifted = a[(i + 1) / 64];
+        let straddling = a[i / 48];
+        *out.add(i) = whole + shifted + straddling;
+    }";
+    // A warp's 32 threads start at a multiple of 32: they never cross a multiple of 64.
+    assert_broadcast(&predict(src, "k", "a", Op::Load, 0));
+    // One thread further on, the last lane of every other warp crosses it.
+    assert_ne!(predict(src, "k", "a", Op::Load, 1).class, AccessClass::Broadcast);
+    // 48 is no multiple of 32: some warps straddle a multiple of 48.
+    assert_ne!(predict(src, "k", "a", Op::Load, 2).class, AccessClass::Broadcast);
+}

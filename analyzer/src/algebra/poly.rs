@@ -281,6 +281,27 @@ impl Poly {
         out
     }
 
+    /// Rebuilds every operation inside out, its operands first: `rewrite` gives the new value
+    /// of an operation from its kind and rebuilt operands, or `None` to keep it as it is.
+    pub fn map_ops(&self, rewrite: &dyn Fn(OpKind, &Poly, &Poly) -> Option<Poly>) -> Poly {
+        let mut out = Poly::default();
+        for (m, c) in &self.terms {
+            let mut term = Poly::constant(*c);
+            for atom in m {
+                let factor = match atom {
+                    Atom::Op(node) => {
+                        let (lhs, rhs) = (node.lhs.map_ops(rewrite), node.rhs.map_ops(rewrite));
+                        rewrite(node.kind, &lhs, &rhs).unwrap_or_else(|| Poly::op(node.kind, &lhs, &rhs))
+                    }
+                    other => Poly::atom(other.clone()),
+                };
+                term = term.mul(&factor);
+            }
+            out = out.add(&term);
+        }
+        out
+    }
+
     /// The value under an assignment of every atom, `None` if some atom has none.
     pub fn eval(&self, value: &dyn Fn(&Atom) -> Option<i64>) -> Option<i64> {
         let mut sum = 0i64;

@@ -4,9 +4,10 @@
 use super::compiled::{CompiledPoly, CompiledPredicate};
 use super::guards::deciding;
 use super::lanes::Warp;
+use super::lanes::WARP_SIZE;
 use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
-use crate::algebra::{Atom, Poly};
+use crate::algebra::{Atom, OpKind, Poly};
 use crate::interpret::Access;
 use crate::model::launch::ResolvedLaunch;
 use std::collections::BTreeMap;
@@ -215,10 +216,10 @@ impl<'a> Setup<'a> {
                     if self.guards.iter().any(|g| g.eval(*thread, point) == Some(false)) {
                         continue;
                     }
-                    let here = lane_part.substitute(&|a| match a {
+                    let here = without_lane_offsets(&lane_part.substitute(&|a| match a {
                         Atom::ThreadIdx(axis) => Some(thread[axis.index()]),
                         _ => None,
-                    });
+                    }));
                     match &first {
                         None => first = Some(here),
                         Some(p) if *p == here => {}
@@ -266,6 +267,28 @@ pub(super) struct WarpLanes {
     pub(super) addresses: Vec<i64>,
     /// What the point stands for in the launch.
     pub(super) weight: f64,
+}
+
+/// `poly` with the offset of a lane within its warp taken out of every division by a multiple
+/// of the warp width (`(256*b + 32*w + lane) / 4096` is `(256*b + 32*w) / 4096` for every lane
+/// below 32): where the rest of the dividend is a multiple of 32 and so is the divisor, adding
+/// less than 32 cannot cross a multiple of the divisor. Equal for every lane of a warp, the
+/// results prove one address without trying values.
+fn without_lane_offsets(poly: &Poly) -> Poly {
+    let warp = WARP_SIZE as i64;
+    poly.map_ops(&|kind, lhs, rhs| {
+        let divisor = match (kind, rhs.as_constant()) {
+            (OpKind::Div, Some(c)) if c > 0 => c,
+            (OpKind::Shr, Some(s)) if (0..63).contains(&s) => 1i64 << s,
+            _ => return None,
+        };
+        let aligned_rest = lhs.terms().all(|(m, c)| m.is_empty() || c % warp == 0);
+        if divisor % warp != 0 || !aligned_rest {
+            return None;
+        }
+        let offset = lhs.constant_term().rem_euclid(warp);
+        Some(Poly::op(kind, &lhs.sub(&Poly::constant(offset)), rhs))
+    })
 }
 
 /// The lane addresses of one access under one assignment of the unknowns.
