@@ -230,25 +230,25 @@ pub(super) fn combinations<K: PartialEq>(
     };
     let explored: Vec<(Atom, Role)> = if unknowns.len() > 1 {
         let mut deciding: Vec<(Atom, Role)> = Vec::new();
-        for base in &bases {
-            let here = outcome(base);
+        let at_bases: Vec<K> = bases.iter().map(&mut outcome).collect();
+        for (base, here) in bases.iter().zip(&at_bases) {
             for (atom, role) in unknowns {
                 if deciding.iter().any(|(a, _)| a == atom) {
                     continue;
                 }
                 if slices(base, &[(atom.clone(), *role)])
                     .iter()
-                    .any(|c| outcome(c) != here)
+                    .any(|c| outcome(c) != *here)
                 {
                     deciding.push((atom.clone(), *role));
                 }
             }
-            if bases.len() > 1 && outcome(&bases[1]) != outcome(&bases[0]) {
-                // The smallest row lengths change the outcome together.
-                for (atom, role) in unknowns.iter().filter(|(_, r)| *r == Role::Divisor) {
-                    if !deciding.iter().any(|(a, _)| a == atom) {
-                        deciding.push((atom.clone(), *role));
-                    }
+        }
+        if at_bases.len() > 1 && at_bases[1] != at_bases[0] {
+            // The smallest row lengths change the outcome together.
+            for (atom, role) in unknowns.iter().filter(|(_, r)| *r == Role::Divisor) {
+                if !deciding.iter().any(|(a, _)| a == atom) {
+                    deciding.push((atom.clone(), *role));
                 }
             }
         }
