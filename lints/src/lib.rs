@@ -331,7 +331,7 @@ fn call_chain(kernel: &str, access: &AccessReport) -> String {
 
 /// Text pieces shared by the lints' messages.
 pub mod text {
-    use kernel_lint_analyzer::{AccessReport, KernelReport, Prediction};
+    use kernel_lint_analyzer::{AccessReport, Case, KernelReport, Prediction};
 
     /// `a[k]`, `p[idx].vx`, `*c.add(i)` as the user would name the element.
     pub fn element(access: &AccessReport) -> String {
@@ -356,6 +356,17 @@ pub mod text {
         }
     }
 
+    /// `4 when s == 1`, `1 (broadcast) when n >= 32`: a case of a prediction, with its verdict
+    /// where it is not the prediction's.
+    pub fn case(prediction: &Prediction, case: &Case) -> String {
+        let sectors = figure(case.sectors_per_request);
+        if case.class == prediction.class {
+            format!("{sectors} when {}", case.condition)
+        } else {
+            format!("{sectors} ({}) when {}", case.class.as_str(), case.condition)
+        }
+    }
+
     /// `8 sectors per request where 4 would do (50% efficiency)`.
     pub fn cost(prediction: &Prediction) -> String {
         match (
@@ -370,22 +381,7 @@ pub mod text {
                 percent(e)
             ),
             _ => {
-                let cases: Vec<String> = prediction
-                    .cases
-                    .iter()
-                    .map(|c| {
-                        if c.class == prediction.class {
-                            format!("{} when {}", figure(c.sectors_per_request), c.condition)
-                        } else {
-                            format!(
-                                "{} ({}) when {}",
-                                figure(c.sectors_per_request),
-                                c.class.as_str(),
-                                c.condition
-                            )
-                        }
-                    })
-                    .collect();
+                let cases: Vec<String> = prediction.cases.iter().map(|c| case(prediction, c)).collect();
                 format!("sectors per request: {}", cases.join(", "))
             }
         }

@@ -3,7 +3,7 @@
 use crate::session::Outcome;
 use kernel_lint_analyzer::MemorySpace;
 use kernel_lint_analyzer::{AccessReport, BankPrediction, BlockSource, KernelReport, SourceFile};
-use kernel_lint_lints::text::{element, figure, percent};
+use kernel_lint_lints::text::{case, element, figure, percent};
 
 const HEADINGS: [&str; 10] = [
     "line:col", "op", "space", "access", "bytes", "class", "sectors", "ideal", "eff", "notes",
@@ -83,19 +83,7 @@ fn row(access: &AccessReport) -> [String; 10] {
     let number = |v: Option<f64>| v.map_or_else(|| "-".to_string(), figure);
     let mut notes: Vec<String> = Vec::new();
     if let Some(p) = p {
-        notes.extend(p.cases.iter().map(|c| {
-            // A case with a verdict of its own says so.
-            if c.class == p.class {
-                format!("{} when {}", figure(c.sectors_per_request), c.condition)
-            } else {
-                format!(
-                    "{} ({}) when {}",
-                    figure(c.sectors_per_request),
-                    c.class.as_str(),
-                    c.condition
-                )
-            }
-        }));
+        notes.extend(p.cases.iter().map(|c| case(p, c)));
         notes.extend(p.assumptions.iter().cloned());
     }
     let banks = access.banks.as_ref();

@@ -608,12 +608,13 @@ fn cubecl_tensor_kernels_strides_gather_and_shared_tile() {
 fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
     let path = "fixtures/dialects/cubecl_runtime_shapes.rs";
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
-    let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
-    let [kernel] = report.kernels.as_slice() else {
-        panic!("one kernel: {:?}", report.kernels)
-    };
-    assert_eq!(kernel.name, "scale_channels");
-    let prediction = |array: &str| {
+    // The prediction of the one kernel's access to `array` under `plan`.
+    let predicted = |plan: &LaunchPlan, array: &str| {
+        let report = analyze_source(&SourceFile::new(path, text.clone()), plan).expect("parses");
+        let [kernel] = report.kernels.as_slice() else {
+            panic!("one kernel: {:?}", report.kernels)
+        };
+        assert_eq!(kernel.name, "scale_channels");
         kernel
             .accesses
             .iter()
@@ -621,6 +622,7 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
             .and_then(|a| a.prediction.clone())
             .unwrap_or_else(|| panic!("`{array}` predicted"))
     };
+    let prediction = |array: &str| predicted(&LaunchPlan::default(), array);
     let cases = |p: &kernel_lint_analyzer::Prediction| -> Vec<(String, AccessClass, f64)> {
         p.cases
             .iter()
@@ -694,14 +696,7 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
             ..Default::default()
         }],
     };
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
-    let given = analyze_source(&SourceFile::new(path, text), &plan).expect("parses");
-    let read = given.kernels[0]
-        .accesses
-        .iter()
-        .find(|a| a.array == "input")
-        .expect("input");
-    let read = read.prediction.as_ref().expect("global");
+    let read = predicted(&plan, "input");
     assert_eq!(
         (read.class, read.sectors_per_request),
         (Coalesced, Some(4.0)),
@@ -709,12 +704,7 @@ fn cubecl_shapes_given_at_run_time_are_cases_with_the_usual_values_first() {
     );
     assert!(read.cases.is_empty());
     // A plane of 64 x 64 spans every warp: one channel, proven for every block index.
-    let channel = given.kernels[0]
-        .accesses
-        .iter()
-        .find(|a| a.array == "gain")
-        .expect("gain");
-    let channel = channel.prediction.as_ref().expect("global");
+    let channel = predicted(&plan, "gain");
     assert_eq!(
         (channel.class, channel.sectors_per_request),
         (Broadcast, Some(1.0)),

@@ -54,6 +54,14 @@ fn assert_unknown(p: &Prediction, reason: &str) {
     assert_eq!(p.assumptions.last().map(String::as_str), Some(reason), "{p:?}");
 }
 
+/// Each case of a prediction: its condition, verdict and figure.
+fn cases(p: &Prediction) -> Vec<(&str, AccessClass, f64)> {
+    p.cases
+        .iter()
+        .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
+        .collect()
+}
+
 fn assert_broadcast(p: &Prediction) {
     assert_eq!(
         (p.class, p.sectors_per_request, p.efficiency),
@@ -550,13 +558,8 @@ fn a_division_by_a_runtime_value_is_a_case_split_not_a_broadcast() {
         (AccessClass::Coalesced, None),
         "{p:?}"
     );
-    let cases: Vec<(&str, AccessClass, f64)> = p
-        .cases
-        .iter()
-        .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
-        .collect();
     assert_eq!(
-        cases,
+        cases(&p),
         [
             ("n == 1", AccessClass::Coalesced, 4.0),
             ("n == 2", AccessClass::Coalesced, 2.0),
@@ -704,13 +707,8 @@ fn a_block_nothing_gives_is_a_case_per_block_where_it_changes_the_verdict() {
         (AccessClass::Transposed, None),
         "{read:?}"
     );
-    let by_block: Vec<(&str, AccessClass, f64)> = read
-        .cases
-        .iter()
-        .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
-        .collect();
     assert_eq!(
-        by_block,
+        cases(&read),
         [
             ("block == (256, 1, 1)", AccessClass::Transposed, 32.0),
             ("block == (32, 8, 1)", AccessClass::Transposed, 32.0),

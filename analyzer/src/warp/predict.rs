@@ -3,13 +3,13 @@
 
 use super::classify::{classify, is_transposed, row_length};
 use super::footprint::{block_footprint, Footprint};
-use super::lanes::warps;
 use super::lanes::WARP_SIZE;
+use super::lanes::{warps, Warp};
 use super::outcome::{known_value, LaneAddresses, Outcome, Setup};
 use super::sectors::SECTOR_BYTES;
 use super::unknowns::{combinations, unknowns_of, Role};
 use super::verdict::{round2, round4, AccessClass, Case, Prediction, WarpSample};
-use crate::algebra::{Atom, OVERFLOWS, READ_FROM_MEMORY};
+use crate::algebra::{Atom, Poly, OVERFLOWS, READ_FROM_MEMORY};
 use crate::interpret::{Access, UNKNOWN_LAYOUT};
 use crate::model::launch::{BlockSource, ResolvedLaunch};
 use std::collections::BTreeMap;
@@ -22,6 +22,51 @@ struct ComboResult {
     misaligned: Option<(Outcome, String)>,
     /// The verdict under this assignment, at its worst alignment.
     class: AccessClass,
+}
+
+/// One assignment of the unknowns evaluated over the warps: the lanes, the outcome aligned,
+/// the worst misalignment the fixed offsets allow when it costs more, and the verdict there.
+struct Evaluated<'a> {
+    setup: Setup<'a>,
+    lanes: LaneAddresses,
+    aligned: Outcome,
+    worst_shift: Option<(i64, Outcome)>,
+    class: AccessClass,
+}
+
+impl<'a> Evaluated<'a> {
+    /// `None` when no lane runs the access, or an address cannot be evaluated.
+    fn new(
+        address: &Poly,
+        combo: &BTreeMap<Atom, i64>,
+        access: &'a Access,
+        launch: &'a ResolvedLaunch,
+        warps: &'a [Warp],
+    ) -> Option<Evaluated<'a>> {
+        let assigned = address.substitute(&|a| combo.get(a).copied());
+        let setup = Setup::new(&assigned, access, launch, warps);
+        let lanes = setup.lane_addresses()?;
+        let aligned = setup.outcome(&lanes, 0)?;
+        let worst_shift = setup
+            .shifts
+            .iter()
+            .filter_map(|&s| setup.outcome(&lanes, s).map(|m| (s, m)))
+            .max_by(|a, b| a.1.sectors.total_cmp(&b.1.sectors))
+            .filter(|(_, m)| m.sectors > aligned.sectors + 1e-9);
+        let worst = worst_shift.map_or(aligned, |(_, m)| m);
+        let class = classify(access, &worst, &assigned, launch.block);
+        Some(Evaluated {
+            setup,
+            lanes,
+            aligned,
+            worst_shift,
+            class,
+        })
+    }
+
+    fn worst(&self) -> Outcome {
+        self.worst_shift.map_or(self.aligned, |(_, m)| m)
+    }
 }
 
 /// The block footprint of the first assignment of the unknowns (the one the headline figure
@@ -77,17 +122,9 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let warps = warps(launch.block);
     // The verdict and figure under one assignment, at its worst alignment: what tells the
     // unknowns that matter from those that do not.
-    let verdict_under = |combo: &BTreeMap<Atom, i64>| -> Option<(AccessClass, f64)> {
-        let assigned = address.substitute(&|a| combo.get(a).copied());
-        let setup = Setup::new(&assigned, access, launch, &warps);
-        let lanes = setup.lane_addresses()?;
-        let aligned = setup.outcome(&lanes, 0)?;
-        let worst = setup
-            .shifts
-            .iter()
-            .filter_map(|&s| setup.outcome(&lanes, s))
-            .fold(aligned, |w, m| if m.sectors > w.sectors + 1e-9 { m } else { w });
-        Some((classify(access, &worst, &assigned, launch.block), round2(worst.sectors)))
+    let verdict_under = |combo: &BTreeMap<Atom, i64>| {
+        let e = Evaluated::new(&address, combo, access, launch, &warps)?;
+        Some((e.class, round2(e.worst().sectors)))
     };
     let exploration = combinations(&unknowns, verdict_under);
     let mut results: Vec<ComboResult> = Vec::new();
@@ -96,10 +133,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let mut headline_sample: (Option<WarpSample>, Option<WarpSample>) = (None, None);
     for combo in exploration.combos.iter().cloned() {
         crate::budget::tick();
-        let assigned = address.substitute(&|a| combo.get(a).copied());
-        let setup = Setup::new(&assigned, access, launch, &warps);
-        let lanes = setup.lane_addresses();
-        let Some(aligned) = lanes.as_ref().and_then(|l| setup.outcome(l, 0)) else {
+        let Some(e) = Evaluated::new(&address, &combo, access, launch, &warps) else {
             // Values under which no lane runs the access make no request: not a case.
             if combo != exploration.usual {
                 continue;
@@ -107,42 +141,27 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             assumptions.push("no lane runs this access under the assumed launch and parameters".into());
             return unknowable(AccessClass::Unknown, assumptions);
         };
-        let worst_shift = setup
-            .shifts
-            .iter()
-            .filter_map(|&s| lanes.as_ref().and_then(|l| setup.outcome(l, s)).map(|m| (s, m)))
-            .max_by(|a, b| a.1.sectors.total_cmp(&b.1.sectors))
-            .filter(|(_, m)| m.sectors > aligned.sectors + 1e-9);
+        let (setup, lanes) = (&e.setup, &e.lanes);
         // The footprint scales with the block: under an assumed block it would be a guess.
         if results.is_empty() && launch.block_source != BlockSource::Default {
-            if let Some(l) = lanes.as_ref() {
-                let at = |shift| block_footprint(l, &setup.residues, shift, setup.width);
-                headline_footprint = Some(HeadlineFootprint {
-                    aligned: at(0),
-                    misaligned: worst_shift.and_then(|(s, _)| at(s)),
-                });
-            }
+            let at = |shift| block_footprint(lanes, &setup.residues, shift, setup.width);
+            headline_footprint = Some(HeadlineFootprint {
+                aligned: at(0),
+                misaligned: e.worst_shift.and_then(|(s, _)| at(s)),
+            });
         }
         if results.is_empty() {
-            if let Some(l) = lanes.as_ref() {
-                headline_sample = (
-                    sample(l, 0, setup.width),
-                    worst_shift.and_then(|(s, _)| sample(l, s, setup.width)),
-                );
-            }
+            headline_sample = (
+                sample(lanes, 0, setup.width),
+                e.worst_shift.and_then(|(s, _)| sample(lanes, s, setup.width)),
+            );
         }
-        let misaligned = worst_shift.map(|(_, m)| (m, setup.alignment_condition()));
-        let class = classify(
-            access,
-            &misaligned.as_ref().map_or(aligned, |m| m.0),
-            &assigned,
-            launch.block,
-        );
+        let misaligned = e.worst_shift.map(|(_, m)| (m, setup.alignment_condition()));
         results.push(ComboResult {
             combo,
-            aligned,
+            aligned: e.aligned,
             misaligned,
-            class,
+            class: e.class,
         });
     }
     let worst = |r: &ComboResult| r.misaligned.as_ref().map_or(r.aligned, |m| m.0);

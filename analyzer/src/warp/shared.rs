@@ -111,11 +111,7 @@ pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction
     let wavefronts_under = |combo: &BTreeMap<Atom, i64>| -> Option<f64> {
         let setup = Setup::new(&address.substitute(&|a| combo.get(a).copied()), access, launch, &warps);
         let lanes = setup.lane_addresses()?;
-        std::iter::once(0)
-            .chain(setup.shifts.iter().copied())
-            .filter_map(|s| outcome(&lanes, &setup.residues, s, setup.width))
-            .map(|o| round2(o.wavefronts))
-            .reduce(f64::max)
+        worst_start(&lanes, &setup).map(|o| round2(o.wavefronts))
     };
     let exploration = combinations(&unknowns, wavefronts_under);
     let mut results: Vec<(BTreeMap<Atom, i64>, BankOutcome)> = Vec::new();
@@ -127,18 +123,11 @@ pub fn predict_banks(access: &Access, launch: &ResolvedLaunch) -> BankPrediction
             assumptions.push("an address cannot be evaluated under the assumed launch".into());
             return unknowable(assumptions);
         };
-        // A uniform start that is not known (an offset) moves the warp along the banks; only a
-        // start inside a word changes which words the lanes touch.
-        let shifts: Vec<i64> = std::iter::once(0).chain(setup.shifts.iter().copied()).collect();
-        let outcome = shifts
-            .iter()
-            .filter_map(|&s| outcome(&lanes, &setup.residues, s, setup.width))
-            .max_by(|a, b| a.wavefronts.total_cmp(&b.wavefronts));
-        let Some(outcome) = outcome else {
+        let Some(outcome) = worst_start(&lanes, &setup) else {
             assumptions.push("no lane runs this access under the assumed launch and parameters".into());
             return unknowable(assumptions);
         };
-        if shifts.len() > 1 && outcome_differs(&lanes, &setup, &outcome) {
+        if !setup.shifts.is_empty() && outcome_differs(&lanes, &setup, &outcome) {
             assumptions.push(format!(
                 "assumes the worst start of the run within a bank word (unless {})",
                 setup.alignment_condition()
@@ -245,6 +234,15 @@ fn outcome(lanes: &LaneAddresses, residues: &[i64], shift: i64, width: u64) -> O
 /// Whether the start within a word changes the figure: the aligned start costs less.
 fn outcome_differs(lanes: &LaneAddresses, setup: &Setup<'_>, worst: &BankOutcome) -> bool {
     outcome(lanes, &setup.residues, 0, setup.width).is_some_and(|o| o.wavefronts + 1e-9 < worst.wavefronts)
+}
+
+/// The outcome at the worst start: a uniform start that is not known (an offset) moves the
+/// warp along the banks; only a start inside a word changes which words the lanes touch.
+fn worst_start(lanes: &LaneAddresses, setup: &Setup<'_>) -> Option<BankOutcome> {
+    std::iter::once(0)
+        .chain(setup.shifts.iter().copied())
+        .filter_map(|s| outcome(lanes, &setup.residues, s, setup.width))
+        .max_by(|a, b| a.wavefronts.total_cmp(&b.wavefronts))
 }
 
 /// `wavefronts per request: 1 when stride == 1, 2 when stride == 2, ...` as cases.
