@@ -1,7 +1,8 @@
 //! crates.io dependencies read from the local cargo registry: a kernel that reads and writes
 //! its buffers through a trait a registry crate implements for slices is analyzed through
 //! that crate's source (the version `Cargo.lock` pins, its features deciding its `#[cfg]`s),
-//! each access shown at the kernel's call; a dependency device code names whose source is
+//! each access shown at the kernel's call (or at the argument that hands the dependency the
+//! place it reads); a dependency device code names whose source is
 //! absent is one warning naming it; one only host code names is not read and not warned about.
 
 use serde_json::Value;
@@ -27,6 +28,11 @@ impl<T: Copy> Slots<T> for [T] {
         self[id] = value;
     }
 }
+
+/// Counts one more at a place the caller picks.
+pub fn bump(count: &mut u32) {
+    *count += 1;
+}
 "#;
 
 const KERNEL: &str = r#"#![no_std]
@@ -39,10 +45,14 @@ pub fn gather_even(
     #[spirv(global_invocation_id)] gid: UVec3,
     #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] dst: &mut [f32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] src: &[f32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] counts: &mut [u32],
 ) {
     let i = gid.x as usize;
     let v = src.load(2 * i);
     dst.store(i, v + missing::bias());
+    slots::bump(
+        &mut counts[4 * i],
+    );
 }
 "#;
 
@@ -118,11 +128,15 @@ fn a_trait_for_slices_from_the_registry_is_followed_and_shown_at_the_call() {
     // `src.load(2 * i)`: lanes 8 bytes apart through the locked version's `self[id]`, 8
     // sectors (the newer version, or the `unchecked` branch the features leave out, would
     // give 16 or 24); `dst.store(i, ..)`: unit stride, 4 sectors. Both at the kernel's calls.
+    // `bump(&mut counts[4 * i])` reads and writes the place it is handed: shown there, a line
+    // below the call, 16 bytes apart.
     assert_eq!(
         accesses,
         [
-            (14, 13, "load", "src.load(2 * i)", "strided", 8.0),
-            (15, 5, "store", "dst.store(i, v + missing::bias())", "coalesced", 4.0),
+            (15, 13, "load", "src.load(2 * i)", "strided", 8.0),
+            (16, 5, "store", "dst.store(i, v + missing::bias())", "coalesced", 4.0),
+            (18, 14, "load", "counts[4 * i]", "strided", 16.0),
+            (18, 14, "store", "counts[4 * i]", "strided", 16.0),
         ],
         "{stdout}"
     );

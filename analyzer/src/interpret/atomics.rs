@@ -63,18 +63,30 @@ impl<'a> Interpreter<'a> {
         if method == "swap" && !atomic_type {
             return None;
         }
-        Some(self.atomic(call, &place, effect))
+        let span = self.span(call);
+        Some(self.atomic(call, span, &place, effect))
     }
 
     /// `atomic_i_add(&mut target, v)` and the other `atomic_*` functions, their target first.
     pub(crate) fn atomic_function(&mut self, call: &syn::ExprCall, name: &str, args: &[Value]) -> Option<Value> {
         let effect = Effect::of_function(name)?;
         let place = target_place(args.first()?)?;
-        Some(self.atomic(call, &place, effect))
+        // The access is the target's: `&mut entries[slot].state` may sit lines below the name.
+        let target = match call.args.first()? {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        let span = self.span(target);
+        Some(self.atomic(call, span, &place, effect))
     }
 
-    fn atomic(&mut self, call: &impl quote::ToTokens, place: &Place, effect: Effect) -> Value {
-        let span = self.span(call);
+    fn atomic(
+        &mut self,
+        call: &impl quote::ToTokens,
+        span: crate::source::Span,
+        place: &Place,
+        effect: Effect,
+    ) -> Value {
         if effect != Effect::Store {
             self.access(place, Op::Load, span);
         }

@@ -106,7 +106,8 @@ impl<'a> Interpreter<'a> {
             if let Some(function) = self.sources.index.function(target) {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
-                return self.inline_call(call, callee, function, None, args);
+                let written: Vec<&Expr> = call.args.iter().collect();
+                return self.inline_call(call, callee, function, None, args, &written);
             }
             if self.sources.index.is_tuple_struct(target) {
                 let fields = call
@@ -129,7 +130,8 @@ impl<'a> Interpreter<'a> {
             if let Some(function) = self.resolved_function(self.span(call), false) {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
-                return self.inline_call(call, callee, function, None, args);
+                let written: Vec<&Expr> = call.args.iter().collect();
+                return self.inline_call(call, callee, function, None, args, &written);
             }
         }
         if matches!(name.as_str(), "copy_nonoverlapping" | "copy") && call.args.len() == 3 {
@@ -323,7 +325,26 @@ impl<'a> Interpreter<'a> {
         function: FunctionRef<'a>,
         receiver: Option<Value>,
         args: Vec<Value>,
+        written: &[&Expr],
     ) -> Value {
+        let handed = receiver
+            .iter()
+            .chain(&args)
+            .zip(written)
+            .filter_map(|(value, expr)| {
+                // A reference into a buffer (`&mut entries[slot].state`), not a whole buffer
+                // whose element the callee picks: the call shows that one.
+                let Value::Place(place) = value else {
+                    return None;
+                };
+                let buffer = place.array.clone();
+                let expr = match expr {
+                    Expr::Reference(r) => &*r.expr,
+                    other => other,
+                };
+                Some((buffer, self.span(expr)))
+            })
+            .collect();
         let inputs_vary = receiver.iter().chain(&args).any(Value::is_lane_dependent);
         if self.sources.index.is_recursive(&function) {
             self.unsupported(call, format!("`{callee}` is recursive; its accesses are not analyzed"));
@@ -346,6 +367,7 @@ impl<'a> Interpreter<'a> {
             callee,
             file: self.file_id,
             span: self.span(call),
+            handed,
         };
         let saved = (
             std::mem::replace(&mut self.scopes, vec![Default::default()]),
@@ -395,7 +417,8 @@ impl<'a> Interpreter<'a> {
             _ => {
                 // Which `return` is taken differs between lanes when a condition on the way does.
                 let lane = inputs_vary || outcomes.iter().any(|(v, guarded)| *guarded || v.is_lane_dependent());
-                Value::Int(self.opaque(self.text(call), lane))
+                let inputs: Vec<&Value> = outcomes.iter().map(|(v, _)| v).collect();
+                Value::Int(self.derived(self.text(call), lane, &inputs))
             }
         };
         // A reference into memory returned from another file is used here: its index is
@@ -452,7 +475,8 @@ impl<'a> Interpreter<'a> {
         };
         let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
         let callee = format!("{}.{method}", self.text(&call.receiver));
-        Some(self.inline_call(call, callee, function, Some(receiver), args))
+        let written: Vec<&Expr> = std::iter::once(&*call.receiver).chain(&call.args).collect();
+        Some(self.inline_call(call, callee, function, Some(receiver), args, &written))
     }
 
     /// The workspace function the Rust semantics find for the call at `span` (a method call

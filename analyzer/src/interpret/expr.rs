@@ -45,7 +45,7 @@ impl<'a> Interpreter<'a> {
             other => {
                 let lane = !matches!(&other, Value::Bool(p) if !p.is_lane_dependent())
                     || self.guards.iter().any(Predicate::is_lane_dependent);
-                self.opaque(self.text(expr), lane)
+                self.derived(self.text(expr), lane, &[&other])
             }
         }
     }
@@ -199,15 +199,16 @@ impl<'a> Interpreter<'a> {
             }
             Expr::Macro(m) => self.macro_call(&m.mac),
             Expr::Tuple(t) => Value::Tuple(t.elems.iter().map(|e| self.value(e)).collect()),
+            // A local array is not tracked element by element; made from values read per lane,
+            // it is such data as a whole, and so is each element taken from it.
             Expr::Array(a) => {
-                for e in &a.elems {
-                    self.value(e);
-                }
-                Value::Unknown
+                let elements: Vec<Value> = a.elems.iter().map(|e| self.value(e)).collect();
+                let whole = Value::Tuple(elements);
+                self.part_of(&whole, self.text(expr))
             }
             Expr::Repeat(r) => {
-                self.value(&r.expr);
-                Value::Unknown
+                let element = self.value(&r.expr);
+                self.part_of(&element, self.text(expr))
             }
             Expr::Struct(s) => {
                 let fields: Vec<(String, Value)> = s

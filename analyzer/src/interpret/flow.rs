@@ -63,7 +63,7 @@ impl Interpreter<'_> {
                     Some(chosen) => Value::Int(chosen),
                     None => {
                         let lane = a.is_lane_dependent() || b.is_lane_dependent() || cond.is_lane_dependent();
-                        Value::Int(self.opaque(self.text(i), lane))
+                        Value::Int(self.derived(self.text(i), lane, &[&then_value, &else_value]))
                     }
                 },
                 _ => Value::Unknown,
@@ -115,7 +115,8 @@ impl Interpreter<'_> {
             [first, rest @ ..] if rest.iter().all(|v| v == first) => first.clone(),
             values if values.iter().all(|v| matches!(v, Value::Int(_))) => {
                 let lane = lane || values.iter().any(Value::is_lane_dependent);
-                Value::Int(self.opaque(self.text(m), lane))
+                let inputs: Vec<&Value> = values.iter().collect();
+                Value::Int(self.derived(self.text(m), lane, &inputs))
             }
             _ => Value::Unknown,
         }

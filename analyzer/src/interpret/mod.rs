@@ -20,7 +20,7 @@ mod value;
 pub use geometry::Geometry;
 pub use value::{MemorySpace, Op, Place, Pointer, Value};
 
-use crate::algebra::{Atom, Poly, Predicate};
+use crate::algebra::{Atom, Poly, Predicate, READ_FROM_MEMORY};
 use crate::model::items::{ItemIndex, ModulePath};
 use crate::model::kernel::Kernel;
 use crate::model::layout::{FieldOf, Scope};
@@ -73,6 +73,10 @@ pub struct CallFrame {
     pub file: usize,
     /// The call expression.
     pub span: Span,
+    /// The arguments (the receiver first) that hand the callee a place in memory: the buffer's
+    /// name and the argument as written, where an access the callee makes in a dependency is
+    /// shown.
+    pub handed: Vec<(String, Span)>,
 }
 
 /// What the interpreter reads: every analyzed file, and the items of every module.
@@ -285,6 +289,16 @@ impl<'a> Interpreter<'a> {
         Poly::opaque(id, text, lane)
     }
 
+    /// An opaque value made from `inputs`: read from memory per lane when any input is (an
+    /// address made from it is a gather), else differing between lanes when `lane` says so.
+    fn derived(&mut self, text: String, lane: bool, inputs: &[&Value]) -> Poly {
+        if inputs.iter().any(|v| v.is_loaded_per_lane()) {
+            let id = self.fresh_id();
+            return Poly::opaque_because(id, text, true, READ_FROM_MEMORY);
+        }
+        self.opaque(text, lane)
+    }
+
     fn lookup(&self, name: &str) -> Option<&Value> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
@@ -464,8 +478,9 @@ impl<'a> Interpreter<'a> {
 
     /// Where an access made at `span` is shown: there, with the calls that led to it; or, inside
     /// a crates.io dependency's source, at the call in the user's code that led into it (its
-    /// file, the call for both spans, and the calls before that one).
-    fn user_site(&self, span: Span, index_span: Span) -> (usize, Span, Span, Vec<CallFrame>) {
+    /// file, the argument that handed over `array` or else the call for both spans, and the
+    /// calls before that one).
+    fn user_site(&self, span: Span, index_span: Span, array: &str) -> (usize, Span, Span, Vec<CallFrame>) {
         let dependency = |file: usize| {
             self.sources
                 .files
@@ -478,7 +493,12 @@ impl<'a> Interpreter<'a> {
         match self.calls.iter().rposition(|frame| !dependency(frame.file)) {
             Some(at) => {
                 let frame = &self.calls[at];
-                (frame.file, frame.span, frame.span, self.calls[..at].to_vec())
+                let shown = frame
+                    .handed
+                    .iter()
+                    .find(|(buffer, _)| buffer == array)
+                    .map_or(frame.span, |(_, argument)| *argument);
+                (frame.file, shown, shown, self.calls[..at].to_vec())
             }
             None => (self.file_id, span, index_span, self.calls.clone()),
         }
@@ -487,7 +507,7 @@ impl<'a> Interpreter<'a> {
     /// Records an access to a place, one per leaf when a copy is not one wide access.
     pub(crate) fn access(&mut self, place: &Place, op: Op, span: Span) {
         let (mut index_text, index_span) = place.index.clone().unwrap_or_else(|| (String::new(), span));
-        let (file, span, index_span, via) = self.user_site(span, index_span);
+        let (file, span, index_span, via) = self.user_site(span, index_span, &place.array);
         if file != self.file_id {
             // The dependency's own names mean nothing here: the call shows what is indexed.
             let call = self
@@ -536,10 +556,18 @@ impl<'a> Interpreter<'a> {
             ),
             Some(layout) => {
                 for (field, offset, size) in layout.leaves().into_iter().take(64) {
-                    let field_of = Some(FieldOf {
-                        type_name: layout.name.clone(),
-                        field,
-                        size: layout.size,
+                    // A struct-valued field of an array's element (`entries[i].key = k`): each
+                    // leaf is still a field of the element, an element size apart.
+                    let field_of = Some(match &place.field_of {
+                        Some(outer) => FieldOf {
+                            field: format!("{}.{field}", outer.field),
+                            ..outer.clone()
+                        },
+                        None => FieldOf {
+                            type_name: layout.name.clone(),
+                            field,
+                            size: layout.size,
+                        },
                     });
                     let address = place.offset.add(&Poly::constant(offset as i64));
                     record(self, size, address, field_of, Vec::new());

@@ -4,7 +4,7 @@
 
 use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
 use super::{Interpreter, MemorySpace, Op, Place, Pointer, Value};
-use crate::algebra::{Atom, Poly};
+use crate::algebra::{Atom, Poly, READ_FROM_MEMORY};
 use crate::model::layout::{FieldOf, Layout};
 use syn::Expr;
 
@@ -119,7 +119,7 @@ impl Interpreter<'_> {
                     .and_then(|c| components.get(c).cloned());
                 return Operand::Value(component.map_or(Value::Unknown, Value::Int));
             }
-            Operand::Value(_) => None,
+            Operand::Value(whole) => return Operand::Value(self.part_of(&whole, text)),
         };
         match place {
             Some(p) if reference => Operand::Value(Value::Place(p)),
@@ -128,18 +128,26 @@ impl Interpreter<'_> {
         }
     }
 
+    /// A part (field, element) of a value the analysis holds no parts of: read from memory
+    /// per lane when the whole is (a vector a library built from loaded values), else unknown.
+    pub(crate) fn part_of(&mut self, whole: &Value, part: String) -> Value {
+        if whole.is_loaded_per_lane() {
+            let id = self.fresh_id();
+            return Value::Int(Poly::opaque_because(id, part, true, READ_FROM_MEMORY));
+        }
+        Value::Unknown
+    }
+
     /// `base.member`: a field of a place (its offset added), of a struct value, a vector
     /// component or a tuple element.
     pub(crate) fn field(&mut self, base: Operand, member: &str) -> Operand {
         let place = match base {
             Operand::Place(p) | Operand::Value(Value::Place(p)) => p,
             Operand::Value(Value::Pointer(p)) => Place::at(&p),
-            Operand::Value(Value::Struct { fields, .. }) => {
-                let v = fields
-                    .into_iter()
-                    .find(|(n, _)| n == member)
-                    .map_or(Value::Unknown, |(_, v)| v);
-                return Operand::Value(v);
+            Operand::Value(Value::Struct { fields, ty }) => {
+                let found = fields.iter().find(|(n, _)| n == member).map(|(_, v)| v.clone());
+                let whole = Value::Struct { fields, ty };
+                return Operand::Value(found.unwrap_or_else(|| self.part_of(&whole, member.to_string())));
             }
             Operand::Value(Value::Vector(components)) => {
                 let i = ["x", "y", "z", "w"].iter().position(|c| *c == member);
@@ -152,7 +160,7 @@ impl Interpreter<'_> {
                 let v = member.parse::<usize>().ok().and_then(|i| parts.get(i).cloned());
                 return Operand::Value(v.unwrap_or(Value::Unknown));
             }
-            Operand::Value(_) => return Operand::Value(Value::Unknown),
+            Operand::Value(whole) => return Operand::Value(self.part_of(&whole, member.to_string())),
         };
         let Some(layout) = place.layout.clone() else {
             return Operand::Place(Place { layout: None, ..place });
