@@ -539,6 +539,7 @@ impl KernelAnalysis {
                     message,
                 }],
                 assumed_line_sizes: Vec::new(),
+                instantiated: Vec::new(),
             },
             predictions: Vec::new(),
             banks: Vec::new(),
@@ -548,6 +549,7 @@ impl KernelAnalysis {
     /// The report of this analysis of a kernel of file `file`, for lints and renderers.
     pub fn report(self, kernel: Kernel, file: usize, files: &[SourceFile]) -> KernelReport {
         let path = |i: usize| files.get(i).map_or_else(String::new, |f| f.path.clone());
+        let instantiated = self.body.instantiated;
         let accesses = self
             .body
             .accesses
@@ -587,6 +589,7 @@ impl KernelAnalysis {
             launch: kernel.launch,
             launch_site: None,
             launch_notes: Vec::new(),
+            instantiated,
             params: kernel.params,
             accesses,
             unsupported: self.body.unsupported,

@@ -46,6 +46,9 @@ pub struct KernelReport {
     /// Why launches found on the host were not used (a block sized at run time, say).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub launch_notes: Vec<String>,
+    /// The types its generic parameters were taken to be, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instantiated: Vec<String>,
     /// Its parameters, in order.
     pub params: Vec<KernelParam>,
     /// Memory accesses in source order.

@@ -415,7 +415,7 @@ pub mod text {
         }
         // Host launches that were not used say why, so that the block above is not taken for
         // the one the host really uses.
-        for why in &kernel.launch_notes {
+        for why in kernel.launch_notes.iter().chain(&kernel.instantiated) {
             note.push_str("; ");
             note.push_str(why);
         }

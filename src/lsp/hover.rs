@@ -101,7 +101,12 @@ fn section(kernel: &KernelReport, access: &AccessReport, source: &SourceFile) ->
         "launch assumed: block ({x}, {y}, {z}), {}",
         origin(kernel, source)
     );
-    for note in kernel.launch_notes.iter().chain(&p.assumptions) {
+    for note in kernel
+        .launch_notes
+        .iter()
+        .chain(&kernel.instantiated)
+        .chain(&p.assumptions)
+    {
         let _ = write!(text, "\n- {note}");
     }
     text

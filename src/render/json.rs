@@ -51,6 +51,8 @@ struct KernelJson<'a> {
     launch_site: Option<LaunchSiteJson<'a>>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     launch_notes: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    instantiated: &'a [String],
     grid: Option<Dim3>,
     params: BTreeMap<&'a str, ParamJson>,
     accesses: Vec<AccessJson<'a>>,
@@ -265,6 +267,7 @@ fn kernel_json<'a>(kernel: &'a KernelReport, source: &'a SourceFile, outcome: &'
             column: site.span.column,
         }),
         launch_notes: &kernel.launch_notes,
+        instantiated: &kernel.instantiated,
         grid: kernel.launch.grid,
         params: params_json(kernel),
         accesses: kernel

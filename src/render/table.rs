@@ -71,6 +71,9 @@ fn kernel_table(out: &mut String, kernel: &KernelReport, source: &SourceFile) {
             item.span.line, item.span.column, item.message
         ));
     }
+    for why in &kernel.instantiated {
+        out.push_str(&format!("  note: {why}\n"));
+    }
 }
 
 fn row(access: &AccessReport) -> [String; 10] {

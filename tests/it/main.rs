@@ -13,6 +13,7 @@ mod fixture_rewrites;
 mod fixtures;
 mod footprint;
 mod frontend_fixtures;
+mod generics;
 mod gxx;
 mod harness;
 mod home;

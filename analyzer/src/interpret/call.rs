@@ -101,13 +101,30 @@ impl<'a> Interpreter<'a> {
         if let Some(value) = self.cube_call(call, &path.path) {
             return value;
         }
+        let turbofish = match &path.path.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(args)) => Some(args),
+            _ => None,
+        };
+        // `A::f(..)` with `A` bound to a type: that type's `f`.
+        if let Some(owner) = self.generic_owner(&path.path) {
+            let index = self.sources.index;
+            let found = index
+                .methods_named(&name, self.module)
+                .find(|f| f.self_type == Some(owner.as_str()));
+            if let Some(function) = found {
+                let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+                let callee = format!("{owner}::{name}");
+                let written: Vec<&Expr> = call.args.iter().collect();
+                return self.inline_call(call, callee, function, None, args, &written, turbofish);
+            }
+        }
         let target = self.scope().resolve(&self.own_path(&path.path));
         if let Some(target) = target.as_ref().filter(|t| !is_modelled(t)) {
             if let Some(function) = self.sources.index.function(target) {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
                 let written: Vec<&Expr> = call.args.iter().collect();
-                return self.inline_call(call, callee, function, None, args, &written);
+                return self.inline_call(call, callee, function, None, args, &written, turbofish);
             }
             if self.sources.index.is_tuple_struct(target) {
                 let fields = call
@@ -131,7 +148,7 @@ impl<'a> Interpreter<'a> {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
                 let written: Vec<&Expr> = call.args.iter().collect();
-                return self.inline_call(call, callee, function, None, args, &written);
+                return self.inline_call(call, callee, function, None, args, &written, turbofish);
             }
         }
         if matches!(name.as_str(), "copy_nonoverlapping" | "copy") && call.args.len() == 3 {
@@ -326,7 +343,9 @@ impl<'a> Interpreter<'a> {
         receiver: Option<Value>,
         args: Vec<Value>,
         written: &[&Expr],
+        turbofish: Option<&syn::AngleBracketedGenericArguments>,
     ) -> Value {
+        let (generics, const_generics) = self.generic_arguments(&function.sig.generics, turbofish);
         let handed = receiver
             .iter()
             .chain(&args)
@@ -377,10 +396,14 @@ impl<'a> Interpreter<'a> {
             std::mem::replace(&mut self.file_id, function.file),
             std::mem::replace(&mut self.module, function.module),
             std::mem::replace(&mut self.self_type, function.self_type.map(str::to_string)),
+            std::mem::replace(&mut self.generics, generics),
         );
         self.calls.push(frame);
         // A helper called from a macro's expansion has places of its own.
         let expanding = self.expanding.take();
+        for (name, value) in const_generics {
+            self.define(name, value);
+        }
         let mut args = args.into_iter();
         for input in &function.sig.inputs {
             match input {
@@ -394,7 +417,7 @@ impl<'a> Interpreter<'a> {
         let (flow, tail) = self.block(function.block);
         self.expanding = expanding;
         self.calls.pop();
-        let (scopes, outer_returns, call_guards, file, file_id, module, self_type) = saved;
+        let (scopes, outer_returns, call_guards, file, file_id, module, self_type, generics) = saved;
         let mut outcomes = std::mem::replace(&mut self.returns, outer_returns);
         (
             self.scopes,
@@ -403,7 +426,8 @@ impl<'a> Interpreter<'a> {
             self.file_id,
             self.module,
             self.self_type,
-        ) = (scopes, call_guards, file, file_id, module, self_type);
+            self.generics,
+        ) = (scopes, call_guards, file, file_id, module, self_type, generics);
         if flow == Flow::Falls {
             outcomes.push((tail, false));
         }
@@ -476,7 +500,15 @@ impl<'a> Interpreter<'a> {
         let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
         let callee = format!("{}.{method}", self.text(&call.receiver));
         let written: Vec<&Expr> = std::iter::once(&*call.receiver).chain(&call.args).collect();
-        Some(self.inline_call(call, callee, function, Some(receiver), args, &written))
+        Some(self.inline_call(
+            call,
+            callee,
+            function,
+            Some(receiver),
+            args,
+            &written,
+            call.turbofish.as_ref(),
+        ))
     }
 
     /// The workspace function the Rust semantics find for the call at `span` (a method call

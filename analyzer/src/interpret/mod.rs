@@ -9,6 +9,7 @@ mod call;
 mod cubecl;
 mod expr;
 mod flow;
+mod generics;
 mod geometry;
 mod pattern;
 mod place;
@@ -99,6 +100,8 @@ pub struct KernelBody {
     pub unsupported: Vec<Unsupported>,
     /// CubeCL buffers of lines whose line size the launch does not give (assumed 1).
     pub assumed_line_sizes: Vec<String>,
+    /// The types the kernel's generic parameters were taken to be, and why.
+    pub instantiated: Vec<String>,
 }
 
 /// The variables of one block, in name order so that merges number fresh unknowns the same way
@@ -130,6 +133,10 @@ pub(crate) struct Interpreter<'a> {
     calls: Vec<CallFrame>,
     /// The type whose method is being walked, for `Self`.
     self_type: Option<String>,
+    /// The types the generic type parameters of the function being walked stand for, by
+    /// parameter name (`A` -> `Qwen`): given by the call's turbofish, or for the kernel by
+    /// the one type of the workspace that meets its bounds.
+    generics: BTreeMap<String, String>,
     geometry: Geometry,
     scopes: Vec<Bindings>,
     statics: HashMap<String, Place>,
@@ -187,6 +194,7 @@ pub fn interpret(
         module,
         calls: Vec::new(),
         self_type: None,
+        generics: BTreeMap::new(),
         geometry: Geometry {
             block: kernel.launch.block,
         },
@@ -216,6 +224,7 @@ pub fn interpret(
         }),
     };
     interpreter.declare_statics(&syntax.items);
+    interpreter.instantiate_kernel(&kernel.item.sig.generics);
     for input in &kernel.item.sig.inputs {
         interpreter.bind_parameter(input);
     }

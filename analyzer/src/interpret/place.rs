@@ -27,6 +27,9 @@ impl Interpreter<'_> {
                 return Value::Absent;
             }
         }
+        if let Some(c) = self.generic_const(&p.path) {
+            return Value::Int(Poly::constant(c));
+        }
         if let Some(c) = self.scope().const_named(&self.own_path(&p.path)) {
             return Value::Int(Poly::constant(c));
         }

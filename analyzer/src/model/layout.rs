@@ -104,6 +104,14 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// The value of associated constant `name` of the type named `ty`, in whichever module
+    /// its `impl` block is (`Qwen::HIDDEN` for a generic `A::HIDDEN` taken at `Qwen`).
+    pub fn associated_const(&self, ty: &str, name: &str) -> Option<i64> {
+        let target = Target::Associated(self.module.clone(), ty.to_string(), name.to_string());
+        let (module, expr) = self.index.const_expr(&target)?;
+        self.at(module).const_at(expr, 1)
+    }
+
     /// What a path written here names.
     pub fn resolve(&self, path: &syn::Path) -> Option<Target> {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
