@@ -123,3 +123,57 @@ fn a_macro_rules_body_is_analyzed_at_each_call() {
         ]
     );
 }
+
+#[test]
+fn loops_over_slices_reach_each_element_through_their_adaptors() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/iterators.rs"),
+        [
+            row("run_sums", 14, "values", Strided, Some(32.0)),
+            row("run_sums", 16, "sums", Coalesced, Some(4.0)),
+            row("weighted_columns", 25, "weights", Broadcast, Some(1.0)),
+            row("weighted_columns", 26, "matrix", Coalesced, Some(4.0)),
+            row("weighted_columns", 28, "out", Coalesced, Some(4.0)),
+            row("dot_runs", 38, "a", Strided, Some(32.0)),
+            row("dot_runs", 38, "b", Strided, Some(32.0)),
+            row("dot_runs", 40, "out", Coalesced, Some(4.0)),
+            row("chunk_heads", 49, "values", Strided, Some(32.0)),
+            row("chunk_heads", 51, "out", Coalesced, Some(4.0)),
+            row("every_other", 59, "table", Broadcast, Some(1.0)),
+            row("every_other", 62, "out", Coalesced, Some(4.0)),
+        ]
+    );
+}
+
+#[test]
+fn a_closure_that_is_only_called_is_an_access_at_each_call() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/closures.rs"),
+        [
+            row("quad_sum", 10, "values", Strided, Some(16.0)),
+            row("quad_sum", 10, "values", Strided, Some(16.0)),
+            row("quad_sum", 10, "values", Strided, Some(16.0)),
+            row("quad_sum", 10, "values", Strided, Some(16.0)),
+            row("quad_sum", 11, "out", Coalesced, Some(4.0)),
+            // Row 0 is aligned; row 1 starts `width` values in, aligned only when `width` is.
+            row("two_rows", 18, "out", Coalesced, Some(4.0)),
+            row("two_rows", 18, "out", Misaligned, Some(5.0)),
+        ]
+    );
+}
+
+#[test]
+fn a_buffer_chosen_by_a_condition_is_read_through_either() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/chosen_buffers.rs"),
+        [
+            row("pick_input", 11, "(back or front)", Coalesced, Some(4.0)),
+            row("pick_input", 11, "out", Coalesced, Some(4.0)),
+            row("pick_later", 23, "(even or odd)", Strided, Some(8.0)),
+            row("pick_later", 23, "out", Coalesced, Some(4.0)),
+        ]
+    );
+}

@@ -93,7 +93,12 @@ impl<'a> Interpreter<'a> {
             return self.invisible_call(call, &args);
         };
         let name = last_segment(&path.path);
-        // A closure held in a variable: its body was walked where it was written.
+        // A closure held in a variable: run at this call when it is only ever called, else
+        // its body was walked where it was written.
+        if let (Some(_), Some(Value::Closure(index))) = (path.path.get_ident(), self.lookup(&name)) {
+            let index = *index;
+            return self.call_closure(index, call);
+        }
         if path.path.get_ident().is_some() && self.lookup(&name).is_some() {
             let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
             return self.invisible_call(call, &args);

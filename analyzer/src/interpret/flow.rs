@@ -2,10 +2,11 @@
 //! and the merge of variables that differ between paths.
 
 use super::arith::is_compound_assign;
+use super::iterate::{counter, Seq};
 use super::stmt::Flow;
 use super::value::{why, Operand};
-use super::{Bindings, Interpreter, LaneExits, Value};
-use crate::algebra::{Atom, CmpOp, OpKind, Poly, Predicate, READ_FROM_MEMORY};
+use super::{Bindings, Interpreter, LaneExits, Pointer, Value};
+use crate::algebra::{Atom, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
 use syn::{Block, Expr};
@@ -66,6 +67,10 @@ impl Interpreter<'_> {
                         Value::Int(self.derived(self.text(i), lane, &[&then_value, &else_value]))
                     }
                 },
+                (Value::Pointer(a), Value::Pointer(b)) => {
+                    let lane = cond.is_lane_dependent();
+                    self.either_buffer(self.text(i), a, b, Some(&cond), lane)
+                }
                 _ => Value::Unknown,
             }
         };
@@ -160,110 +165,36 @@ impl Interpreter<'_> {
         Value::Unknown
     }
 
-    /// `for x in a..b` (or `.step_by(s)`): the variable is `a + n*s` in iteration `n`, bounded
-    /// by the range; other iterators give opaque items, the same for every lane only when the
-    /// iterator is.
+    /// `for pattern in iterator`: the pattern binds the item of iteration `n` (see
+    /// [`Seq`]), the body runs while the iterator's condition on `n` holds.
     pub(crate) fn for_loop(&mut self, f: &syn::ExprForLoop) {
-        // `(a..b).map(|s| f(s))`: a range whose items go through a closure of one name.
-        let (iterated, mapping) = match &*f.expr {
-            Expr::MethodCall(m) if m.method == "map" && m.args.len() == 1 => {
-                let inner = self.iterated(&m.receiver);
-                let param = match &m.args[0] {
-                    Expr::Closure(c) if c.inputs.len() == 1 => closure_param(&c.inputs[0]).map(|p| (p, &*c.body)),
-                    _ => None,
-                };
-                match (inner, param) {
-                    (range @ Iterated::Range(..), Some(param)) => (range, Some(param)),
-                    (inner, _) => {
-                        let lane = inner.is_lane_dependent() || self.iterated(&m.args[0]).is_lane_dependent();
-                        (Iterated::Items { lane }, None)
-                    }
-                }
-            }
-            _ => (self.iterated(&f.expr), None),
-        };
+        let seq = self.sequence(&f.expr);
         self.scopes.push(Default::default());
-        let mut pushed = false;
-        // `for _ in 0..n` binds nothing, but still runs its body once per value of the range.
         let name = match &*f.pat {
-            syn::Pat::Ident(p) => Some(p.ident.to_string()),
-            syn::Pat::Wild(_) => Some("_".to_string()),
-            _ => None,
+            syn::Pat::Ident(p) => p.ident.to_string(),
+            syn::Pat::Wild(_) => "_".to_string(),
+            other => self.text(other),
         };
-        match (iterated, name) {
-            (Iterated::Range(start, step, end), Some(name)) => {
-                let id = self.fresh_id();
-                let index = start.add(&Poly::atom(Atom::Iter(id, name.clone())).mul(&step));
-                // The body runs while the variable is inside the range: this bounds the iteration.
-                if let Some(g) = end.map(|(op, end)| Predicate::Cmp(op, index.clone(), end)) {
-                    self.guards.push(g);
-                    pushed = true;
-                }
-                if name != "_" {
-                    let item = match mapping {
-                        Some((param, body)) => {
-                            self.scopes.push(Default::default());
-                            self.define(param, Value::Int(index));
-                            let item = self.value(body);
-                            self.scopes.pop();
-                            item
-                        }
-                        None => Value::Int(index),
-                    };
-                    self.define(name, item);
-                }
+        let id = self.fresh_id();
+        let n = counter(id, name);
+        // The body runs while the variable is inside the range: this bounds the iteration.
+        let guard = seq.guard(&n);
+        let pushed = guard.map(|g| self.guards.push(g)).is_some();
+        match &seq {
+            Seq::Items { lane } => self.bind_opaque(&f.pat, *lane, why::ITEM),
+            _ => {
+                // An element copied out is read in every iteration.
+                self.loop_depth += 1;
+                let item = self.item(&seq, &n, &f.expr);
+                self.loop_depth -= 1;
+                self.bind_pattern(&f.pat, item);
             }
-            (iterated, _) => self.bind_opaque(&f.pat, iterated.is_lane_dependent(), why::ITEM),
         }
         self.loop_body(&f.body, None);
         if pushed {
             self.guards.pop();
         }
         self.scopes.pop();
-    }
-
-    /// What a `for` loop iterates: a range (start, step and the condition of the first
-    /// iteration), or items of another iterator, which may differ between lanes.
-    fn iterated(&mut self, expr: &Expr) -> Iterated {
-        match expr {
-            Expr::Paren(p) => self.iterated(&p.expr),
-            Expr::Range(r) => {
-                let start = r.start.as_ref().map_or(Poly::default(), |s| self.int(s));
-                let guard = r.end.as_ref().map(|e| {
-                    let end = self.int(e);
-                    let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
-                        CmpOp::Le
-                    } else {
-                        CmpOp::Lt
-                    };
-                    (op, end)
-                });
-                Iterated::Range(start, Poly::constant(1), guard)
-            }
-            Expr::MethodCall(m) if m.method == "step_by" => {
-                let inner = self.iterated(&m.receiver);
-                let step = m.args.first().map_or(Poly::constant(1), |s| self.int(s));
-                match inner {
-                    Iterated::Range(start, _, guard) => Iterated::Range(start, step, guard),
-                    Iterated::Items { lane } => Iterated::Items {
-                        lane: lane || step.is_lane_dependent(),
-                    },
-                }
-            }
-            Expr::MethodCall(m) if ITERATOR_ADAPTERS.contains(&m.method.to_string().as_str()) => {
-                let mut lane = self.iterated(&m.receiver).is_lane_dependent();
-                for arg in &m.args {
-                    lane |= self.iterated(arg).is_lane_dependent();
-                }
-                Iterated::Items { lane }
-            }
-            other => {
-                let value = self.value(other);
-                Iterated::Items {
-                    lane: value.is_lane_dependent(),
-                }
-            }
-        }
     }
 
     /// Marks the start of a loop body (or a closure body): `break` and `continue` from here on
@@ -497,6 +428,10 @@ impl Interpreter<'_> {
                 let text = format!("{name} (set on some paths)");
                 Value::Int(Poly::opaque_because(id, text, true, READ_FROM_MEMORY))
             }
+            (Value::Pointer(a), Value::Pointer(b)) => {
+                let lane = self.guards.iter().any(|g| g.is_lane_dependent());
+                self.either_buffer(format!("{name} (set on some paths)"), a, b, None, lane)
+            }
             (Value::Int(a), Value::Int(b)) => {
                 let text = format!("{name} (set on some paths)");
                 let lane =
@@ -505,6 +440,48 @@ impl Interpreter<'_> {
             }
             _ => Value::Unknown,
         }
+    }
+
+    /// One of two buffers (`if c { a } else { b }`): an access through it is one instruction
+    /// whichever it is, so it is recorded once, on `a or b`. The offset is the one both share,
+    /// else the one the condition selects; when lanes may pick differently, where each lane
+    /// goes is not known.
+    fn either_buffer(&mut self, text: String, a: &Pointer, b: &Pointer, cond: Option<&Predicate>, lane: bool) -> Value {
+        if a.space != b.space {
+            return Value::Unknown;
+        }
+        let array = if a.array == b.array {
+            a.array.clone()
+        } else {
+            format!("({} or {})", a.array, b.array)
+        };
+        let offset = if lane && a.array != b.array {
+            let id = self.fresh_id();
+            Poly::opaque_because(
+                id,
+                format!("the buffer `{text}` picks for each lane"),
+                true,
+                CANNOT_FOLLOW,
+            )
+        } else if a.offset == b.offset {
+            a.offset.clone()
+        } else {
+            match cond.and_then(|c| select(c, &a.offset, &b.offset)) {
+                Some(chosen) => chosen,
+                None => {
+                    let inputs = [&Value::Int(a.offset.clone()), &Value::Int(b.offset.clone())];
+                    let lane = lane || a.offset.is_lane_dependent() || b.offset.is_lane_dependent();
+                    self.derived(text, lane, &inputs)
+                }
+            }
+        };
+        Value::Pointer(Pointer {
+            array,
+            offset,
+            elem: if a.elem == b.elem { a.elem.clone() } else { None },
+            space: a.space,
+            index: None,
+        })
     }
 
     /// Evaluates an expression for its value only: accesses and notes it would record are
@@ -527,47 +504,6 @@ impl Interpreter<'_> {
         self.body.accesses.truncate(accesses);
         self.body.unsupported.truncate(unsupported);
         value
-    }
-}
-
-/// Iterator methods whose items are those of the receiver (or of the arguments, for `zip`
-/// and `chain`), rearranged.
-const ITERATOR_ADAPTERS: &[&str] = &[
-    "iter",
-    "iter_mut",
-    "into_iter",
-    "copied",
-    "cloned",
-    "rev",
-    "enumerate",
-    "skip",
-    "take",
-    "chunks",
-    "chunks_exact",
-    "windows",
-    "zip",
-    "chain",
-];
-
-/// What a `for` loop iterates.
-enum Iterated {
-    /// A range: start, step, and the condition of the first iteration.
-    Range(Poly, Poly, Option<(CmpOp, Poly)>),
-    /// Items of another iterator; `lane` says whether they may differ between lanes.
-    Items { lane: bool },
-}
-
-impl Iterated {
-    /// Whether the items may differ between lanes.
-    fn is_lane_dependent(&self) -> bool {
-        match self {
-            Iterated::Range(start, step, guard) => {
-                start.is_lane_dependent()
-                    || step.is_lane_dependent()
-                    || guard.as_ref().is_some_and(|(_, end)| end.is_lane_dependent())
-            }
-            Iterated::Items { lane } => *lane,
-        }
     }
 }
 
@@ -658,15 +594,6 @@ fn select(cond: &Predicate, a: &Poly, b: &Poly) -> Option<Poly> {
 }
 
 /// A variable's value in a saved set of scopes.
-/// The name a closure's one parameter binds (`|s|` or `|s: u64|`).
-fn closure_param(pat: &syn::Pat) -> Option<String> {
-    match pat {
-        syn::Pat::Ident(p) => Some(p.ident.to_string()),
-        syn::Pat::Type(t) => closure_param(&t.pat),
-        _ => None,
-    }
-}
-
 fn lookup_in<'s>(scopes: &'s [Bindings], name: &str) -> Option<&'s Value> {
     scopes.iter().rev().find_map(|s| s.get(name))
 }

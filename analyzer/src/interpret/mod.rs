@@ -6,11 +6,13 @@ mod arith;
 mod asm;
 mod atomics;
 mod call;
+mod closures;
 mod cubecl;
 mod expr;
 mod flow;
 mod generics;
 mod geometry;
+mod iterate;
 mod pattern;
 mod place;
 mod rust_gpu;
@@ -138,6 +140,9 @@ pub(crate) struct Interpreter<'a> {
     /// the one type of the workspace that meets its bounds.
     generics: BTreeMap<String, String>,
     geometry: Geometry,
+    /// The closures bound to names that are only called, by [`Value::Closure`] number, with
+    /// the variables they capture.
+    closures: Vec<(syn::ExprClosure, Vec<Bindings>)>,
     scopes: Vec<Bindings>,
     statics: HashMap<String, Place>,
     /// The `const` arrays among `statics`: read from memory only at a run-time index.
@@ -195,6 +200,7 @@ pub fn interpret(
         calls: Vec::new(),
         self_type: None,
         generics: BTreeMap::new(),
+        closures: Vec::new(),
         geometry: Geometry {
             block: kernel.launch.block,
         },

@@ -39,8 +39,14 @@ impl Interpreter<'_> {
                 self.bind_pattern(&typed.pat, value)
             }
             Pat::Paren(p) => self.bind_pattern(&p.pat, value),
-            // `&x` over a reference: `x` reads through it where it is used.
-            Pat::Reference(r) => self.bind_pattern(&r.pat, value),
+            // `&x` over a reference to memory copies the value out: one read, here.
+            Pat::Reference(r) => match value {
+                Value::Place(place) => {
+                    let read = self.load_at(&place, &r.pat);
+                    self.bind_pattern(&r.pat, read)
+                }
+                other => self.bind_pattern(&r.pat, other),
+            },
             Pat::Tuple(tuple) => {
                 let has_rest = tuple.elems.iter().any(|p| matches!(p, Pat::Rest(_)));
                 match value {

@@ -358,6 +358,11 @@ impl Interpreter<'_> {
     /// Reads a place: records the load; a primitive read becomes a load atom (a gather when its
     /// address differs between lanes).
     pub(crate) fn load(&mut self, place: &Place, expr: &Expr) -> Value {
+        self.load_at(place, expr)
+    }
+
+    /// [`Self::load`] for any piece of syntax (a pattern that copies the value out).
+    pub(crate) fn load_at(&mut self, place: &Place, expr: &impl quote::ToTokens) -> Value {
         let span = self.span(expr);
         // An element of a `const` table at a constant index is folded by the compiler.
         let folded = self.tables.contains(&place.array) && place.offset.as_constant().is_some();

@@ -31,6 +31,9 @@ impl<'a> Interpreter<'a> {
             .collect();
         for (i, stmt) in compiled.iter().enumerate() {
             let last = i + 1 == compiled.len();
+            if self.bind_called_closure(stmt, &compiled[i + 1..]) {
+                continue;
+            }
             match self.stmt(stmt, last) {
                 (Flow::Diverges, _) => {
                     result = (Flow::Diverges, Value::Unknown);

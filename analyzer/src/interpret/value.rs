@@ -108,6 +108,9 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// `None`: an `Option` with nothing in it, through which no access can go.
     Absent,
+    /// A closure bound to a name that is only ever called: its body runs at each call, by its
+    /// number among the interpreter's closures.
+    Closure(usize),
     /// Nothing worth tracking (floats read from memory, unit).
     Unknown,
 }
@@ -132,7 +135,7 @@ impl Value {
             Value::Place(p) => p.offset.is_lane_dependent(),
             Value::Struct { fields, .. } => fields.iter().any(|(_, v)| v.is_lane_dependent()),
             Value::Tuple(parts) => parts.iter().any(Value::is_lane_dependent),
-            Value::Absent => false,
+            Value::Absent | Value::Closure(_) => false,
             Value::Unknown => true,
         }
     }

@@ -1,0 +1,369 @@
+//! What a `for` loop iterates, item by item: a range (`start + n * step` in iteration `n`), the
+//! elements of a slice (a reference to element `first + n * step`, or its value once
+//! `.copied()`), its chunks or windows (sub-slices), and the adaptors over them (`step_by`,
+//! `skip`, `take`, `rev`, `zip`, `enumerate`, `map`). Anything else gives opaque items, the
+//! same for every lane only when the iterator is.
+
+use super::value::why;
+use super::{Interpreter, Place, Pointer, Value};
+use crate::algebra::{Atom, CmpOp, Poly, Predicate};
+use crate::source::Span;
+use syn::Expr;
+
+/// An iterator, as a rule for its item in iteration `n`.
+#[derive(Clone)]
+pub(super) enum Seq<'e> {
+    /// `start + n * step`, while the condition on it holds.
+    Range {
+        start: Poly,
+        step: Poly,
+        end: Option<(CmpOp, Poly)>,
+    },
+    /// A reference to element `first + n * step` of a slice; its value when `copied`. `at` is
+    /// where the loop names the slice.
+    Elements {
+        slice: Pointer,
+        first: Poly,
+        step: Poly,
+        copied: bool,
+        at: Span,
+    },
+    /// The sub-slice of `len` elements starting at element `n * stride` (`chunks`, `windows`).
+    Slices { slice: Pointer, len: Poly, stride: Poly },
+    /// Pairs of the two iterators' items.
+    Zip(Box<Seq<'e>>, Box<Seq<'e>>),
+    /// The position (from `first`) and the item.
+    Enumerate(Box<Seq<'e>>, Poly),
+    /// Each item through a closure.
+    Map(Box<Seq<'e>>, &'e syn::ExprClosure),
+    /// Items the analysis does not follow; `lane` when they may differ between lanes.
+    Items { lane: bool },
+}
+
+impl Seq<'_> {
+    /// Whether the items may differ between lanes.
+    pub(super) fn is_lane_dependent(&self) -> bool {
+        match self {
+            Seq::Range { start, step, end } => {
+                start.is_lane_dependent()
+                    || step.is_lane_dependent()
+                    || end.as_ref().is_some_and(|(_, end)| end.is_lane_dependent())
+            }
+            Seq::Elements { slice, first, step, .. } => {
+                slice.offset.is_lane_dependent() || first.is_lane_dependent() || step.is_lane_dependent()
+            }
+            Seq::Slices { slice, len, stride } => {
+                slice.offset.is_lane_dependent() || len.is_lane_dependent() || stride.is_lane_dependent()
+            }
+            Seq::Zip(a, b) => a.is_lane_dependent() || b.is_lane_dependent(),
+            Seq::Enumerate(inner, _) | Seq::Map(inner, _) => inner.is_lane_dependent(),
+            Seq::Items { lane } => *lane,
+        }
+    }
+
+    /// The condition under which iteration `n` runs, when the iterator says.
+    pub(super) fn guard(&self, n: &Poly) -> Option<Predicate> {
+        match self {
+            Seq::Range {
+                start,
+                step,
+                end: Some((op, end)),
+            } => Some(Predicate::Cmp(*op, start.add(&n.mul(step)), end.clone())),
+            Seq::Zip(a, b) => match (a.guard(n), b.guard(n)) {
+                (Some(a), Some(b)) => Some(Predicate::And(Box::new(a), Box::new(b))),
+                (a, b) => a.or(b),
+            },
+            Seq::Enumerate(inner, _) | Seq::Map(inner, _) => inner.guard(n),
+            _ => None,
+        }
+    }
+
+    /// Every `step`-th item.
+    fn step_by(self, by: Poly) -> Self {
+        match self {
+            Seq::Range { start, step, end } => Seq::Range {
+                start,
+                step: step.mul(&by),
+                end,
+            },
+            Seq::Elements {
+                slice,
+                first,
+                step,
+                copied,
+                at,
+            } => Seq::Elements {
+                slice,
+                first,
+                step: step.mul(&by),
+                copied,
+                at,
+            },
+            Seq::Slices { slice, len, stride } => Seq::Slices {
+                slice,
+                len,
+                stride: stride.mul(&by),
+            },
+            other => Seq::Items {
+                lane: other.is_lane_dependent() || by.is_lane_dependent(),
+            },
+        }
+    }
+
+    /// The items after the first `count`.
+    fn skip(self, count: Poly) -> Self {
+        match self {
+            Seq::Range { start, step, end } => Seq::Range {
+                start: start.add(&count.mul(&step)),
+                step,
+                end,
+            },
+            Seq::Elements {
+                slice,
+                first,
+                step,
+                copied,
+                at,
+            } => Seq::Elements {
+                slice,
+                first: first.add(&count.mul(&step)),
+                step,
+                copied,
+                at,
+            },
+            Seq::Slices { mut slice, len, stride } => {
+                let size = element_size(&slice);
+                slice.offset = slice.offset.add(&count.mul(&stride).scale(size));
+                Seq::Slices { slice, len, stride }
+            }
+            Seq::Enumerate(inner, first) => Seq::Enumerate(Box::new(inner.skip(count.clone())), first.add(&count)),
+            Seq::Zip(a, b) => Seq::Zip(Box::new(a.skip(count.clone())), Box::new(b.skip(count))),
+            Seq::Map(inner, f) => Seq::Map(Box::new(inner.skip(count)), f),
+            items @ Seq::Items { .. } => items,
+        }
+    }
+
+    /// The items in reverse: a range whose end is known runs down from it; a slice of
+    /// unknown length from its last element, the same in every lane.
+    fn rev(self, last: Option<Poly>) -> Self {
+        match self {
+            Seq::Range {
+                start,
+                step,
+                end: Some((op, end)),
+            } if step.as_constant() == Some(1) => {
+                let top = if op == CmpOp::Le {
+                    end
+                } else {
+                    end.sub(&Poly::constant(1))
+                };
+                Seq::Range {
+                    start: top,
+                    step: Poly::constant(-1),
+                    end: Some((CmpOp::Ge, start)),
+                }
+            }
+            Seq::Elements {
+                slice,
+                step,
+                copied,
+                at,
+                ..
+            } if last.is_some() => Seq::Elements {
+                slice,
+                first: last.unwrap_or_default(),
+                step: step.neg(),
+                copied,
+                at,
+            },
+            other => Seq::Items {
+                lane: other.is_lane_dependent(),
+            },
+        }
+    }
+}
+
+fn element_size(slice: &Pointer) -> i64 {
+    slice.elem.as_ref().map_or(4, |l| l.size) as i64
+}
+
+impl<'e> Interpreter<'_> {
+    /// The iterator an expression gives.
+    pub(super) fn sequence(&mut self, expr: &'e Expr) -> Seq<'e> {
+        match expr {
+            Expr::Paren(p) => self.sequence(&p.expr),
+            Expr::Reference(r) => self.sequence(&r.expr),
+            Expr::Range(r) => {
+                let start = r.start.as_ref().map_or(Poly::default(), |s| self.int(s));
+                let end = r.end.as_ref().map(|e| {
+                    let end = self.int(e);
+                    let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                        CmpOp::Le
+                    } else {
+                        CmpOp::Lt
+                    };
+                    (op, end)
+                });
+                Seq::Range {
+                    start,
+                    step: Poly::constant(1),
+                    end,
+                }
+            }
+            Expr::MethodCall(m) => self.adapted(m),
+            other => {
+                let value = self.value(other);
+                let at = self.span(other);
+                self.of_value(value, at)
+            }
+        }
+    }
+
+    /// A slice (or a reference to one) iterates its elements by reference.
+    fn of_value(&mut self, value: Value, at: Span) -> Seq<'e> {
+        match value {
+            Value::Pointer(slice) => Seq::Elements {
+                slice,
+                first: Poly::default(),
+                step: Poly::constant(1),
+                copied: false,
+                at,
+            },
+            other => Seq::Items {
+                lane: other.is_lane_dependent(),
+            },
+        }
+    }
+
+    fn adapted(&mut self, m: &'e syn::ExprMethodCall) -> Seq<'e> {
+        let method = m.method.to_string();
+        let arg = |this: &mut Self, i: usize| m.args.get(i).map(|a| this.int(a));
+        match method.as_str() {
+            "iter" | "iter_mut" | "into_iter" | "by_ref" => self.sequence(&m.receiver),
+            "copied" | "cloned" => match self.sequence(&m.receiver) {
+                Seq::Elements {
+                    slice, first, step, at, ..
+                } => Seq::Elements {
+                    slice,
+                    first,
+                    step,
+                    copied: true,
+                    at,
+                },
+                other => other,
+            },
+            "step_by" => {
+                let inner = self.sequence(&m.receiver);
+                let by = arg(self, 0).unwrap_or_else(|| Poly::constant(1));
+                inner.step_by(by)
+            }
+            "skip" => {
+                let inner = self.sequence(&m.receiver);
+                let count = arg(self, 0).unwrap_or_default();
+                inner.skip(count)
+            }
+            // Fewer items at the same places.
+            "take" | "take_while" | "skip_while" | "filter" | "inspect" => {
+                let inner = self.sequence(&m.receiver);
+                for a in &m.args {
+                    self.value(a);
+                }
+                inner
+            }
+            "rev" => {
+                let inner = self.sequence(&m.receiver);
+                inner.rev(None)
+            }
+            "enumerate" => Seq::Enumerate(Box::new(self.sequence(&m.receiver)), Poly::default()),
+            "zip" => {
+                let a = self.sequence(&m.receiver);
+                let b = match m.args.first() {
+                    Some(other) => self.sequence(other),
+                    None => Seq::Items { lane: true },
+                };
+                Seq::Zip(Box::new(a), Box::new(b))
+            }
+            "map" => match m.args.first() {
+                Some(Expr::Closure(c)) if c.inputs.len() == 1 => Seq::Map(Box::new(self.sequence(&m.receiver)), c),
+                _ => {
+                    let inner = self.sequence(&m.receiver);
+                    let lane = m.args.iter().any(|a| self.value(a).is_lane_dependent());
+                    Seq::Items {
+                        lane: inner.is_lane_dependent() || lane,
+                    }
+                }
+            },
+            "chunks" | "chunks_exact" | "windows" => {
+                let slice = self.value(&m.receiver);
+                let len = arg(self, 0).unwrap_or_else(|| Poly::constant(1));
+                match slice {
+                    Value::Pointer(slice) => {
+                        let stride = if method == "windows" {
+                            Poly::constant(1)
+                        } else {
+                            len.clone()
+                        };
+                        Seq::Slices { slice, len, stride }
+                    }
+                    other => Seq::Items {
+                        lane: other.is_lane_dependent() || len.is_lane_dependent(),
+                    },
+                }
+            }
+            _ => {
+                let value = self.value(&Expr::MethodCall(m.clone()));
+                let at = self.span(m);
+                self.of_value(value, at)
+            }
+        }
+    }
+
+    /// The item of iteration `n` (loads of copied elements recorded at `at`).
+    pub(super) fn item(&mut self, seq: &Seq<'e>, n: &Poly, at: &Expr) -> Value {
+        match seq {
+            Seq::Range { start, step, .. } => Value::Int(start.add(&n.mul(step))),
+            Seq::Elements {
+                slice,
+                first,
+                step,
+                copied,
+                at: named,
+            } => {
+                let mut place = Place::at(slice);
+                let index = first.add(&n.mul(step));
+                place.offset = slice.offset.add(&index.scale(element_size(slice)));
+                // The elements the loop walks, shown where the loop names them.
+                place.index = Some(("..".to_string(), *named));
+                if *copied {
+                    self.load(&place, at)
+                } else {
+                    Value::Place(place)
+                }
+            }
+            Seq::Slices { slice, stride, .. } => {
+                let mut sub = slice.clone();
+                sub.offset = slice.offset.add(&n.mul(stride).scale(element_size(slice)));
+                Value::Pointer(sub)
+            }
+            Seq::Zip(a, b) => Value::Tuple(vec![self.item(a, n, at), self.item(b, n, at)]),
+            Seq::Enumerate(inner, first) => Value::Tuple(vec![Value::Int(first.add(n)), self.item(inner, n, at)]),
+            Seq::Map(inner, closure) => {
+                let item = self.item(inner, n, at);
+                self.scopes.push(Default::default());
+                self.bind_pattern(&closure.inputs[0], item);
+                let mapped = self.value(&closure.body);
+                self.scopes.pop();
+                mapped
+            }
+            Seq::Items { lane } => {
+                let id = self.fresh_id();
+                Value::Int(Poly::opaque_because(id, self.text(at), *lane, why::ITEM))
+            }
+        }
+    }
+}
+
+/// An iteration counter.
+pub(super) fn counter(id: u32, name: String) -> Poly {
+    Poly::atom(Atom::Iter(id, name))
+}
