@@ -7,7 +7,7 @@ use either::Either;
 use ra_ap_hir::{AsAssocItem, DisplayTarget, HasSource, HirDisplay, Semantics};
 use ra_ap_ide_db::RootDatabase;
 use ra_ap_syntax::ast::HasGenericArgs;
-use ra_ap_syntax::{ast, AstNode, SyntaxNode, TextRange, TextSize};
+use ra_ap_syntax::{ast, AstNode, NodeOrToken, SyntaxNode, TextRange, TextSize, WalkEvent};
 use std::ops::Range;
 
 /// The function a call names.
@@ -293,16 +293,59 @@ impl Loaded {
             let sema = Semantics::new(&self.db);
             let node = self.node_at(&sema, file, &range)?;
             let call = node.ancestors().find_map(ast::MacroCall::cast)?;
-            let expansion = sema.expand_macro_call(&call)?.value;
-            let tokens: Vec<String> = expansion
-                .descendants_with_tokens()
-                .filter_map(|e| e.into_token())
-                .filter(|t| !t.kind().is_trivia())
-                .map(|t| t.text().to_string())
-                .collect();
+            let mut tokens = Vec::new();
+            expand_into(&sema, &call, 0, &mut tokens)?;
             (!tokens.is_empty()).then(|| tokens.join(" "))
         })
     }
+}
+
+/// Deepest chain of `macro_rules!` calls inside expansions that is expanded.
+const MAX_MACRO_DEPTH: usize = 16;
+
+/// The tokens `call` expands to, each `macro_rules!` call inside the expansion expanded in
+/// turn (as a block of its own), and `$crate` read as the crate the code is in.
+fn expand_into(
+    sema: &Semantics<'_, RootDatabase>,
+    call: &ast::MacroCall,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> Option<()> {
+    if depth > MAX_MACRO_DEPTH {
+        return None;
+    }
+    let expansion = sema.expand_macro_call(call)?.value;
+    let mut walk = expansion.preorder_with_tokens();
+    while let Some(event) = walk.next() {
+        let WalkEvent::Enter(element) = event else { continue };
+        match element {
+            NodeOrToken::Node(node) => {
+                let Some(inner) = ast::MacroCall::cast(node) else {
+                    continue;
+                };
+                let declarative = sema
+                    .resolve_macro_call(&inner)
+                    .is_some_and(|m| m.kind(sema.db) == ra_ap_hir::MacroKind::Declarative);
+                let mut nested = Vec::new();
+                if declarative && expand_into(sema, &inner, depth + 1, &mut nested).is_some() {
+                    walk.skip_subtree();
+                    out.push("{".to_string());
+                    out.append(&mut nested);
+                    out.push("}".to_string());
+                }
+            }
+            NodeOrToken::Token(token) if !token.kind().is_trivia() => {
+                let text = token.text();
+                out.push(if text == "$crate" {
+                    "crate".to_string()
+                } else {
+                    text.to_string()
+                });
+            }
+            NodeOrToken::Token(_) => {}
+        }
+    }
+    Some(())
 }
 
 /// How deep a type's fields are laid out.

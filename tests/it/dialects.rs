@@ -932,3 +932,32 @@ fn a_struct_valued_field_of_an_element_is_an_array_of_structs_access() {
         ]
     );
 }
+
+const CONST_BLOCK_ARGUMENTS: &str = r#"
+use spirv_std::arch::{atomic_i_increment, IndexUnchecked};
+use spirv_std::glam::UVec3;
+use spirv_std::memory::{Scope, Semantics};
+use spirv_std::spirv;
+
+#[spirv(compute(threads(64)))]
+pub fn tally(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] counts: &mut [u32],
+) {
+    let slot = unsafe { counts.index_unchecked_mut(gid.x as usize * 8) };
+    unsafe {
+        atomic_i_increment::<_, const { Scope::Device as u32 }, const { Semantics::NONE.bits() }>(slot);
+    }
+}
+"#;
+
+/// Inline `const` blocks as generic arguments are read (as the blocks they hold), and
+/// spirv-std's `index_unchecked_mut` is the element: the atomic reads and writes each lane's
+/// counter, 32 bytes apart.
+#[test]
+fn const_block_generic_arguments_parse_and_the_atomic_is_analyzed() {
+    assert_eq!(
+        accesses(CONST_BLOCK_ARGUMENTS, "tally"),
+        [row("counts", Load, Strided, 32.0), row("counts", Store, Strided, 32.0),]
+    );
+}

@@ -45,6 +45,7 @@ const FIXTURES: &[Fixture] = &[
     file("dialects-rust-gpu-matmul", "fixtures/dialects/rust_gpu_matmul.rs"),
     file("frontend-chosen-buffers", "fixtures/frontend/chosen_buffers.rs"),
     file("frontend-closures", "fixtures/frontend/closures.rs"),
+    file("frontend-copies", "fixtures/frontend/copies.rs"),
     file("frontend-iterators", "fixtures/frontend/iterators.rs"),
     file("frontend-loaded-loops", "fixtures/frontend/loaded_loops.rs"),
     file("frontend-macro-bodies", "fixtures/frontend/macro_bodies.rs"),

@@ -120,6 +120,10 @@ fn a_macro_rules_body_is_analyzed_at_each_call() {
         [
             row("fill_pairs", 16, "out", Strided, Some(8.0)),
             row("fill_pairs", 16, "out", Strided, Some(8.0)),
+            // Through `$crate::bump`, then the rule the first one calls.
+            row("first_finder", 21, "counter", Broadcast, Some(1.0)),
+            row("first_finder", 22, "counter", Broadcast, Some(1.0)),
+            row("first_finder", 43, "slot", Broadcast, Some(1.0)),
         ]
     );
 }
@@ -174,6 +178,23 @@ fn a_buffer_chosen_by_a_condition_is_read_through_either() {
             row("pick_input", 11, "out", Coalesced, Some(4.0)),
             row("pick_later", 23, "(even or odd)", Strided, Some(8.0)),
             row("pick_later", 23, "out", Coalesced, Some(4.0)),
+        ]
+    );
+}
+
+#[test]
+fn copies_read_and_write_every_element() {
+    use AccessClass::*;
+    assert_eq!(
+        accesses("fixtures/frontend/copies.rs"),
+        [
+            row("copy_runs", 13, "src", Strided, Some(32.0)),
+            row("copy_runs", 13, "dst", Strided, Some(32.0)),
+            row("copy_one", 20, "src", Coalesced, Some(4.0)),
+            row("copy_one", 20, "dst", Coalesced, Some(4.0)),
+            row("copy_one", 21, "src", Coalesced, Some(4.0)),
+            row("copy_one", 21, "dst", Coalesced, Some(4.0)),
+            row("clear_header", 29, "header", Broadcast, Some(1.0)),
         ]
     );
 }

@@ -53,22 +53,39 @@ impl<'a> Interpreter<'a> {
     /// `ptr::copy_nonoverlapping(src, dst, count)` (and `ptr::copy`): element `k` of `src` read
     /// and written to element `k` of `dst`, for each `k` below `count`, as the loop it is.
     fn element_copy(&mut self, call: &syn::ExprCall) -> Value {
-        let place = |value: Value| match value {
-            Value::Pointer(p) => Some(Place::at(&p)),
-            Value::Place(p) => Some(p),
-            _ => None,
-        };
-        let (src, dst) = (place(self.value(&call.args[0])), place(self.value(&call.args[1])));
+        let (src, dst) = (
+            copy_side(self.value(&call.args[0])),
+            copy_side(self.value(&call.args[1])),
+        );
         let count = self.int(&call.args[2]);
         let span = self.span(call);
-        let k = match count.as_constant() {
+        self.copy_elements(span, src, dst, Some(count));
+        Value::Unknown
+    }
+
+    /// A copy of `count` elements (all of them when `None`) from `src` to `dst`, element by
+    /// element: a load and a store per element, in a loop the analysis counts by `k`.
+    pub(crate) fn copy_elements(
+        &mut self,
+        span: crate::source::Span,
+        src: Option<Place>,
+        dst: Option<Place>,
+        count: Option<Poly>,
+    ) {
+        let k = match count.as_ref().and_then(Poly::as_constant) {
             Some(1) => None,
             _ => Some(Poly::atom(Atom::Iter(self.fresh_id(), "k".into()))),
         };
-        if let Some(k) = &k {
-            self.guards.push(Predicate::Cmp(CmpOp::Lt, k.clone(), count));
-        }
-        // A side the analysis cannot place (a cast it does not follow) is left out.
+        let bounded = match (&k, count) {
+            (Some(k), Some(count)) => {
+                self.guards.push(Predicate::Cmp(CmpOp::Lt, k.clone(), count));
+                true
+            }
+            _ => false,
+        };
+        self.loop_depth += u32::from(k.is_some());
+        // A side the analysis cannot place (a local array, a cast it does not follow) is left
+        // out: it is not global or shared memory.
         for (place, op) in [(src, Op::Load), (dst, Op::Store)] {
             let Some(mut place) = place else { continue };
             if let Some(k) = &k {
@@ -77,10 +94,10 @@ impl<'a> Interpreter<'a> {
             }
             self.access(&place, op, span);
         }
-        if k.is_some() {
+        self.loop_depth -= u32::from(k.is_some());
+        if bounded {
             self.guards.pop();
         }
-        Value::Unknown
     }
 
     /// A call: a function of the analyzed workspace (followed), a modelled one (geometry,
@@ -188,6 +205,7 @@ impl<'a> Interpreter<'a> {
                     elem,
                     space: MemorySpace::Shared,
                     index: None,
+                    len: None,
                 });
             }
             if matches!(name.as_str(), "size_of" | "align_of") {
@@ -203,6 +221,17 @@ impl<'a> Interpreter<'a> {
             && path.path.segments.len() == 2
             && INTEGER_TYPES.contains(&path.path.segments[0].ident.to_string().as_str());
         match name.as_str() {
+            // A slice made from a pointer and a length is that many elements long.
+            "from_raw_parts" | "from_raw_parts_mut" if args.len() == 2 => {
+                let len = args[1].as_int().cloned();
+                return match args.into_iter().next() {
+                    Some(Value::Pointer(mut p)) => {
+                        p.len = len;
+                        Value::Pointer(p)
+                    }
+                    other => other.unwrap_or(Value::Unknown),
+                };
+            }
             "from_raw_parts" | "from_raw_parts_mut" | "Some" | "Ok" | "Wrapping" | "transmute" => {
                 return args.into_iter().next().unwrap_or(Value::Unknown);
             }
@@ -597,6 +626,7 @@ impl<'a> Interpreter<'a> {
                 elem,
                 space: MemorySpace::Shared,
                 index: None,
+                len: None,
             });
         }
         // nalgebra's `vector![x, y]` and `point![x, y]`: a vector of the components.
@@ -650,18 +680,40 @@ impl<'a> Interpreter<'a> {
 impl Interpreter<'_> {
     /// The value of a macro call walked through its expansion by the Rust semantics; `None`
     /// when it does not expand, or is inside another expansion (a macro expanding to itself
-    /// would not end).
+    /// would not end). An expansion that is not Rust the analysis reads is said to be unread
+    /// when it may touch memory, whatever the call's own tokens look like.
     fn expanded_macro(&mut self, mac: &syn::Macro) -> Option<Value> {
         if self.expanding.is_some() {
             return None;
         }
         let span = self.span(mac);
         let text = self.sources.semantics?.get().expand_macro(self.file_id, span)?;
-        let block: syn::Block = syn::parse_str(&format!("{{ {text} }}")).ok()?;
+        let Ok(block) = syn::parse_str::<syn::Block>(&format!("{{ {text} }}")) else {
+            let tokens: proc_macro2::TokenStream = text.parse().unwrap_or_default();
+            if may_access(tokens) {
+                let name = last_segment(&mac.path);
+                self.unsupported(
+                    mac,
+                    format!(
+                        "macro `{name}!` expands to code the analysis cannot read: accesses inside it are not analyzed"
+                    ),
+                );
+            }
+            return Some(Value::Unknown);
+        };
         self.expanding = Some(span);
         let (_, value) = self.block(&block);
         self.expanding = None;
         Some(value)
+    }
+}
+
+/// One side of a copy: the first element of a slice or pointer, or a place.
+pub(crate) fn copy_side(value: Value) -> Option<Place> {
+    match value {
+        Value::Pointer(p) => Some(Place::at(&p)),
+        Value::Place(p) => Some(p),
+        _ => None,
     }
 }
 

@@ -135,6 +135,7 @@ impl<'a> Interpreter<'a> {
             elem: Some(layout),
             space: MemorySpace::Global,
             index: None,
+            len: None,
         }))
     }
 
@@ -284,6 +285,7 @@ impl<'a> Interpreter<'a> {
                     elem: layout,
                     space: MemorySpace::Shared,
                     index: None,
+                    len: None,
                 }))
             }
             (_, "cast_from") if call.args.len() == 1 => Some(self.value(&call.args[0])),

@@ -481,6 +481,7 @@ impl Interpreter<'_> {
             elem: if a.elem == b.elem { a.elem.clone() } else { None },
             space: a.space,
             index: None,
+            len: if a.len == b.len { a.len.clone() } else { None },
         })
     }
 

@@ -73,8 +73,17 @@ impl Seq<'_> {
                 (Some(a), Some(b)) => Some(Predicate::And(Box::new(a), Box::new(b))),
                 (a, b) => a.or(b),
             },
+            // Elements past the slice's end are not reached, when its length is known.
+            Seq::Elements { slice, first, step, .. } => {
+                let len = slice.len.clone()?;
+                Some(Predicate::Cmp(CmpOp::Lt, first.add(&n.mul(step)), len))
+            }
+            Seq::Slices { slice, stride, .. } => {
+                let len = slice.len.clone()?;
+                Some(Predicate::Cmp(CmpOp::Lt, n.mul(stride), len))
+            }
             Seq::Enumerate(inner, _) | Seq::Map(inner, _) => inner.guard(n),
-            _ => None,
+            Seq::Range { end: None, .. } | Seq::Items { .. } => None,
         }
     }
 
@@ -340,9 +349,10 @@ impl<'e> Interpreter<'_> {
                     Value::Place(place)
                 }
             }
-            Seq::Slices { slice, stride, .. } => {
+            Seq::Slices { slice, stride, len } => {
                 let mut sub = slice.clone();
                 sub.offset = slice.offset.add(&n.mul(stride).scale(element_size(slice)));
+                sub.len = Some(len.clone());
                 Value::Pointer(sub)
             }
             Seq::Zip(a, b) => Value::Tuple(vec![self.item(a, n, at), self.item(b, n, at)]),

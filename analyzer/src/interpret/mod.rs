@@ -441,6 +441,7 @@ impl<'a> Interpreter<'a> {
                 elem: scope.layout(elem),
                 space: MemorySpace::Global,
                 index: None,
+                len: None,
             })
         };
         match ty {

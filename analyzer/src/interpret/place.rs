@@ -2,6 +2,7 @@
 //! methods (`add`, `offset`, `get_unchecked`, `write`, `as_ptr`, ...), and the loads and
 //! stores they lead to.
 
+use super::call::copy_side;
 use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
 use super::{Interpreter, MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly, READ_FROM_MEMORY};
@@ -53,13 +54,21 @@ impl Interpreter<'_> {
                 Some(s) => self.int(s),
                 None => Poly::default(),
             };
-            if let Some(end) = &range.end {
-                self.value(end);
-            }
+            let end = range.end.as_ref().map(|end| {
+                let end = self.int(end);
+                match range.limits {
+                    syn::RangeLimits::Closed(_) => end.add(&Poly::constant(1)),
+                    syn::RangeLimits::HalfOpen(_) => end,
+                }
+            });
             return Operand::Value(match base {
                 Value::Pointer(mut p) => {
                     let size = p.elem.as_ref().map_or(4, |l| l.size) as i64;
                     p.offset = p.offset.add(&start.scale(size));
+                    p.len = match end {
+                        Some(end) => Some(end.sub(&start)),
+                        None => p.len.map(|len| len.sub(&start)),
+                    };
                     Value::Pointer(p)
                 }
                 other => other,
@@ -202,7 +211,11 @@ impl Interpreter<'_> {
         let method = call.method.to_string();
         let arg = call.args.first();
         match (method.as_str(), arg) {
-            ("get_unchecked" | "get_unchecked_mut" | "get" | "get_mut", Some(index)) => {
+            // `index_unchecked(_mut)` is spirv-std's `IndexUnchecked`, the same element.
+            (
+                "get_unchecked" | "get_unchecked_mut" | "get" | "get_mut" | "index_unchecked" | "index_unchecked_mut",
+                Some(index),
+            ) => {
                 return self.index(&call.receiver, index, true);
             }
             // cuda-oxide's `slice.get_mut_indexed()`: the element at the thread's linear index,
@@ -256,6 +269,7 @@ impl Interpreter<'_> {
                     elem,
                     space: p.space,
                     index: None,
+                    len: None,
                 }));
             }
             // A slice or an array is passed by reference to a method the analysis does not
@@ -282,6 +296,38 @@ impl Interpreter<'_> {
             }
         };
         match (method, receiver) {
+            // Copies between slices and through pointers: element by element.
+            ("copy_from_slice" | "clone_from_slice", Value::Pointer(dst)) => {
+                let count = dst.len.clone().or_else(|| match args.first() {
+                    Some(Value::Pointer(src)) => src.len.clone(),
+                    _ => None,
+                });
+                let src = args.into_iter().next().and_then(copy_side);
+                self.copy_elements(self.span(call), src, Some(Place::at(&dst)), count);
+                Value::Unknown
+            }
+            ("copy_from" | "copy_from_nonoverlapping", Value::Pointer(dst)) => {
+                let count = args.get(1).and_then(Value::as_int).cloned();
+                let src = args.into_iter().next().and_then(copy_side);
+                self.copy_elements(self.span(call), src, Some(Place::at(&dst)), count);
+                Value::Unknown
+            }
+            ("copy_to" | "copy_to_nonoverlapping", Value::Pointer(src)) => {
+                let count = args.get(1).and_then(Value::as_int).cloned();
+                let dst = args.into_iter().next().and_then(copy_side);
+                self.copy_elements(self.span(call), Some(Place::at(&src)), dst, count);
+                Value::Unknown
+            }
+            ("fill", Value::Pointer(dst)) => {
+                let count = dst.len.clone();
+                self.copy_elements(self.span(call), None, Some(Place::at(&dst)), count);
+                Value::Unknown
+            }
+            ("write_bytes", Value::Pointer(dst)) => {
+                let count = args.get(1).and_then(Value::as_int).cloned();
+                self.copy_elements(self.span(call), None, Some(Place::at(&dst)), count);
+                Value::Unknown
+            }
             ("add" | "offset" | "wrapping_add" | "wrapping_offset", Value::Pointer(mut p)) => {
                 let Some(i) = first_int(self, &args) else {
                     return Value::Pointer(p);
@@ -411,6 +457,7 @@ impl Interpreter<'_> {
                 elem: l.pointee.as_deref().cloned(),
                 space: MemorySpace::Global,
                 index: None,
+                len: None,
             }),
             _ => {
                 let id = self.fresh_id();

@@ -60,6 +60,7 @@ impl Interpreter<'_> {
             elem: scope.layout(elem),
             space,
             index: None,
+            len: None,
         })
     }
 }

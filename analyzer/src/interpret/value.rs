@@ -51,6 +51,9 @@ pub struct Pointer {
     pub space: MemorySpace,
     /// Index text of the last pointer arithmetic (`i` in `c.add(i)`), for reports.
     pub index: Option<(String, Span)>,
+    /// Elements in the slice from `offset` on, when the code says (`a[lo..hi]`,
+    /// `from_raw_parts(p, n)`).
+    pub len: Option<Poly>,
 }
 
 /// A location in memory that a load or store may use.

@@ -15,6 +15,25 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use kernel_lint_frontend::Callee;
 
+thread_local! {
+    /// Whether this thread is inside a question to the front end.
+    static ASKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Keeps the front end's failures off the terminal: a question it fails on only has no
+/// answer. Other panics are reported as before.
+fn quiet_failures() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !ASKING.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// The front end over one set of files, loaded when first asked.
 pub struct Semantics {
     workspace: Workspace,
@@ -89,11 +108,21 @@ impl Semantics {
         }
     }
 
-    /// Asks the loaded front end, loading it first if this is the first question.
+    /// Asks the loaded front end, loading it first if this is the first question. A question
+    /// the front end fails on (code its type checker does not handle yet) has no answer: the
+    /// analysis goes on without it, as for any name it cannot resolve.
     fn ask<T>(&self, question: impl FnOnce(&Frontend) -> Option<T>) -> Option<T> {
         let mut loaded = self.loaded.borrow_mut();
         let frontend = loaded.get_or_insert_with(|| Frontend::load(&self.workspace));
-        question(frontend)
+        quiet_failures();
+        ASKING.with(|asking| asking.set(true));
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| question(frontend)));
+        ASKING.with(|asking| asking.set(false));
+        match answer {
+            Ok(answer) => answer,
+            Err(panic) if crate::budget::is_exhausted(panic.as_ref()) => std::panic::resume_unwind(panic),
+            Err(_) => None,
+        }
     }
 
     /// The method the method call at `span` of file `file` calls.

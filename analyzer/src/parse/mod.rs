@@ -46,7 +46,7 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
             lex::diagnose(&text).unwrap_or_else(|| ("unexpected input".to_string(), file.span_of(e.span())));
         error(format!("cannot tokenize: {cause}"), span)
     })?;
-    let split = items::split(tokens);
+    let split = items::split(const_blocks_as_blocks(tokens));
     let mut skipped = Vec::new();
     let mut attrs = Vec::new();
     if !split.inner_attrs.is_empty() {
@@ -81,6 +81,32 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
         }),
         skipped,
     })
+}
+
+/// `f::<_, const { N as u32 }>(..)`: an inline `const` block as a generic argument, which the
+/// parser does not take, is read as the block it holds (the same value), after a `<` or `,`.
+/// Every other token keeps its place in the file.
+fn const_blocks_as_blocks(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (i, token) in tokens.iter().enumerate() {
+        let opens_argument =
+            |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '<' || p.as_char() == ',');
+        let before_brace =
+            matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Brace);
+        match token {
+            TokenTree::Ident(ident)
+                if ident == "const" && before_brace && opens_argument(i.checked_sub(1).and_then(|j| tokens.get(j))) => {
+            }
+            TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(group.delimiter(), const_blocks_as_blocks(group.stream()));
+                inner.set_span(group.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// Checks one chunk of top-level tokens against the nesting limits, then parses it; the error
