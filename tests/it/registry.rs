@@ -4,6 +4,7 @@
 //! each access shown at the kernel's call (or at the argument that hands the dependency the
 //! place it reads); a dependency device code names whose source is
 //! absent is one warning naming it; one only host code names is not read and not warned about.
+//! A git dependency is read from cargo's checkout of its repository, or named as absent.
 
 use serde_json::Value;
 use std::path::Path;
@@ -147,4 +148,64 @@ fn a_trait_for_slices_from_the_registry_is_followed_and_shown_at_the_call() {
         "{stderr}"
     );
     assert!(!stderr.contains("hostonly"), "{stderr}");
+}
+
+/// A dependency from a git repository is read from cargo's checkout of it, a few folders down
+/// (`git/checkouts/REPO-HASH/REV/CRATE`); one whose checkout is not there is named in the
+/// warning with its repository.
+#[test]
+fn a_git_dependency_is_read_from_its_checkout_or_named_as_absent() {
+    let home = tempfile::tempdir().expect("temp");
+    let package = tempfile::tempdir().expect("temp");
+    let checkout = home
+        .path()
+        .join("git/checkouts/gpu-tools-0123456789abcdef/1a2b3c4/lanes");
+    write(
+        &checkout.join("Cargo.toml"),
+        "[package]\nname = \"lanes\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n[features]\nspirv = []\n",
+    );
+    write(
+        &checkout.join("src/lib.rs"),
+        "#![no_std]\n/// The lane's element, four apart.\npub fn spread(i: usize) -> usize {\n    4 * i\n}\n",
+    );
+    let manifest = "[package]\nname = \"shaders\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                    [dependencies]\nlanes = { git = \"https://github.com/someone/gpu-tools\" }\n\
+                    absent = { git = \"https://github.com/someone/elsewhere.git\" }\n";
+    write(&package.path().join("Cargo.toml"), manifest);
+    let kernel = r#"#![no_std]
+use spirv_std::glam::UVec3;
+use spirv_std::spirv;
+
+#[spirv(compute(threads(64)))]
+pub fn spread_out(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] dst: &mut [f32],
+) {
+    dst[lanes::spread(gid.x as usize)] = absent::value();
+}
+"#;
+    write(&package.path().join("src/lib.rs"), kernel);
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args(["kernel-lint", "accesses", "--format", "json", "--no-cache"])
+        .current_dir(package.path())
+        .env("CARGO_HOME", home.path())
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    let access = &doc["kernels"][0]["accesses"][0];
+    assert_eq!(doc["kernels"][0]["name"], "spread_out");
+    assert_eq!(
+        (access["class"].as_str(), access["sectors_per_request"].as_f64()),
+        (Some("strided"), Some(16.0)),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "`absent` (`git https://github.com/someone/elsewhere.git`) is named by device code and not in the local cargo registry"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("`lanes`"), "{stderr}");
 }

@@ -41,6 +41,14 @@ pub struct Discovery {
 }
 
 /// A crates.io dependency of a crate, and where its source is.
+/// Where a dependency that is not a path comes from.
+enum Requirement {
+    /// crates.io, by version requirement.
+    Version(String),
+    /// A git repository, by URL.
+    Git(String),
+}
+
 struct RegistryWanted {
     /// The name the crate's code uses for it: the key when `package =` renames it, else the
     /// package name in Rust spelling until its library's own name is read.
@@ -386,29 +394,28 @@ impl Discovery {
                     DependencySource::Path(dir) => {
                         Some((dir.clone(), inherited.package.clone().or_else(|| spec.package.clone())))
                     }
-                    DependencySource::Workspace | DependencySource::Registry(_) => None,
+                    DependencySource::Workspace | DependencySource::Registry(_) | DependencySource::Git(_) => None,
                 }
             }
-            DependencySource::Registry(_) => None,
+            DependencySource::Registry(_) | DependencySource::Git(_) => None,
         }
     }
 
     /// The package and version requirement of a crates.io dependency, also one inherited from
     /// `[workspace.dependencies]`.
-    fn registry_requirement(spec: &super::DependencySpec, root: &Manifest) -> Option<(String, String)> {
+    fn registry_requirement(spec: &super::DependencySpec, root: &Manifest) -> Option<(String, Requirement)> {
+        let wanted = |source: &DependencySource| match source {
+            DependencySource::Registry(requirement) => Some(Requirement::Version(requirement.clone())),
+            DependencySource::Git(url) => Some(Requirement::Git(url.clone())),
+            _ => None,
+        };
         let (requirement, package) = match &spec.source {
-            DependencySource::Registry(requirement) => (requirement.clone(), spec.package.clone()),
             DependencySource::Workspace => {
                 let inherited = inherited(spec, root)?;
-                match &inherited.source {
-                    DependencySource::Registry(requirement) => (
-                        requirement.clone(),
-                        inherited.package.clone().or_else(|| spec.package.clone()),
-                    ),
-                    _ => return None,
-                }
+                let requirement = wanted(&inherited.source)?;
+                (requirement, inherited.package.clone().or_else(|| spec.package.clone()))
             }
-            DependencySource::Path(_) => return None,
+            source => (wanted(source)?, spec.package.clone()),
         };
         Some((package.unwrap_or_else(|| spec.key.clone()), requirement))
     }
@@ -435,7 +442,10 @@ impl Discovery {
             for spec in &manifest.dependencies {
                 if spec.kind == DependencyKind::Normal {
                     if let Some((package, requirement)) = Self::registry_requirement(spec, &root) {
-                        let source = self.registry.locate(&root.dir, &package, &requirement);
+                        let (source, requirement) = match requirement {
+                            Requirement::Version(v) => (self.registry.locate(&root.dir, &package, &v), v),
+                            Requirement::Git(url) => (self.registry.locate_git(&package, &url), format!("git {url}")),
+                        };
                         wanted.push(RegistryWanted {
                             name: crate_name(&spec.key),
                             renamed: spec.package.is_some(),

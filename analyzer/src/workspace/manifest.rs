@@ -74,6 +74,8 @@ pub enum DependencySource {
     /// `name = "1.2"` or `version = "1.2"` without a path or git source: a package of the
     /// crates.io registry, by its version requirement.
     Registry(String),
+    /// `git = "https://.."`: a repository cargo checks out under its home, by URL.
+    Git(String),
 }
 
 impl Manifest {
@@ -446,8 +448,10 @@ fn dependency_table(deps: &Table, dir: &Path, kind: DependencyKind, platform: Op
             DependencySource::Path(normalize(&dir.join(path)))
         } else if entry.get("workspace").and_then(Value::as_bool) == Some(true) {
             DependencySource::Workspace
-        } else if entry.contains_key("git") || entry.contains_key("registry") {
-            // A git checkout or another registry: not where the local crates.io sources are.
+        } else if let Some(url) = entry.get("git").and_then(Value::as_str) {
+            DependencySource::Git(url.to_string())
+        } else if entry.contains_key("registry") {
+            // Another registry: not where the local crates.io sources are.
             continue;
         } else {
             let version = entry.get("version").and_then(Value::as_str).unwrap_or("*");

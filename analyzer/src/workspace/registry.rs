@@ -1,5 +1,5 @@
 //! The sources of crates.io dependencies, where cargo left them: `registry/src/*/NAME-VERSION`
-//! under the cargo home. The version is the one `Cargo.lock` pins, else the newest one present
+//! under the cargo home (and of git dependencies, in cargo's `git/checkouts`). The version is the one `Cargo.lock` pins, else the newest one present
 //! that the requirement accepts (what an offline `cargo build` would pick). Nothing is ever
 //! downloaded: a source that is not there is reported as absent.
 
@@ -114,6 +114,36 @@ impl Registry {
         }
     }
 
+    /// The source of package `package` from the git repository at `url`, where cargo checks
+    /// repositories out (`git/checkouts/NAME-HASH/REV/` under its home): the first checkout
+    /// holding a manifest of that package, a few folders deep.
+    pub fn locate_git(&mut self, package: &str, url: &str) -> RegistrySource {
+        let Some(home) = &self.home else {
+            return RegistrySource::Unknown;
+        };
+        let repository = url
+            .trim_end_matches('/')
+            .trim_end_matches(".git")
+            .rsplit('/')
+            .next()
+            .unwrap_or(url);
+        let prefix = format!("{repository}-");
+        let checkouts = read_dir(&home.join("git").join("checkouts"));
+        for repo in checkouts.iter().filter(|d| {
+            d.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix))
+        }) {
+            for revision in read_dir(repo) {
+                if let Some(dir) = package_dir(&revision, package, 3) {
+                    let version = package_version(&dir).unwrap_or_else(|| Version::new(0, 0, 0));
+                    return RegistrySource::Found { dir, version };
+                }
+            }
+        }
+        RegistrySource::Unknown
+    }
+
     fn lock(&mut self, workspace: &Path) -> &BTreeMap<String, Vec<Version>> {
         self.locks
             .entry(workspace.to_path_buf())
@@ -143,6 +173,34 @@ impl Registry {
             packages
         })
     }
+}
+
+/// The folder under `dir` (it, or up to `depth` levels below) whose `Cargo.toml` declares
+/// package `package`.
+fn package_dir(dir: &Path, package: &str, depth: usize) -> Option<PathBuf> {
+    let declares = |dir: &Path| {
+        let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        let manifest = text.parse::<toml::Table>().ok()?;
+        let name = manifest.get("package")?.get("name")?.as_str()?;
+        Some(name == package)
+    };
+    if declares(dir) == Some(true) {
+        return Some(dir.to_path_buf());
+    }
+    if depth == 0 {
+        return None;
+    }
+    read_dir(dir)
+        .into_iter()
+        .filter(|d| !d.file_name().is_some_and(|n| n == "target" || n == ".git"))
+        .find_map(|d| package_dir(&d, package, depth - 1))
+}
+
+/// The version a package's manifest declares, when it is a plain version.
+fn package_version(dir: &Path) -> Option<Version> {
+    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let manifest = text.parse::<toml::Table>().ok()?;
+    Version::parse(manifest.get("package")?.get("version")?.as_str()?).ok()
 }
 
 /// The folders in `dir`, sorted; none when it cannot be read.
