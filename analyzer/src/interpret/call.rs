@@ -136,8 +136,12 @@ impl<'a> Interpreter<'a> {
             if let Some(function) = found {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = format!("{owner}::{name}");
-                let written: Vec<&Expr> = call.args.iter().collect();
-                return self.inline_call(call, callee, function, None, args, &written, turbofish);
+                let exprs: Vec<&Expr> = call.args.iter().collect();
+                let written = Written {
+                    args: &exprs,
+                    turbofish,
+                };
+                return self.inline_call(call, callee, function, None, args, written);
             }
         }
         let target = self.scope().resolve(&self.own_path(&path.path));
@@ -145,8 +149,12 @@ impl<'a> Interpreter<'a> {
             if let Some(function) = self.sources.index.function(target) {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
-                let written: Vec<&Expr> = call.args.iter().collect();
-                return self.inline_call(call, callee, function, None, args, &written, turbofish);
+                let exprs: Vec<&Expr> = call.args.iter().collect();
+                let written = Written {
+                    args: &exprs,
+                    turbofish,
+                };
+                return self.inline_call(call, callee, function, None, args, written);
             }
             if self.sources.index.is_tuple_struct(target) {
                 let fields = call
@@ -169,8 +177,12 @@ impl<'a> Interpreter<'a> {
             if let Some(function) = self.resolved_function(self.span(call), false) {
                 let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
                 let callee = self.text(&call.func);
-                let written: Vec<&Expr> = call.args.iter().collect();
-                return self.inline_call(call, callee, function, None, args, &written, turbofish);
+                let exprs: Vec<&Expr> = call.args.iter().collect();
+                let written = Written {
+                    args: &exprs,
+                    turbofish,
+                };
+                return self.inline_call(call, callee, function, None, args, written);
             }
         }
         if matches!(name.as_str(), "copy_nonoverlapping" | "copy") && call.args.len() == 3 {
@@ -376,14 +388,13 @@ impl<'a> Interpreter<'a> {
         function: FunctionRef<'a>,
         receiver: Option<Value>,
         args: Vec<Value>,
-        written: &[&Expr],
-        turbofish: Option<&syn::AngleBracketedGenericArguments>,
+        written: Written<'_, '_>,
     ) -> Value {
-        let (generics, const_generics) = self.generic_arguments(&function.sig.generics, turbofish);
+        let (generics, const_generics) = self.generic_arguments(&function.sig.generics, written.turbofish);
         let handed = receiver
             .iter()
             .chain(&args)
-            .zip(written)
+            .zip(written.args)
             .filter_map(|(value, expr)| {
                 // A reference into a buffer (`&mut entries[slot].state`), not a whole buffer
                 // whose element the callee picks: the call shows that one.
@@ -534,15 +545,11 @@ impl<'a> Interpreter<'a> {
         let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
         let callee = format!("{}.{method}", self.text(&call.receiver));
         let written: Vec<&Expr> = std::iter::once(&*call.receiver).chain(&call.args).collect();
-        Some(self.inline_call(
-            call,
-            callee,
-            function,
-            Some(receiver),
-            args,
-            &written,
-            call.turbofish.as_ref(),
-        ))
+        let syntax = Written {
+            args: &written,
+            turbofish: call.turbofish.as_ref(),
+        };
+        Some(self.inline_call(call, callee, function, Some(receiver), args, syntax))
     }
 
     /// The workspace function the Rust semantics find for the call at `span` (a method call
@@ -706,6 +713,12 @@ impl Interpreter<'_> {
         self.expanding = None;
         Some(value)
     }
+}
+
+/// A call as written: its arguments (the receiver first, for a method) and its turbofish.
+pub(crate) struct Written<'a, 'e> {
+    pub(crate) args: &'a [&'e Expr],
+    pub(crate) turbofish: Option<&'e syn::AngleBracketedGenericArguments>,
 }
 
 /// One side of a copy: the first element of a slice or pointer, or a place.
