@@ -754,3 +754,24 @@ fn a_division_by_a_multiple_of_the_warp_width_is_one_address_for_the_warp() {
     // 48 is no multiple of 32: some warps straddle a multiple of 48.
     assert_ne!(predict(src, "k", "a", Op::Load, 2).class, AccessClass::Broadcast);
 }
+
+/// A loop its guard bounds is counted iteration by iteration even when no grid is known: each
+/// lane's 4 values at `i * 4 + k` stay within the warp's 16 sectors in every iteration, so the
+/// figure is 16, not an average over start offsets the loop never reaches.
+#[test]
+fn a_bounded_loop_is_counted_by_its_iterations_without_a_grid() {
+    let src = "#[kernel] pub unsafe fn k(src: &[f32], dst: *mut f32) {
+        let i = thread::index_1d() as usize;
+        for k in 0..4 {
+            *dst.add(i * 4 + k) = src[i * 4 + k];
+        }
+    }";
+    for (array, op) in [("src", Op::Load), ("dst", Op::Store)] {
+        let p = predict(src, "k", array, op, 0);
+        assert_eq!(
+            (p.class, p.sectors_per_request),
+            (AccessClass::Strided, Some(16.0)),
+            "{array}: {p:?}"
+        );
+    }
+}

@@ -56,18 +56,16 @@ impl<'a> Setup<'a> {
         }
         loops.sort_unstable();
         let guards = deciding(&access.guards, &known);
-        let (mut points, enumerated, grid_known) = match launch.grid {
-            Some(grid) => {
-                let lanes = Lanes {
-                    warps,
-                    guards: &guards,
-                    known: &known,
-                };
-                let found = grid_points(grid, &loops, &lanes);
-                (found.points, found.enumerated, true)
-            }
-            None => (Vec::new(), Vec::new(), false),
+        let lanes = Lanes {
+            warps,
+            guards: &guards,
+            known: &known,
         };
+        // Without a grid, the loops a guard bounds are still counted, in one block: the block
+        // index keeps cycling as a symbol.
+        let grid_known = launch.grid.is_some();
+        let found = grid_points(launch.grid.unwrap_or([1, 1, 1]), &loops, &lanes);
+        let (mut points, enumerated) = (found.points, found.enumerated);
         // A block or loop index the points do not fix keeps cycling as a symbol.
         let cycles = |m: &Vec<Atom>| {
             let mut found = false;
@@ -114,7 +112,11 @@ impl<'a> Setup<'a> {
         // Symbols still varying inside the lanes' terms take a few values, as in a
         // representative block.
         if !grid_known {
-            points = representative(if lane_cycles { VARYING_SAMPLES } else { 1 });
+            let samples = representative(if lane_cycles { VARYING_SAMPLES } else { 1 });
+            points = samples
+                .iter()
+                .flat_map(|sample| points.iter().map(move |p| p.in_block_of(sample)))
+                .collect();
         } else if lane_cycles {
             points = points
                 .iter()

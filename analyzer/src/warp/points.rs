@@ -51,6 +51,16 @@ impl Point {
         }
     }
 
+    /// This point's loop iterations in a block of `sample` (a representative block without a
+    /// grid), weighted for both.
+    pub(super) fn in_block_of(&self, sample: &Point) -> Point {
+        Point {
+            iterations: self.iterations.clone(),
+            weight: sample.weight * self.weight,
+            ..sample.clone()
+        }
+    }
+
     /// The value of a block or loop index here.
     pub(super) fn value(&self, atom: &Atom) -> Option<i64> {
         match atom {
