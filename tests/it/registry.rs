@@ -94,20 +94,27 @@ fn setup(home: &Path, package: &Path) {
     write(&package.join("src/host.rs"), HOST);
 }
 
+/// `accesses --format json` in `package` with cargo home `home`: the document, and the
+/// standard output and error as text.
+fn accesses(home: &Path, package: &Path) -> (Value, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
+        .args(["kernel-lint", "accesses", "--format", "json", "--no-cache"])
+        .current_dir(package)
+        .env("CARGO_HOME", home)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (doc, stdout, stderr)
+}
+
 #[test]
 fn a_trait_for_slices_from_the_registry_is_followed_and_shown_at_the_call() {
     let home = tempfile::tempdir().expect("temp");
     let package = tempfile::tempdir().expect("temp");
     setup(home.path(), package.path());
-    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
-        .args(["kernel-lint", "accesses", "--format", "json", "--no-cache"])
-        .current_dir(package.path())
-        .env("CARGO_HOME", home.path())
-        .output()
-        .expect("the binary runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    let (doc, stdout, stderr) = accesses(home.path(), package.path());
     let kernels = doc["kernels"].as_array().expect("kernels");
     assert_eq!(kernels.len(), 1, "{stdout}");
     assert_eq!(kernels[0]["name"], "gather_even");
@@ -185,15 +192,7 @@ pub fn spread_out(
 }
 "#;
     write(&package.path().join("src/lib.rs"), kernel);
-    let output = Command::new(env!("CARGO_BIN_EXE_cargo-kernel-lint"))
-        .args(["kernel-lint", "accesses", "--format", "json", "--no-cache"])
-        .current_dir(package.path())
-        .env("CARGO_HOME", home.path())
-        .output()
-        .expect("the binary runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    let (doc, stdout, stderr) = accesses(home.path(), package.path());
     let access = &doc["kernels"][0]["accesses"][0];
     assert_eq!(doc["kernels"][0]["name"], "spread_out");
     assert_eq!(

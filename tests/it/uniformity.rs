@@ -775,3 +775,24 @@ fn a_bounded_loop_is_counted_by_its_iterations_without_a_grid() {
         );
     }
 }
+
+/// A copy whose source holds a global buffer the analysis cannot place (a struct of pointers
+/// copied as if it were a slice) writes its destination and says the source is not analyzed.
+#[test]
+fn a_copy_from_a_source_that_cannot_be_placed_says_so() {
+    let src = "#[repr(C)] #[derive(Clone, Copy)] pub struct Pair { pub a: *const f32, pub b: *const f32 }
+    #[kernel] pub unsafe fn k(p: Pair, dst: *mut f32) {
+        let i = thread::index_1d() as usize;
+        let out = core::slice::from_raw_parts_mut(dst.add(i * 2), 2);
+        out.copy_from_slice(&p);
+    }";
+    let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+    let kernel = &report.kernels[0];
+    let stores: Vec<_> = kernel.accesses.iter().map(|a| (a.array.as_str(), a.op)).collect();
+    assert_eq!(stores, [("dst", Op::Store)]);
+    let notes: Vec<&str> = kernel.unsupported.iter().map(|u| u.message.as_str()).collect();
+    assert_eq!(
+        notes,
+        ["`out.copy_from_slice(&p)` takes the global buffer `p.a` and is not visible to the analysis: accesses through it are not analyzed"]
+    );
+}

@@ -421,22 +421,17 @@ impl Interpreter<'_> {
     /// One variable set differently on two paths: an opaque value, lane-dependent when either
     /// side or the condition that chose between them is.
     fn merge_values(&mut self, name: &str, old: &Value, new: &Value) -> Value {
+        let text = format!("{name} (set on some paths)");
+        let guarded = self.guards.iter().any(|g| g.is_lane_dependent());
         match (old, new) {
+            (Value::Pointer(a), Value::Pointer(b)) => self.either_buffer(text, a, b, None, guarded),
+            (Value::Int(a), Value::Int(b)) => {
+                let lane = a.is_lane_dependent() || b.is_lane_dependent() || guarded;
+                Value::Int(self.derived(text, lane, &[old, new]))
+            }
             // Read from memory per lane on either path: so is the merged value.
             _ if old.is_loaded_per_lane() || new.is_loaded_per_lane() => {
-                let id = self.fresh_id();
-                let text = format!("{name} (set on some paths)");
-                Value::Int(Poly::opaque_because(id, text, true, READ_FROM_MEMORY))
-            }
-            (Value::Pointer(a), Value::Pointer(b)) => {
-                let lane = self.guards.iter().any(|g| g.is_lane_dependent());
-                self.either_buffer(format!("{name} (set on some paths)"), a, b, None, lane)
-            }
-            (Value::Int(a), Value::Int(b)) => {
-                let text = format!("{name} (set on some paths)");
-                let lane =
-                    a.is_lane_dependent() || b.is_lane_dependent() || self.guards.iter().any(|g| g.is_lane_dependent());
-                Value::Int(self.opaque(text, lane))
+                Value::Int(self.derived(text, true, &[old, new]))
             }
             _ => Value::Unknown,
         }

@@ -88,31 +88,12 @@ impl Seq<'_> {
     }
 
     /// Every `step`-th item.
-    fn step_by(self, by: Poly) -> Self {
-        match self {
-            Seq::Range { start, step, end } => Seq::Range {
-                start,
-                step: step.mul(&by),
-                end,
-            },
-            Seq::Elements {
-                slice,
-                first,
-                step,
-                copied,
-                at,
-            } => Seq::Elements {
-                slice,
-                first,
-                step: step.mul(&by),
-                copied,
-                at,
-            },
-            Seq::Slices { slice, len, stride } => Seq::Slices {
-                slice,
-                len,
-                stride: stride.mul(&by),
-            },
+    fn step_by(mut self, by: Poly) -> Self {
+        match &mut self {
+            Seq::Range { step, .. } | Seq::Elements { step, .. } | Seq::Slices { stride: step, .. } => {
+                *step = step.mul(&by);
+                self
+            }
             other => Seq::Items {
                 lane: other.is_lane_dependent() || by.is_lane_dependent(),
             },
@@ -120,41 +101,31 @@ impl Seq<'_> {
     }
 
     /// The items after the first `count`.
-    fn skip(self, count: Poly) -> Self {
-        match self {
-            Seq::Range { start, step, end } => Seq::Range {
-                start: start.add(&count.mul(&step)),
-                step,
-                end,
-            },
-            Seq::Elements {
-                slice,
-                first,
-                step,
-                copied,
-                at,
-            } => Seq::Elements {
-                slice,
-                first: first.add(&count.mul(&step)),
-                step,
-                copied,
-                at,
-            },
-            Seq::Slices { mut slice, len, stride } => {
-                let size = element_size(&slice);
-                slice.offset = slice.offset.add(&count.mul(&stride).scale(size));
-                Seq::Slices { slice, len, stride }
+    fn skip(mut self, count: Poly) -> Self {
+        match &mut self {
+            Seq::Range { start: first, step, .. } | Seq::Elements { first, step, .. } => {
+                *first = first.add(&count.mul(step));
+                return self;
             }
+            Seq::Slices { slice, stride, .. } => {
+                let size = element_size(slice);
+                slice.offset = slice.offset.add(&count.mul(stride).scale(size));
+                return self;
+            }
+            Seq::Items { .. } => return self,
+            _ => {}
+        }
+        match self {
             Seq::Enumerate(inner, first) => Seq::Enumerate(Box::new(inner.skip(count.clone())), first.add(&count)),
             Seq::Zip(a, b) => Seq::Zip(Box::new(a.skip(count.clone())), Box::new(b.skip(count))),
             Seq::Map(inner, f) => Seq::Map(Box::new(inner.skip(count)), f),
-            items @ Seq::Items { .. } => items,
+            other => other,
         }
     }
 
-    /// The items in reverse: a range whose end is known runs down from it; a slice of
-    /// unknown length from its last element, the same in every lane.
-    fn rev(self, last: Option<Poly>) -> Self {
+    /// The items in reverse: a range whose end is known runs down from it; anything else
+    /// gives items the analysis does not follow.
+    fn rev(self) -> Self {
         match self {
             Seq::Range {
                 start,
@@ -172,19 +143,6 @@ impl Seq<'_> {
                     end: Some((CmpOp::Ge, start)),
                 }
             }
-            Seq::Elements {
-                slice,
-                step,
-                copied,
-                at,
-                ..
-            } if last.is_some() => Seq::Elements {
-                slice,
-                first: last.unwrap_or_default(),
-                step: step.neg(),
-                copied,
-                at,
-            },
             other => Seq::Items {
                 lane: other.is_lane_dependent(),
             },
@@ -281,7 +239,7 @@ impl<'e> Interpreter<'_> {
             }
             "rev" => {
                 let inner = self.sequence(&m.receiver);
-                inner.rev(None)
+                inner.rev()
             }
             "enumerate" => Seq::Enumerate(Box::new(self.sequence(&m.receiver)), Poly::default()),
             "zip" => {

@@ -282,6 +282,16 @@ impl Interpreter<'_> {
         Operand::Value(self.apply_method(call, &method, receiver, args))
     }
 
+    /// The side of a copy its first argument gives: a place in memory, or none (a local
+    /// value), said to be unread when it holds a global buffer the analysis cannot place.
+    fn other_side(&mut self, call: &syn::ExprMethodCall, args: &[Value]) -> Option<Place> {
+        let side = args.first().cloned().and_then(copy_side);
+        if side.is_none() {
+            self.note_escaping_buffer(call, None, &args[..args.len().min(1)]);
+        }
+        side
+    }
+
     /// A method on a value that is not a place: pointer arithmetic and casts, pass-through
     /// conversions, integer methods.
     fn apply_method(&mut self, call: &syn::ExprMethodCall, method: &str, receiver: Value, args: Vec<Value>) -> Value {
@@ -302,19 +312,19 @@ impl Interpreter<'_> {
                     Some(Value::Pointer(src)) => src.len.clone(),
                     _ => None,
                 });
-                let src = args.into_iter().next().and_then(copy_side);
+                let src = self.other_side(call, &args);
                 self.copy_elements(self.span(call), src, Some(Place::at(&dst)), count);
                 Value::Unknown
             }
             ("copy_from" | "copy_from_nonoverlapping", Value::Pointer(dst)) => {
                 let count = args.get(1).and_then(Value::as_int).cloned();
-                let src = args.into_iter().next().and_then(copy_side);
+                let src = self.other_side(call, &args);
                 self.copy_elements(self.span(call), src, Some(Place::at(&dst)), count);
                 Value::Unknown
             }
             ("copy_to" | "copy_to_nonoverlapping", Value::Pointer(src)) => {
                 let count = args.get(1).and_then(Value::as_int).cloned();
-                let dst = args.into_iter().next().and_then(copy_side);
+                let dst = self.other_side(call, &args);
                 self.copy_elements(self.span(call), Some(Place::at(&src)), dst, count);
                 Value::Unknown
             }
