@@ -58,6 +58,12 @@ impl Frontend {
         self.loaded.path_call(file, range)
     }
 
+    /// The types that implement the trait a path covering `range` of `file` names, by name;
+    /// `None` when it names no trait or a blanket impl covers every type.
+    pub fn implementors(&self, file: usize, range: Range<usize>) -> Option<Vec<String>> {
+        self.loaded.implementors(file, range)
+    }
+
     /// The type of the smallest expression covering `range` of `file`; `None` when it is not
     /// known.
     pub fn expr_type(&self, file: usize, range: Range<usize>) -> Option<TypeFacts> {

@@ -130,6 +130,36 @@ impl Loaded {
         })
     }
 
+    /// The types that implement the trait a path at `range` of `file` names (`Arch` in a
+    /// bound `A: Arch`), by name, over every loaded crate that can see the trait; `None` when
+    /// the path is not a trait or a blanket `impl<T> Tr for T` covers any type.
+    pub(crate) fn implementors(&self, file: usize, range: Range<usize>) -> Option<Vec<String>> {
+        ra_ap_hir::attach_db(&self.db, || {
+            let sema = Semantics::new(&self.db);
+            let node = self.node_at(&sema, file, &range)?;
+            let path = node.ancestors().find_map(ast::Path::cast)?;
+            let ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Trait(tr)) = sema.resolve_path(&path)? else {
+                return None;
+            };
+            let target = self.display_target(&sema, file)?;
+            let mut names = Vec::new();
+            for implementation in ra_ap_hir::Impl::all_for_trait(&self.db, tr) {
+                let ty = implementation.self_ty(&self.db);
+                if ty.as_type_param(&self.db).is_some() {
+                    return None;
+                }
+                let name = match ty.as_adt() {
+                    Some(adt) => adt.name(&self.db).as_str().to_string(),
+                    None => ty.display(&self.db, target).to_string(),
+                };
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            Some(names)
+        })
+    }
+
     /// The type of the expression at `range` of `file` (the smallest one covering it).
     pub(crate) fn expr_type(&self, file: usize, range: Range<usize>) -> Option<TypeFacts> {
         ra_ap_hir::attach_db(&self.db, || {

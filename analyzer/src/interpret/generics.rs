@@ -1,8 +1,9 @@
 //! Generic parameters taken at the types they stand for. A helper called with a turbofish
 //! (`project::<A, TOKENS>(..)`) gets its type parameters bound to the caller's types and its
 //! const parameters to the caller's values; a kernel generic over a trait that exactly one type
-//! of the workspace implements can only be launched at that type. `A::HIDDEN` and `A::f(..)`
-//! then read the constant and follow the function of that type's `impl`.
+//! of the analyzed code implements (as the Rust semantics find its impls) can only be launched
+//! at that type. `A::HIDDEN` and `A::f(..)` then read the constant and follow the function of
+//! that type's `impl`.
 
 use super::{Interpreter, Value};
 use crate::parse::last_segment;
@@ -10,30 +11,41 @@ use std::collections::{BTreeMap, BTreeSet};
 use syn::{GenericArgument, GenericParam, Generics, TypeParamBound, WherePredicate};
 
 impl<'a> Interpreter<'a> {
-    /// Binds each type parameter of the kernel whose trait bounds exactly one workspace type
-    /// meets, noting the choice.
+    /// Binds each type parameter of the kernel whose trait bounds exactly one type of the
+    /// analyzed code meets (as the Rust semantics resolve the traits and find their impls),
+    /// noting the choice.
     pub(crate) fn instantiate_kernel(&mut self, generics: &Generics) {
+        let Some(semantics) = self.sources.semantics else {
+            return;
+        };
         for param in &generics.params {
             let GenericParam::Type(ty) = param else { continue };
             let name = ty.ident.to_string();
-            let mut bounds: Vec<String> = ty.bounds.iter().filter_map(trait_name).collect();
+            let mut bounds: Vec<&syn::Path> = ty.bounds.iter().filter_map(trait_path).collect();
             for predicate in generics.where_clause.iter().flat_map(|w| &w.predicates) {
                 let WherePredicate::Type(p) = predicate else { continue };
                 let syn::Type::Path(bounded) = &p.bounded_ty else {
                     continue;
                 };
                 if bounded.path.is_ident(&name) {
-                    bounds.extend(p.bounds.iter().filter_map(trait_name));
+                    bounds.extend(p.bounds.iter().filter_map(trait_path));
                 }
             }
-            // Traits with no implementation in the workspace (`Copy`, a library's `Float`)
-            // narrow nothing down.
+            // Traits with no implementation among the loaded crates (a library's `Float`)
+            // narrow nothing down; a blanket impl or a path that is no trait leaves `A` open.
             let mut candidates: Option<BTreeSet<String>> = None;
-            for bound in &bounds {
-                let implementors = self.sources.index.implementors(bound);
+            let mut narrowing = Vec::new();
+            for bound in bounds {
+                let span = self.span(bound);
+                let Some(implementors) = semantics.get().implementors(self.file_id, span) else {
+                    candidates = Some(BTreeSet::new());
+                    break;
+                };
                 if implementors.is_empty() {
                     continue;
                 }
+                narrowing.push(format!("`{}`", last_segment(bound)));
+                let implementors: BTreeSet<String> = implementors.into_iter().collect();
                 candidates = Some(match candidates {
                     Some(c) => c.intersection(&implementors).cloned().collect(),
                     None => implementors,
@@ -41,14 +53,9 @@ impl<'a> Interpreter<'a> {
             }
             let Some(candidates) = candidates else { continue };
             if let [only] = Vec::from_iter(candidates).as_slice() {
-                let traits = bounds
-                    .iter()
-                    .filter(|b| !self.sources.index.implementors(b).is_empty())
-                    .map(|b| format!("`{b}`"))
-                    .collect::<Vec<_>>()
-                    .join(" and ");
                 self.body.instantiated.push(format!(
-                    "`{name}` taken as `{only}`: the one type of the analyzed code that implements {traits}"
+                    "`{name}` taken as `{only}`: the one type of the analyzed code that implements {}",
+                    narrowing.join(" and ")
                 ));
                 self.generics.insert(name, only.clone());
             }
@@ -119,10 +126,10 @@ impl<'a> Interpreter<'a> {
     }
 }
 
-/// The name of the trait a bound names (`Arch` of `A: tuisko::Arch`), if it is a trait.
-fn trait_name(bound: &TypeParamBound) -> Option<String> {
+/// The path of the trait a bound names (`tuisko::Arch` of `A: tuisko::Arch`), if it is a trait.
+fn trait_path(bound: &TypeParamBound) -> Option<&syn::Path> {
     match bound {
-        TypeParamBound::Trait(t) => Some(last_segment(&t.path)),
+        TypeParamBound::Trait(t) => Some(&t.path),
         _ => None,
     }
 }

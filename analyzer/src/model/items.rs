@@ -74,8 +74,6 @@ struct ModuleItems {
     methods: Vec<Method>,
     /// `Type::NAME` constants of `impl` blocks, by type then name.
     associated_consts: BTreeMap<(String, String), Expr>,
-    /// `impl Trait for Type` blocks: the trait's name and the type's, as written last.
-    trait_impls: Vec<(String, String)>,
     /// `use a::b as c;`: `c` -> `a::b`, as written.
     uses: BTreeMap<String, Vec<String>>,
     /// `use a::b::*;`: `a::b`, as written.
@@ -157,7 +155,6 @@ impl Reach {
 struct ModuleNames {
     defined: Vec<String>,
     methods: Vec<(String, String, usize)>,
-    trait_impls: Vec<(String, String)>,
     uses: BTreeMap<String, Vec<String>>,
     globs: Vec<Vec<String>>,
     extern_crates: BTreeMap<String, String>,
@@ -211,11 +208,6 @@ impl ItemIndex {
                     let Some(self_type) = type_name(&i.self_ty) else {
                         continue;
                     };
-                    if let Some((_, tr, _)) = &i.trait_ {
-                        if let Some(name) = tr.segments.last() {
-                            entry.trait_impls.push((name.ident.to_string(), self_type.clone()));
-                        }
-                    }
                     let compiled = i
                         .items
                         .iter()
@@ -513,17 +505,6 @@ impl ItemIndex {
         };
         let (key, items) = self.modules.get_key_value(module)?;
         items.aliases.get(name).map(|t| (key, t))
-    }
-
-    /// The types that implement a trait of this name in the compiled code of the analyzed
-    /// files (test code is not compiled), by name.
-    pub fn implementors(&self, trait_name: &str) -> BTreeSet<String> {
-        self.modules
-            .values()
-            .flat_map(|items| &items.trait_impls)
-            .filter(|(tr, _)| tr == trait_name)
-            .map(|(_, ty)| ty.clone())
-            .collect()
     }
 
     /// The initializer of a constant (or of an associated constant), with its module.
@@ -955,7 +936,6 @@ impl ModuleItems {
             methods: (self.methods.iter())
                 .map(|m| (m.self_type.clone(), m.item.sig.ident.to_string(), m.file))
                 .collect(),
-            trait_impls: self.trait_impls.clone(),
             uses: self.uses.clone(),
             globs: self.globs.clone(),
             extern_crates: self.extern_crates.clone(),

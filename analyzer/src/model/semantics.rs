@@ -135,6 +135,11 @@ impl Semantics {
         self.ask(|f| f.path_call(file, span.start..span.end))
     }
 
+    /// The types that implement the trait the path at `span` of file `file` names, by name.
+    pub fn implementors(&self, file: usize, span: Span) -> Option<Vec<String>> {
+        self.ask(|f| f.implementors(file, span.start..span.end))
+    }
+
     /// The layout of what the parameter or binding at `span` of file `file` points to (a
     /// slice's element, a reference's or pointer's target).
     pub fn pointee_layout(&self, file: usize, span: Span) -> Option<Layout> {
