@@ -115,6 +115,7 @@ impl Address {
             key.add(&module.source.path);
             key.add(flag);
             key.add(&module.module.join("::"));
+            key.add(&module.also_in.join(","));
             key.add(&module.source.text);
             key.add(&config_digest(inputs.configs.get(config).unwrap_or(&fallback)));
         }
@@ -317,6 +318,7 @@ mod tests {
         ModuleSource {
             source: SourceFile::new(path, text),
             module: vec!["c".into()],
+            also_in: Vec::new(),
         }
     }
 

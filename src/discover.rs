@@ -15,6 +15,8 @@ pub struct Input {
     pub path: PathBuf,
     /// The module the file is, so that its names resolve.
     pub module: ModulePath,
+    /// The other crates whose module trees reach the file.
+    pub also_in: Vec<String>,
     /// Whether the file was asked for; other files of its crates are read for their items only.
     pub reported: bool,
     /// Whether it was named on its own (not found in a folder): then it is parsed whatever its
@@ -72,6 +74,7 @@ fn from_workspace_files(found: Workspace) -> Inputs {
         display: entry.display.clone(),
         path: entry.path.clone(),
         module: module_of(entry),
+        also_in: other_crates(entry),
         reported,
         named: false,
         text: None,
@@ -148,6 +151,18 @@ fn module_of(entry: &SourceEntry) -> ModulePath {
         }
         _ => vec![entry.display.clone()],
     }
+}
+
+/// The crates besides its primary module's whose module trees reach a file, each once.
+fn other_crates(entry: &SourceEntry) -> Vec<String> {
+    let mut crates: Vec<String> = Vec::new();
+    let primary = entry.primary().map(|m| m.crate_name.as_str());
+    for membership in entry.memberships.iter().skip(1).filter(|m| m.crate_index.is_some()) {
+        if Some(membership.crate_name.as_str()) != primary && !crates.contains(&membership.crate_name) {
+            crates.push(membership.crate_name.clone());
+        }
+    }
+    crates
 }
 
 fn workspace_message(err: &WorkspaceError) -> String {

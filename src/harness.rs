@@ -72,6 +72,7 @@ fn workspace_sources(outcome: &Outcome) -> driver::Sources {
         .map(|source| ModuleSource {
             module: module_of(&source),
             source,
+            also_in: Vec::new(),
         })
         .collect();
     driver::Sources {

@@ -4,7 +4,7 @@
 
 use crate::interpret::{interpret, KernelBody, MemorySpace, Sources};
 use crate::model::items::{FunctionKey, FunctionRef, ItemIndex, ModulePath};
-use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, kernel_names, Kernel};
+use crate::model::kernel::{find_kernels, find_kernels_where, find_unanalyzed, kernel_names, Build, Kernel};
 use crate::model::launch::{LaunchPlan, ResolvedLaunch};
 use crate::model::launch_sites::{self, ConstAnswers, HostLaunch, KernelLaunch};
 use crate::model::layout::Scope;
@@ -37,13 +37,25 @@ pub struct ModuleSource {
     pub source: SourceFile,
     /// Its module path.
     pub module: ModulePath,
+    /// The other crates whose module trees reach it too (their root module names): their
+    /// features may pick other `cfg_attr`s of its kernels.
+    pub also_in: Vec<String>,
 }
 
 impl ModuleSource {
     /// A file analyzed on its own: the root of a crate of its own.
     pub fn standalone(source: SourceFile) -> ModuleSource {
         let module = vec![source.path.clone()];
-        ModuleSource { source, module }
+        ModuleSource::new(source, module)
+    }
+
+    /// A file of one crate, module `module`.
+    pub fn new(source: SourceFile, module: ModulePath) -> ModuleSource {
+        ModuleSource {
+            source,
+            module,
+            also_in: Vec::new(),
+        }
     }
 }
 
@@ -69,6 +81,8 @@ pub struct Program {
     /// report is empty.
     deferred: Vec<bool>,
     modules: Vec<ModulePath>,
+    /// Per file, the other crates that compile it ([`ModuleSource::also_in`]).
+    also_in: Vec<Vec<String>>,
     index: ItemIndex,
     /// The host launches of every file, by kernel name.
     launches: BTreeMap<String, Vec<HostLaunch>>,
@@ -134,6 +148,7 @@ impl Program {
             parsed: Vec::with_capacity(inputs.len()),
             deferred: Vec::with_capacity(inputs.len()),
             modules: Vec::with_capacity(inputs.len()),
+            also_in: Vec::with_capacity(inputs.len()),
             index: ItemIndex::default(),
             launches: BTreeMap::new(),
             kernel_names: BTreeMap::new(),
@@ -166,6 +181,7 @@ impl Program {
             program.files.push(input.source);
             program.parsed.push(parsed);
             program.modules.push(input.module);
+            program.also_in.push(input.also_in);
         }
         // Launches are read once every module is indexed: their values may name constants of
         // any crate.
@@ -275,10 +291,25 @@ impl Program {
     pub fn kernels(&self, file: usize, plan: &LaunchPlan) -> (Vec<Kernel>, Vec<Unsupported>) {
         let mut unsupported = Vec::new();
         let kernels = match (self.files.get(file), self.syntax(file)) {
-            (Some(source), Ok(syntax)) => find_kernels(source, syntax, plan, &mut unsupported),
+            (Some(source), Ok(syntax)) => find_kernels(source, syntax, plan, &self.builds(file), &mut unsupported),
             _ => Vec::new(),
         };
         (kernels, unsupported)
+    }
+
+    /// The crates that compile file `file`, the one it is analyzed as first, with their
+    /// features where known.
+    fn builds(&self, file: usize) -> Vec<Build<'_>> {
+        let primary = self.modules.get(file).and_then(|m| m.first());
+        let others = self.also_in.get(file).into_iter().flatten();
+        primary
+            .into_iter()
+            .chain(others)
+            .map(|krate| Build {
+                krate,
+                features: self.features.get(krate),
+            })
+            .collect()
     }
 
     /// Interprets one kernel of file `file` under a launch and predicts its global accesses.
@@ -329,7 +360,12 @@ impl Program {
     pub fn analyze_launch(&self, file: usize, kernel: &Kernel, launch: &KernelLaunch) -> KernelAnalysis {
         let mut analysis = self.analyze(file, kernel, &launch.launch);
         let body = &analysis.body;
-        let Some(choices) = Variants::of(&launch.launch, spans_rows(&body.accesses), &body.assumed_line_sizes) else {
+        let Some(choices) = Variants::of(
+            &launch.launch,
+            spans_rows(&body.accesses),
+            &body.assumed_line_sizes,
+            &kernel.build_blocks,
+        ) else {
             return analysis;
         };
         let others: Vec<KernelAnalysis> = choices
@@ -431,7 +467,7 @@ impl Program {
         let syntax = &parsed.syntax;
         let unanalyzed = find_unanalyzed(source, syntax);
         let mut unsupported = Vec::new();
-        let kernels = find_kernels_where(source, syntax, plan, &mut unsupported, wanted);
+        let kernels = find_kernels_where(source, syntax, plan, &self.builds(file), &mut unsupported, wanted);
         let mut reports = Vec::with_capacity(kernels.len());
         let mut ran_out = false;
         for kernel in kernels {

@@ -206,6 +206,7 @@ impl<'a> Workspace<'a> {
                 .map(|(source, module, _)| ModuleSource {
                     source: source.clone(),
                     module: module.clone(),
+                    also_in: Vec::new(),
                 })
                 .collect();
             let plans = self.files.iter().map(|(.., plan)| (*plan).clone()).collect();

@@ -344,6 +344,7 @@ pub fn analyze_texts(settings: &Settings, crate_name: &str, files: Vec<(String, 
                 display: path.clone(),
                 path: PathBuf::from(path),
                 module,
+                also_in: Vec::new(),
                 reported: true,
                 named: true,
                 text: Some(text),
@@ -457,6 +458,7 @@ fn run(settings: &Run, progress: &crate::progress::Bar, given: Program<'_>) -> R
                 program.push(ModuleSource {
                     source,
                     module: input.module,
+                    also_in: input.also_in,
                 });
             }
             Err(failed) if input.reported => entries.push(*failed),

@@ -150,6 +150,7 @@ impl Editor {
             sources.push(ModuleSource {
                 source: SourceFile::new(input.display, text),
                 module: input.module,
+                also_in: input.also_in,
             });
         }
         let modules = sources.iter().map(|s| s.module.clone()).collect();

@@ -11,6 +11,7 @@ fn module(path: &str, module: &[&str], text: &str) -> ModuleSource {
     ModuleSource {
         source: SourceFile::new(path, text),
         module: module.iter().map(|s| s.to_string()).collect(),
+        also_in: Vec::new(),
     }
 }
 

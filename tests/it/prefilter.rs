@@ -40,6 +40,7 @@ fn module(path: &str, text: &str, name: &[&str]) -> ModuleSource {
     ModuleSource {
         source: SourceFile::new(path, text),
         module: name.iter().map(|s| s.to_string()).collect(),
+        also_in: Vec::new(),
     }
 }
 

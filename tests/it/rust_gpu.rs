@@ -440,3 +440,97 @@ fn the_fixture_shaders_lower_to_cuda_c() {
     }
     check_with_gxx(&dir.path().join("kernels.cu"));
 }
+
+/// One shader source with a workgroup size per dimensionality, each under a feature, as a
+/// simulation library compiled once per dimension writes it.
+const PER_FEATURE: &str = r#"
+use spirv_std::spirv;
+#[cfg_attr(feature = "flat", spirv(compute(threads(64, 1, 1))))]
+#[cfg_attr(feature = "planar", spirv(compute(threads(8, 8, 1))))]
+pub fn relax(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] cells: &mut [f32],
+) {
+    // Each lane its own row of 1024 cells, at the row's column `id.y`.
+    let i = (id.x * 1024 + id.y) as usize;
+    cells[i] = 0.0;
+}
+"#;
+
+fn configured(also_in: &[&str], features: &[(&str, &[&str])]) -> FileReport {
+    let source = kernel_lint_analyzer::ModuleSource {
+        source: SourceFile::new("shaders/relax.rs", PER_FEATURE),
+        module: vec!["sim_flat".to_string()],
+        also_in: also_in.iter().map(|s| s.to_string()).collect(),
+    };
+    let features = features
+        .iter()
+        .map(|(krate, on)| (krate.to_string(), on.iter().map(|f| f.to_string()).collect()))
+        .collect();
+    let plan = LaunchPlan::default();
+    let mut reports = kernel_lint_analyzer::analyze_configured(vec![source], &[], &features, &[&plan]);
+    reports.remove(0).expect("parses")
+}
+
+#[test]
+fn the_features_of_the_crate_pick_the_workgroup_size_its_build_declares() {
+    // `planar` on: the second attribute is the one compiled, though the first is written first.
+    let report = configured(&[], &[("sim_flat", &["planar"])]);
+    let k = kernel(&report, "relax");
+    assert_eq!(block(k), ([8, 8, 1], BlockSource::Attribute));
+    // Eight rows of a warp, four cells of each in one sector.
+    assert_eq!(rows(k), [global("cells", Store, Transposed, 8.0)]);
+    let report = configured(&[], &[("sim_flat", &["flat"])]);
+    let k = kernel(&report, "relax");
+    assert_eq!(block(k), ([64, 1, 1], BlockSource::Attribute));
+    assert_eq!(rows(k), [global("cells", Store, Transposed, 32.0)]);
+}
+
+#[test]
+fn sizes_under_features_not_known_are_a_case_each() {
+    // A file of its own: either attribute may be compiled, so each size is a case.
+    let report = analyze(PER_FEATURE, &LaunchPlan::default());
+    let found = report.kernels.iter().find(|k| k.name == "relax").expect("kernel found");
+    assert_eq!(block(found), ([64, 1, 1], BlockSource::Attribute));
+    let p = found.accesses[0].prediction.as_ref().expect("a global access");
+    assert_eq!(p.sectors_per_request, None);
+    let cases: Vec<(String, AccessClass, f64)> = p
+        .cases
+        .iter()
+        .map(|c| (c.condition.clone(), c.class, c.sectors_per_request))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            (
+                "block == (64, 1, 1) && cfg(feature = \"flat\")".to_string(),
+                Transposed,
+                32.0
+            ),
+            (
+                "block == (8, 8, 1) && cfg(feature = \"planar\")".to_string(),
+                Transposed,
+                8.0
+            ),
+        ]
+    );
+    assert!(p
+        .assumptions
+        .iter()
+        .any(|a| a.contains("the kernel's attributes give (64, 1, 1) under cfg(feature = \"flat\"), (8, 8, 1) under cfg(feature = \"planar\")")));
+}
+
+#[test]
+fn another_crate_building_the_file_with_another_size_is_named() {
+    let report = configured(&["sim_planar"], &[("sim_flat", &["flat"]), ("sim_planar", &["planar"])]);
+    let found = report.kernels.iter().find(|k| k.name == "relax").expect("kernel found");
+    assert_eq!(block(found), ([64, 1, 1], BlockSource::Attribute));
+    assert_eq!(rows(found), [global("cells", Store, Transposed, 32.0)]);
+    // A note of the file, at the attribute: the other build is named, not analyzed.
+    let notes: Vec<&str> = report.unsupported.iter().map(|u| u.message.as_str()).collect();
+    assert_eq!(
+        notes,
+        ["`relax` is analyzed as `sim_flat` builds it; `sim_planar` builds it with (8, 8, 1) under cfg(feature = \"planar\"): those builds, with their own features, are not analyzed"]
+    );
+    assert_eq!(report.unsupported[0].span.line, 3);
+}

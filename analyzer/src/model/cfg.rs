@@ -46,7 +46,9 @@ pub fn eval(meta: &Meta, features: Option<&BTreeSet<String>>) -> Option<bool> {
     eval_on(meta, features, None)
 }
 
-fn eval_on(meta: &Meta, features: Option<&BTreeSet<String>>, target: Option<DeviceTarget>) -> Option<bool> {
+/// Like [`eval`], with `target_arch` and `target_os` decided by the device `target` when it is
+/// known.
+pub fn eval_on(meta: &Meta, features: Option<&BTreeSet<String>>, target: Option<DeviceTarget>) -> Option<bool> {
     eval_with(meta, &|leaf| match leaf {
         Meta::Path(p) if p.is_ident("test") => Some(false),
         Meta::NameValue(nv) if nv.path.is_ident("target_arch") || nv.path.is_ident("target_os") => {

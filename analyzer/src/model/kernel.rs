@@ -4,10 +4,11 @@ use crate::model::comments::{comments, Comment};
 use crate::model::launch::{
     hint_text, is_launch_hint, parse_hint_body, BlockSource, Dim3, LaunchPlan, ResolvedLaunch, DEFAULT_BLOCK,
 };
-use crate::model::rust_gpu;
+use crate::model::{cfg, rust_gpu};
 use crate::source::Unsupported;
 use crate::source::{SourceFile, Span};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use syn::{Attribute, FnArg, Item, ItemFn, Pat, Type, Visibility};
 
 /// A kernel entry point.
@@ -26,6 +27,18 @@ pub struct Kernel {
     /// The inline modules it is written in, from the file's own module (`["kernels"]` for a
     /// kernel inside `mod kernels { .. }`): its names resolve there.
     pub inline_module: Vec<String>,
+    /// The workgroup sizes its attribute may declare in the build it is analyzed as, when
+    /// several may (`cfg_attr`s under features that are not known): each with the condition
+    /// that selects it, the one `launch` holds first. Empty otherwise.
+    pub build_blocks: Vec<(Dim3, String)>,
+}
+
+/// A crate that compiles a kernel's file, with the features it is compiled with when known:
+/// they decide which of the kernel's `cfg_attr`s apply.
+#[derive(Debug, Clone, Copy)]
+pub struct Build<'a> {
+    pub krate: &'a str,
+    pub features: Option<&'a BTreeSet<String>>,
 }
 
 /// A parameter of a kernel, as the configuration names it.
@@ -203,17 +216,20 @@ pub fn find_kernels(
     file: &SourceFile,
     syntax: &syn::File,
     plan: &LaunchPlan,
+    builds: &[Build<'_>],
     unsupported: &mut Vec<Unsupported>,
 ) -> Vec<Kernel> {
-    find_kernels_where(file, syntax, plan, unsupported, |_| true)
+    find_kernels_where(file, syntax, plan, builds, unsupported, |_| true)
 }
 
 /// Like [`find_kernels`], keeping only the kernels whose name is `wanted`; the problems of
-/// every hint are still reported.
+/// every hint are still reported. `builds` are the crates that compile the file, the one it is
+/// analyzed as first (none: a file of its own, its features unknown).
 pub fn find_kernels_where(
     file: &SourceFile,
     syntax: &syn::File,
     plan: &LaunchPlan,
+    builds: &[Build<'_>],
     unsupported: &mut Vec<Unsupported>,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<Kernel> {
@@ -232,11 +248,18 @@ pub fn find_kernels_where(
             let span = file.span_of(item.sig.ident.span());
             let spec = plan.find(&file.path, &name);
             let hint = hint_of(file, item, &all_comments, &mut hints, unsupported);
+            let mut build_blocks = Vec::new();
             let (block, block_source) = match (spec.and_then(|s| s.block), hint) {
                 (Some(block), _) => (block, BlockSource::Config),
                 (None, Some(block)) => (block, BlockSource::Hint),
-                (None, None) => match attribute_block(file, item, unsupported) {
-                    Some(block) => (block, BlockSource::Attribute),
+                (None, None) => match attribute_block(file, item, builds, unsupported) {
+                    Some(blocks) => {
+                        let block = blocks[0].0;
+                        if blocks.len() > 1 {
+                            build_blocks = blocks;
+                        }
+                        (block, BlockSource::Attribute)
+                    }
                     None => (DEFAULT_BLOCK, BlockSource::Default),
                 },
             };
@@ -256,6 +279,7 @@ pub fn find_kernels_where(
                 launch,
                 params: params_of(file, item),
                 inline_module,
+                build_blocks,
             })
         })
         .collect();
@@ -267,25 +291,87 @@ pub fn find_kernels_where(
     kernels
 }
 
-/// The block a kernel's own attribute fixes (rust-gpu's `threads(..)`); an attribute whose
-/// size cannot be read is reported at the attribute.
-fn attribute_block(file: &SourceFile, item: &ItemFn, unsupported: &mut Vec<Unsupported>) -> Option<Dim3> {
-    match rust_gpu::workgroup_size(item)? {
-        Ok(block) => Some(block),
-        Err(message) => {
-            let attr = item.attrs.iter().find(|a| {
-                let text = quote::ToTokens::to_token_stream(a).to_string();
-                text.contains("spirv") && text.contains("compute")
-            });
-            let span = attr.map_or_else(|| file.span_of(item.sig.ident.span()), |a| file.span_of_node(a));
-            unsupported.push(Unsupported {
-                span,
-                file: None,
-                message: format!("workgroup size not read: {message}; the default block is assumed"),
-            });
-            None
+/// The blocks a kernel's own attribute fixes (rust-gpu's `threads(..)`) in the build it is
+/// analyzed as (the first of `builds`), each with the `cfg_attr` condition that selects it:
+/// one entry when the build's features decide, several when they are not known. Other crates
+/// compiling the file build other code under other features; the sizes they select are named
+/// in a note, not analyzed under this build's code. An attribute whose size cannot be read is
+/// reported at the attribute.
+fn attribute_block(
+    file: &SourceFile,
+    item: &ItemFn,
+    builds: &[Build<'_>],
+    unsupported: &mut Vec<Unsupported>,
+) -> Option<Vec<(Dim3, String)>> {
+    let declared = rust_gpu::declared_sizes(item);
+    let attr_span = || {
+        let attr = item.attrs.iter().find(|a| {
+            let text = quote::ToTokens::to_token_stream(a).to_string();
+            text.contains("spirv") && text.contains("compute")
+        });
+        attr.map_or_else(|| file.span_of(item.sig.ident.span()), |a| file.span_of_node(a))
+    };
+    let selected = |features: Option<&BTreeSet<String>>| -> Vec<&rust_gpu::DeclaredSize> {
+        let holds = |d: &&rust_gpu::DeclaredSize| {
+            d.predicate
+                .as_ref()
+                .is_none_or(|p| cfg::eval_on(p, features, Some(cfg::SPIRV)) != Some(false))
+        };
+        declared.iter().filter(holds).collect()
+    };
+    let mut primary = selected(builds.first().and_then(|b| b.features));
+    if primary.is_empty() {
+        // The build rules every size out: the kernel is no shader there; its first size
+        // stands for the others'.
+        primary = declared.iter().take(1).collect();
+    }
+    let condition = |d: &rust_gpu::DeclaredSize| {
+        d.predicate.as_ref().map_or_else(
+            || "every build".to_string(),
+            |p| format!("cfg({})", quote::ToTokens::to_token_stream(p)),
+        )
+    };
+    let mut blocks: Vec<(Dim3, String)> = Vec::new();
+    for declared in primary {
+        match &declared.size {
+            Ok(block) if blocks.iter().any(|(b, _)| b == block) => {}
+            Ok(block) => blocks.push((*block, condition(declared))),
+            Err(message) => {
+                unsupported.push(Unsupported {
+                    span: attr_span(),
+                    file: None,
+                    message: format!("workgroup size not read: {message}; the default block is assumed"),
+                });
+                return None;
+            }
         }
     }
+    let mut elsewhere: Vec<String> = Vec::new();
+    for build in builds.iter().skip(1) {
+        for other in selected(build.features) {
+            let Ok([x, y, z]) = other.size else { continue };
+            if blocks.iter().all(|(b, _)| *b != [x, y, z]) {
+                elsewhere.push(format!(
+                    "`{}` builds it with ({x}, {y}, {z}) under {}",
+                    build.krate,
+                    condition(other)
+                ));
+            }
+        }
+    }
+    if let (false, Some(krate)) = (elsewhere.is_empty(), builds.first()) {
+        unsupported.push(Unsupported {
+            span: attr_span(),
+            file: None,
+            message: format!(
+                "`{}` is analyzed as `{}` builds it; {}: those builds, with their own features, are not analyzed",
+                item.sig.ident,
+                krate.krate,
+                elsewhere.join("; ")
+            ),
+        });
+    }
+    (!blocks.is_empty()).then_some(blocks)
 }
 
 /// The parameters of a kernel that have a plain name, with their types as written.
@@ -471,7 +557,7 @@ mod tests {
         let file = SourceFile::new("k.rs", src);
         let syntax = syn::parse_file(src).unwrap();
         let mut unsupported = Vec::new();
-        (find_kernels(&file, &syntax, plan, &mut unsupported), unsupported)
+        (find_kernels(&file, &syntax, plan, &[], &mut unsupported), unsupported)
     }
 
     #[test]

@@ -1590,7 +1590,7 @@ mod tests {
             pub unsafe fn plain(n: u32) {}";
         let file = SourceFile::new("k.rs", code);
         let syntax = syn::parse_file(code).expect("parses");
-        let kernels = crate::model::kernel::find_kernels(&file, &syntax, &Default::default(), &mut Vec::new());
+        let kernels = crate::model::kernel::find_kernels(&file, &syntax, &Default::default(), &[], &mut Vec::new());
         let host = "fn main() { launch!(m.hinted<<<1, 32, 0, s>>>(4))?; launch!(m.plain<<<1, 32, 0, s>>>(4))?; }";
         let found = scan(
             &SourceFile::new("host.rs", host),

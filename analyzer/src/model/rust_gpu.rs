@@ -46,22 +46,35 @@ pub enum ShaderParam {
 
 /// The arguments of the `spirv` attribute among `attrs`, also inside `cfg_attr(.., spirv(..))`.
 fn spirv_args(attrs: &[Attribute]) -> Option<Punctuated<Meta, Token![,]>> {
-    attrs.iter().find_map(|attr| {
-        let list = attr.meta.require_list().ok()?;
-        if is_spirv(attr.path()) {
-            return list.parse_args_with(Punctuated::parse_terminated).ok();
-        }
-        if !attr.path().is_ident("cfg_attr") {
-            return None;
-        }
-        let metas = list
-            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-            .ok()?;
-        metas.iter().skip(1).find_map(|meta| {
-            let inner = meta.require_list().ok().filter(|l| is_spirv(&l.path))?;
-            inner.parse_args_with(Punctuated::parse_terminated).ok()
+    spirv_attrs(attrs).into_iter().next().map(|(_, args)| args)
+}
+
+/// Every `spirv` attribute among `attrs`, in order, with its arguments and the `cfg_attr`
+/// predicate it is written under (`None` when it is written plainly).
+fn spirv_attrs(attrs: &[Attribute]) -> Vec<(Option<Meta>, Punctuated<Meta, Token![,]>)> {
+    attrs
+        .iter()
+        .filter_map(|attr| {
+            let list = attr.meta.require_list().ok()?;
+            if is_spirv(attr.path()) {
+                return Some((None, list.parse_args_with(Punctuated::parse_terminated).ok()?));
+            }
+            if !attr.path().is_ident("cfg_attr") {
+                return None;
+            }
+            let metas = list
+                .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                .ok()?;
+            let predicate = metas.first()?.clone();
+            metas.iter().skip(1).find_map(|meta| {
+                let inner = meta.require_list().ok().filter(|l| is_spirv(&l.path))?;
+                Some((
+                    Some(predicate.clone()),
+                    inner.parse_args_with(Punctuated::parse_terminated).ok()?,
+                ))
+            })
         })
-    })
+        .collect()
 }
 
 fn is_spirv(path: &syn::Path) -> bool {
@@ -82,10 +95,35 @@ pub fn is_compute_shader(f: &ItemFn) -> bool {
 
 /// The workgroup size a compute shader's attribute declares: `threads(x)`, `threads(x, y)` or
 /// `threads(x, y, z)`, the missing extents 1. `None` when `f` is no compute shader; `Some(Err)`
-/// with the reason when its size cannot be read.
+/// with the reason when its size cannot be read. Where several `cfg_attr`s declare one each,
+/// the first; [`declared_sizes`] gives them all.
 pub fn workgroup_size(f: &ItemFn) -> Option<Result<Dim3, String>> {
     let compute = compute_meta(f)?;
     Some(threads_of(&compute))
+}
+
+/// A workgroup size a compute shader's attribute declares, with the `cfg_attr` predicate it
+/// is written under (`None`: in every build).
+#[derive(Debug, Clone)]
+pub struct DeclaredSize {
+    pub predicate: Option<Meta>,
+    pub size: Result<Dim3, String>,
+}
+
+/// Every workgroup size `f`'s attributes declare, in order: one per `spirv(compute(..))`,
+/// plain or under a `cfg_attr` (a shader compiled as several crates, each with its features,
+/// may declare one per build).
+pub fn declared_sizes(f: &ItemFn) -> Vec<DeclaredSize> {
+    spirv_attrs(&f.attrs)
+        .into_iter()
+        .filter_map(|(predicate, args)| {
+            let compute = args.into_iter().find(|meta| meta.path().is_ident("compute"))?;
+            Some(DeclaredSize {
+                predicate,
+                size: threads_of(&compute),
+            })
+        })
+        .collect()
 }
 
 fn threads_of(compute: &Meta) -> Result<Dim3, String> {

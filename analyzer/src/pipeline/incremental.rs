@@ -116,10 +116,12 @@ mod tests {
             ModuleSource {
                 source: SourceFile::new("src/lib.rs", KERNEL),
                 module: vec!["k".into()],
+                also_in: Vec::new(),
             },
             ModuleSource {
                 source: SourceFile::new("src/helpers.rs", helper),
                 module: vec!["k".into(), "helpers".into()],
+                also_in: Vec::new(),
             },
         ])
     }
@@ -162,18 +164,22 @@ mod tests {
             ModuleSource {
                 source: SourceFile::new("src/lib.rs", KERNEL),
                 module: vec!["k".into()],
+                also_in: Vec::new(),
             },
             ModuleSource {
                 source: SourceFile::new("src/helpers.rs", "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n"),
                 module: vec!["k".into(), "helpers".into()],
+                also_in: Vec::new(),
             },
             ModuleSource {
                 source: SourceFile::new("src/sizes.rs", sizes),
                 module: vec!["k".into(), "sizes".into()],
+                also_in: Vec::new(),
             },
             ModuleSource {
                 source: SourceFile::new("src/host.rs", HOST),
                 module: vec!["k".into(), "host".into()],
+                also_in: Vec::new(),
             },
         ])
     }
@@ -206,10 +212,12 @@ mod tests {
                 ModuleSource {
                     source: SourceFile::new("src/lib.rs", KERNEL),
                     module: vec!["k".into()],
+                    also_in: Vec::new(),
                 },
                 ModuleSource {
                     source: SourceFile::new("src/helpers.rs", "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n"),
                     module: vec!["k".into(), "helpers".into()],
+                    also_in: Vec::new(),
                 },
                 ModuleSource {
                     source: SourceFile::new(
@@ -217,14 +225,17 @@ mod tests {
                         "use crate::base::BASE;\npub const THREADS: u32 = BASE * 2;\n",
                     ),
                     module: vec!["k".into(), "sizes".into()],
+                    also_in: Vec::new(),
                 },
                 ModuleSource {
                     source: SourceFile::new("src/host.rs", HOST),
                     module: vec!["k".into(), "host".into()],
+                    also_in: Vec::new(),
                 },
                 ModuleSource {
                     source: SourceFile::new("src/base.rs", base),
                     module: vec!["k".into(), "base".into()],
+                    also_in: Vec::new(),
                 },
             ])
         };
@@ -276,10 +287,12 @@ mod tests {
                 ModuleSource {
                     source: SourceFile::new("src/lib.rs", text),
                     module: vec!["k".into()],
+                    also_in: Vec::new(),
                 },
                 ModuleSource {
                     source: SourceFile::new("src/helpers.rs", "pub fn load(a: &[f32], i: usize) -> f32 { a[i] }\n"),
                     module: vec!["k".into(), "helpers".into()],
+                    also_in: Vec::new(),
                 },
             ])
         };

@@ -319,10 +319,12 @@ mod tests {
             ModuleSource {
                 source: SourceFile::new("src/lib.rs", KERNEL),
                 module: vec!["k".into()],
+                also_in: Vec::new(),
             },
             ModuleSource {
                 source: SourceFile::new("src/helpers.rs", helper),
                 module: vec!["k".into(), "helpers".into()],
+                also_in: Vec::new(),
             },
         ]
     }

@@ -33,11 +33,42 @@ impl Variants {
     /// and the addresses use a slower thread index (`spans_rows`), other values of the
     /// extents a launch sets at run time, other line sizes for the buffers whose line size
     /// was assumed. `None` when every value the analysis used is given.
-    pub fn of(launch: &ResolvedLaunch, spans_rows: bool, assumed_line_sizes: &[String]) -> Option<Variants> {
+    /// `build_blocks` are the blocks a kernel's attribute gives in the builds of its file
+    /// ([`crate::model::kernel::Kernel::build_blocks`]), the one assumed first.
+    pub fn of(
+        launch: &ResolvedLaunch,
+        spans_rows: bool,
+        assumed_line_sizes: &[String],
+        build_blocks: &[(Dim3, String)],
+    ) -> Option<Variants> {
         let mut assumed = Vec::new();
         let mut others = Vec::new();
         let mut why = Vec::new();
-        if launch.unknown_block.iter().any(|&u| u) {
+        let from_builds = launch.block_source == BlockSource::Attribute && build_blocks.len() > 1;
+        if from_builds {
+            let name = |(block, condition): &(Dim3, String)| format!("{} && {condition}", block_condition(*block));
+            assumed.push(name(&build_blocks[0]));
+            for other in &build_blocks[1..] {
+                others.push((
+                    ResolvedLaunch {
+                        block: other.0,
+                        ..launch.clone()
+                    },
+                    name(other),
+                ));
+            }
+            let each: Vec<String> = build_blocks
+                .iter()
+                .map(|(block, condition)| {
+                    let [x, y, z] = block;
+                    format!("({x}, {y}, {z}) under {condition}")
+                })
+                .collect();
+            why.push(format!(
+                "the figure depends on the workgroup size, which features not known decide: the kernel's attributes give {}",
+                each.join(", ")
+            ));
+        } else if launch.unknown_block.iter().any(|&u| u) {
             let unknown = launch.unknown_block;
             let name = |block: Dim3| extent_condition(block, unknown);
             assumed.push(name(launch.block));
@@ -292,17 +323,17 @@ mod tests {
     #[test]
     fn only_values_the_analysis_assumed_are_varied() {
         let given = launch([256, 1, 1], BlockSource::Launch, [false; 3]);
-        assert!(Variants::of(&given, true, &[]).is_none());
+        assert!(Variants::of(&given, true, &[], &[]).is_none());
         let default = launch([256, 1, 1], BlockSource::Default, [false; 3]);
         // A kernel that uses x alone is the same under every block a warp wide.
-        assert!(Variants::of(&default, false, &[]).is_none());
-        let rows = Variants::of(&default, true, &[]).expect("other blocks");
+        assert!(Variants::of(&default, false, &[], &[]).is_none());
+        let rows = Variants::of(&default, true, &[], &[]).expect("other blocks");
         assert_eq!(rows.assumed, "block == (256, 1, 1)");
         let names: Vec<&str> = rows.others.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(names, ["block == (32, 8, 1)", "block == (16, 16, 1)"]);
         // Part of the block given: only the rest is varied, within the thread limit.
         let tall = launch([1, 256, 1], BlockSource::Launch, [false, true, false]);
-        let heights = Variants::of(&tall, false, &["input".to_string()]).expect("heights and lines");
+        let heights = Variants::of(&tall, false, &["input".to_string()], &[]).expect("heights and lines");
         assert_eq!(heights.assumed, "block.y == 256 && line size 1 for `input`");
         let names: Vec<&str> = heights.others.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(
@@ -321,7 +352,7 @@ mod tests {
     #[test]
     fn a_figure_that_changes_becomes_a_case_per_launch() {
         let default = launch([256, 1, 1], BlockSource::Default, [false; 3]);
-        let variants = Variants::of(&default, true, &[]).expect("other blocks");
+        let variants = Variants::of(&default, true, &[], &[]).expect("other blocks");
         let coalesced = prediction(AccessClass::Coalesced, Some(4.0), Vec::new());
         // The same under every block: unchanged.
         let mut same = coalesced.clone();

@@ -49,6 +49,7 @@ fn kernels_of_an_included_file_lower_through_the_root_imports() {
     let file = |path: &str, text: &str| ModuleSource {
         source: SourceFile::new(path, text),
         module: vec!["app".to_string()],
+        also_in: Vec::new(),
     };
     let sources = Sources {
         inputs: vec![file("src/kernels.rs", KERNELS), file("src/main.rs", MAIN)],
@@ -110,6 +111,7 @@ fn a_generated_wrapper_of_a_stub_is_the_instruction() {
     let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
         source: SourceFile::new(path, text),
         module: module.iter().map(|m| m.to_string()).collect(),
+        also_in: Vec::new(),
     };
     let sources = Sources {
         inputs: vec![

@@ -42,6 +42,7 @@ fn an_inline_module_names_types_through_its_own_uses() {
     let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
         source: SourceFile::new(path, text),
         module: module.iter().map(|m| m.to_string()).collect(),
+        also_in: Vec::new(),
     };
     let sources = Sources {
         inputs: vec![

@@ -28,6 +28,7 @@ fn emit_with_module(kernel: &str, name: &str, text: &str) -> driver::Emitted {
     let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
         source: SourceFile::new(path, text),
         module: module.iter().map(|m| m.to_string()).collect(),
+        also_in: Vec::new(),
     };
     let sources = Sources {
         inputs: vec![
@@ -365,6 +366,7 @@ fn workspace(root: &str, files: &[(&str, &[&str])], reported: usize, uses: &[(&s
             .map(|(path, module)| ModuleSource {
                 source: SourceFile::new(*path, std::fs::read_to_string(root.join(path)).expect("fixture file")),
                 module: module.iter().map(|m| m.to_string()).collect(),
+                also_in: Vec::new(),
             })
             .collect(),
         reported,

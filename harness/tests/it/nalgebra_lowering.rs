@@ -89,6 +89,7 @@ fn mpm_sources(features: &[(&str, &[&str])]) -> Sources {
             .expect("fixture"),
         ),
         module: module.iter().map(|m| m.to_string()).collect(),
+        also_in: Vec::new(),
     };
     let features: BTreeMap<String, BTreeSet<String>> = features
         .iter()

@@ -49,6 +49,7 @@ fn generic_struct_of_another_file_as_a_parameter() {
     let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
         source: SourceFile::new(path, text),
         module: module.iter().map(|m| m.to_string()).collect(),
+        also_in: Vec::new(),
     };
     let sources = Sources {
         inputs: vec![

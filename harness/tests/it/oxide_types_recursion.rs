@@ -16,6 +16,7 @@ fn emitted() -> driver::Emitted {
     let file = |path: &str, text: &str, module: &[&str]| ModuleSource {
         source: SourceFile::new(path, text),
         module: module.iter().map(|m| m.to_string()).collect(),
+        also_in: Vec::new(),
     };
     let sources = Sources {
         inputs: vec![

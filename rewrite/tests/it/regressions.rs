@@ -14,6 +14,7 @@ fn rewrite_all(text: &str) {
     let inputs = vec![ModuleSource {
         source: source.clone(),
         module: module.clone(),
+        also_in: Vec::new(),
     }];
     let workspace = Workspace::new(vec![(source.clone(), module, &plan)], &[], &features);
     for report in analyze_configured(inputs, &[], &features, &[&plan])

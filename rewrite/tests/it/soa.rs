@@ -80,6 +80,7 @@ fn rewritten_crate(dir: &str, files: &[(&str, &[&str])]) -> Vec<Diagnostic> {
             ModuleSource {
                 source: SourceFile::new(*name, text),
                 module: module_path,
+                also_in: Vec::new(),
             }
         })
         .collect();
