@@ -146,6 +146,8 @@ fn loops_over_slices_reach_each_element_through_their_adaptors() {
             row("chunk_heads", 51, "out", Coalesced, Some(4.0)),
             row("every_other", 59, "table", Broadcast, Some(1.0)),
             row("every_other", 62, "out", Coalesced, Some(4.0)),
+            row("shifted_columns", 76, "src", Misaligned, Some(5.0)),
+            row("shifted_columns", 77, "dst", Coalesced, Some(4.0)),
         ]
     );
 }

@@ -208,3 +208,108 @@ pub fn spread_out(
     );
     assert!(!stderr.contains("`lanes`"), "{stderr}");
 }
+
+/// A `no_std` crate from the registry that device code names only in a helper module, and the
+/// crate it re-exports: both are loaded, so a generic helper bounded by the re-exported trait
+/// (whose supertrait is `Copy`) reaches the methods of a wrapper implemented for `T: Copy`.
+#[test]
+fn a_no_std_registry_crate_and_the_crate_it_re_exports_resolve_a_helpers_bound() {
+    let home = tempfile::tempdir().expect("temp");
+    let package = tempfile::tempdir().expect("temp");
+    let registry = home.path().join("registry/src/index.crates.io-0000000000000000");
+    write(
+        &registry.join("facade-0.1.0/Cargo.toml"),
+        "[package]\nname = \"facade\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nnumbers = \"0.2\"\n",
+    );
+    write(
+        &registry.join("facade-0.1.0/src/lib.rs"),
+        "#![no_std]\npub mod traits {\n    pub use numbers::*;\n}\n",
+    );
+    write(
+        &registry.join("numbers-0.2.0/Cargo.toml"),
+        "[package]\nname = \"numbers\"\nversion = \"0.2.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &registry.join("numbers-0.2.0/src/lib.rs"),
+        "#![cfg_attr(not(feature = \"std\"), no_std)]\npub trait Real: Copy {}\nimpl Real for f32 {}\n",
+    );
+    write(
+        &package.path().join("Cargo.toml"),
+        "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nfacade = \"0.1\"\n",
+    );
+    let lib = r#"#![no_std]
+#![feature(abi_ptx, stdarch_nvptx)]
+mod grid;
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn copy_rows(src: *const f32, dst: *mut f32, width: usize) {
+    grid::copy(src, dst, width);
+}
+"#;
+    let grid = r#"use core::arch::nvptx::*;
+use facade::traits::Real;
+
+pub struct Plane<T> {
+    base: *const T,
+    width: usize,
+}
+
+impl<T: Copy> Plane<T> {
+    pub fn new(base: *const T, width: usize) -> Self {
+        Self { base, width }
+    }
+
+    pub fn get(&self, col: usize, row: usize) -> T {
+        unsafe { self.base.add(col + row * self.width).read() }
+    }
+}
+
+pub struct Line<T> {
+    base: *const T,
+}
+
+impl<T: Copy> Line<T> {
+    pub fn new(base: *const T) -> Self {
+        Self { base }
+    }
+
+    pub fn get(&self, i: usize) -> T {
+        unsafe { self.base.add(2 * i).read() }
+    }
+}
+
+pub unsafe fn copy<T: Real>(src: *const T, dst: *mut T, width: usize) {
+    let col = (_block_dim_x() * _block_idx_x() + _thread_idx_x()) as usize;
+    let plane = Plane::new(src, width);
+    *dst.add(col) = plane.get(col, 3);
+}
+"#;
+    write(&package.path().join("src/lib.rs"), lib);
+    write(&package.path().join("src/grid.rs"), grid);
+    let (doc, stdout, stderr) = accesses(home.path(), package.path());
+    assert_eq!(doc["kernels"][0]["name"], "copy_rows", "{stdout}");
+    let found: Vec<(&str, &str, &str, f64)> = doc["kernels"][0]["accesses"]
+        .as_array()
+        .expect("accesses")
+        .iter()
+        .map(|a| {
+            (
+                a["op"].as_str().unwrap(),
+                a["index"].as_str().unwrap(),
+                a["class"].as_str().unwrap(),
+                a["sectors_per_request"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    // `Plane::get` reads row 3 at consecutive columns: 5 sectors, as a row of a width not
+    // known to keep rows aligned starts anywhere; the store is unit stride.
+    assert_eq!(
+        found,
+        [
+            ("load", "col + row * self.width", "misaligned", 5.0),
+            ("store", "col", "coalesced", 4.0)
+        ],
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("numbers"), "{stderr}");
+}

@@ -178,6 +178,14 @@ impl<'e> Interpreter<'_> {
                 }
             }
             Expr::MethodCall(m) => self.adapted(m),
+            Expr::Call(call) if arithmetic_successors(call).is_some() => {
+                let (start, step) = arithmetic_successors(call).unwrap_or((&call.args[0], &call.args[0]));
+                Seq::Range {
+                    start: self.int(start),
+                    step: self.int(step),
+                    end: None,
+                }
+            }
             other => {
                 let value = self.value(other);
                 let at = self.span(other);
@@ -332,6 +340,47 @@ impl<'e> Interpreter<'_> {
 }
 
 /// An iteration counter.
+/// `successors(Some(start), |&x| Some(x + step))` (`core::iter::successors`, also `step + x`):
+/// an arithmetic sequence, as its start and step.
+fn arithmetic_successors(call: &syn::ExprCall) -> Option<(&Expr, &Expr)> {
+    let Expr::Path(f) = &*call.func else { return None };
+    if f.path.segments.last()?.ident != "successors" || call.args.len() != 2 {
+        return None;
+    }
+    let some = |e: &'_ Expr| -> Option<Expr> {
+        let Expr::Call(c) = e else { return None };
+        let Expr::Path(p) = &*c.func else { return None };
+        (p.path.is_ident("Some") && c.args.len() == 1).then(|| c.args[0].clone())
+    };
+    let start = match &call.args[0] {
+        Expr::Call(c) if some(&call.args[0]).is_some() => &c.args[0],
+        _ => return None,
+    };
+    let Expr::Closure(closure) = &call.args[1] else {
+        return None;
+    };
+    let param = match closure.inputs.first()? {
+        syn::Pat::Ident(i) => &i.ident,
+        syn::Pat::Reference(r) => match &*r.pat {
+            syn::Pat::Ident(i) => &i.ident,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let Expr::Call(body) = &*closure.body else { return None };
+    some(&closure.body)?;
+    let Expr::Binary(sum) = &body.args[0] else { return None };
+    if !matches!(sum.op, syn::BinOp::Add(_)) {
+        return None;
+    }
+    let is_param = |e: &Expr| matches!(e, Expr::Path(p) if p.path.is_ident(param));
+    match (is_param(&sum.left), is_param(&sum.right)) {
+        (true, false) => Some((start, &sum.right)),
+        (false, true) => Some((start, &sum.left)),
+        _ => None,
+    }
+}
+
 pub(super) fn counter(id: u32, name: String) -> Poly {
     Poly::atom(Atom::Iter(id, name))
 }

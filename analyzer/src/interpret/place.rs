@@ -379,9 +379,10 @@ impl Interpreter<'_> {
                 let lane = p.offset.is_lane_dependent();
                 Value::Int(self.opaque(self.text(call), lane))
             }
+            // Conversions that keep the value, and pointer casts that change only mutability.
             (
                 "as_ptr" | "as_mut_ptr" | "unwrap" | "expect" | "clone" | "into" | "try_into" | "to_owned" | "as_ref"
-                | "as_mut",
+                | "as_mut" | "cast_mut" | "cast_const",
                 v,
             ) => v,
             // `ptx_support`'s `Context::thread().index()`, `Context::block().dims()`, and the row

@@ -420,6 +420,34 @@ impl Discovery {
         Some((package.unwrap_or_else(|| spec.key.clone()), requirement))
     }
 
+    /// The crates.io and git dependencies of a manifest's normal dependencies, located with the
+    /// lock file of the workspace at `lock_dir`.
+    fn registry_wanted_of(&mut self, manifest: &Manifest, root: &Manifest, lock_dir: &Path) -> Vec<RegistryWanted> {
+        let mut wanted = Vec::new();
+        for spec in manifest
+            .dependencies
+            .iter()
+            .filter(|s| s.kind == DependencyKind::Normal)
+        {
+            let Some((package, requirement)) = Self::registry_requirement(spec, root) else {
+                continue;
+            };
+            let (source, requirement) = match requirement {
+                Requirement::Version(v) => (self.registry.locate(lock_dir, &package, &v), v),
+                Requirement::Git(url) => (self.registry.locate_git(&package, &url), format!("git {url}")),
+            };
+            wanted.push(RegistryWanted {
+                name: crate_name(&spec.key),
+                renamed: spec.package.is_some(),
+                package,
+                platform: spec.platform.clone(),
+                requirement,
+                source,
+            });
+        }
+        wanted
+    }
+
     /// The crates of a workspace, registered once each.
     fn crates_of(&mut self, root_path: &Path) -> Result<Vec<usize>, WorkspaceError> {
         let members = self.members_of(root_path)?;
@@ -438,24 +466,8 @@ impl Discovery {
                 continue;
             };
             let mut path_dependencies = Vec::new();
-            let mut wanted = Vec::new();
+            let wanted = self.registry_wanted_of(&manifest, &root, &root.dir);
             for spec in &manifest.dependencies {
-                if spec.kind == DependencyKind::Normal {
-                    if let Some((package, requirement)) = Self::registry_requirement(spec, &root) {
-                        let (source, requirement) = match requirement {
-                            Requirement::Version(v) => (self.registry.locate(&root.dir, &package, &v), v),
-                            Requirement::Git(url) => (self.registry.locate_git(&package, &url), format!("git {url}")),
-                        };
-                        wanted.push(RegistryWanted {
-                            name: crate_name(&spec.key),
-                            renamed: spec.package.is_some(),
-                            package,
-                            platform: spec.platform.clone(),
-                            requirement,
-                            source,
-                        });
-                    }
-                }
                 let Some((dir, rename)) = self.dependency_dir(spec, &root) else {
                     continue;
                 };
@@ -559,18 +571,31 @@ impl Discovery {
 
     /// The crates.io dependencies that a crate's device code names (`name::` in a file holding
     /// a kernel), loaded from the local registry for their items only: their library's module
-    /// tree, not their own dependencies. Those whose source is not there are one warning.
+    /// tree, and the dependencies it names in turn. Those whose source is not there are one
+    /// warning.
     fn take_registry_dependencies(&mut self, crate_index: usize) {
-        let wanted = self.registry_wanted.remove(&crate_index).unwrap_or_default();
-        if wanted.is_empty() {
+        if self.registry_wanted.get(&crate_index).is_none_or(Vec::is_empty) {
             return;
         }
+        // A `no_std` crate is device code throughout: its helpers' names count too.
+        let no_std = (self.crates[crate_index].lib())
+            .and_then(|lib| std::fs::read_to_string(&lib.root).ok())
+            .is_some_and(|root| declares_no_std(&root));
         let texts: Vec<String> = (self.files.iter())
             .filter(|f| f.memberships.iter().any(|m| m.crate_index == Some(crate_index)))
             .filter_map(|f| std::fs::read_to_string(&f.path).ok())
-            .filter(|text| holds_device_code(text))
+            .filter(|text| no_std || holds_device_code(text))
             .collect();
-        if texts.is_empty() {
+        let lock_dir = self.crates[crate_index].workspace_root.clone();
+        self.load_registry_dependencies(crate_index, &texts, &lock_dir, 0);
+    }
+
+    /// Loads the registry dependencies of crate `crate_index` that `texts` name and that can be
+    /// compiled for a device; `depth` counts the registry crates on the way (a re-exported
+    /// dependency of a registry crate is loaded too, a few levels deep).
+    fn load_registry_dependencies(&mut self, crate_index: usize, texts: &[String], lock_dir: &Path, depth: usize) {
+        let wanted = self.registry_wanted.remove(&crate_index).unwrap_or_default();
+        if wanted.is_empty() || texts.is_empty() {
             return;
         }
         let named = |name: &str| {
@@ -609,7 +634,8 @@ impl Discovery {
                 lib.crate_name.clone()
             };
             let proc_macro = lib.crate_types.iter().any(|t| t == "proc-macro");
-            let device = written_for_device(&dep);
+            let root_text = std::fs::read_to_string(&lib.root).unwrap_or_default();
+            let device = written_for_device(&dep) || declares_no_std(&root_text);
             if proc_macro || !device || !is_loaded_from_registry(&lib.crate_name) || !named(&name) {
                 continue;
             }
@@ -627,6 +653,13 @@ impl Discovery {
                     });
                     self.crate_by_manifest.insert(dep.path.clone(), index);
                     self.walk_crate(index);
+                    // What its root re-exports of its own dependencies (`num::traits` is
+                    // `num_traits`) is part of the names kernels use.
+                    if depth < MAX_REGISTRY_DEPTH {
+                        let nested = self.registry_wanted_of(&dep, &dep, lock_dir);
+                        self.registry_wanted.insert(index, nested);
+                        self.load_registry_dependencies(index, std::slice::from_ref(&root_text), lock_dir, depth + 1);
+                    }
                     index
                 }
             };
@@ -648,7 +681,8 @@ impl Discovery {
         }
         absent.sort();
         absent.dedup();
-        if !absent.is_empty() {
+        // A registry crate's own dependencies are its build's business, not the user's.
+        if !absent.is_empty() && depth == 0 {
             let (them, are) = if absent.len() == 1 {
                 ("it", "is")
             } else {
@@ -1085,6 +1119,17 @@ fn written_for_device(manifest: &Manifest) -> bool {
     let dependencies = manifest.dependencies.iter().any(|d| gpu(&d.key));
     let targets = table("target").into_iter().flatten().any(|(platform, _)| gpu(platform));
     features || dependencies || targets
+}
+
+/// How many registry crates deep the dependencies a registry crate re-exports are loaded.
+const MAX_REGISTRY_DEPTH: usize = 2;
+
+/// Whether a library's root file declares `#![no_std]`, plainly or under a `cfg_attr`: a crate
+/// device code can use.
+fn declares_no_std(root: &str) -> bool {
+    root.lines().map(str::trim).any(|line| {
+        line.starts_with("#![") && line.contains("no_std") && !line.contains("no_std_") && !line.starts_with("#![doc")
+    })
 }
 
 /// Whether a file's text may hold device code: a kernel attribute or entry point of any dialect
