@@ -577,14 +577,27 @@ impl Discovery {
         if self.registry_wanted.get(&crate_index).is_none_or(Vec::is_empty) {
             return;
         }
-        // A `no_std` crate is device code throughout: its helpers' names count too.
-        let no_std = (self.crates[crate_index].lib())
-            .and_then(|lib| std::fs::read_to_string(&lib.root).ok())
-            .is_some_and(|root| declares_no_std(&root));
-        let texts: Vec<String> = (self.files.iter())
-            .filter(|f| f.memberships.iter().any(|m| m.crate_index == Some(crate_index)))
-            .filter_map(|f| std::fs::read_to_string(&f.path).ok())
-            .filter(|text| no_std || holds_device_code(text))
+        // The files holding kernels, and the modules they declare: their helpers are device
+        // code too, and the names those use count.
+        let modules: Vec<(String, String)> = (self.files.iter())
+            .flat_map(|f| {
+                let m = f.memberships.iter().find(|m| m.crate_index == Some(crate_index));
+                m.map(|m| (m.module_path.clone(), f.path.clone()))
+            })
+            .filter_map(|(module, path)| Some((module, std::fs::read_to_string(path).ok()?)))
+            .collect();
+        let kernel_modules: Vec<&str> = (modules.iter())
+            .filter(|(_, text)| holds_device_code(text))
+            .map(|(module, _)| module.as_str())
+            .collect();
+        let under_a_kernel = |module: &str| {
+            kernel_modules
+                .iter()
+                .any(|k| module == *k || module.strip_prefix(k).is_some_and(|rest| rest.starts_with("::")))
+        };
+        let texts: Vec<String> = (modules.iter())
+            .filter(|(module, _)| under_a_kernel(module))
+            .map(|(_, text)| text.clone())
             .collect();
         let lock_dir = self.crates[crate_index].workspace_root.clone();
         self.load_registry_dependencies(crate_index, &texts, &lock_dir, 0);
