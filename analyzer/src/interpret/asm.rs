@@ -1,8 +1,13 @@
-//! Inline PTX (`asm!`, cuda-oxide's `ptx_asm!`): each load, store or atomic of its template is
-//! an access at the address operand it names, as wide as its type and vector say
-//! (`ld.global.nc.v4.u32` reads 16 bytes, `atom.global.add.f32` reads and writes 4).
+//! Inline assembly (`asm!`, cuda-oxide's `ptx_asm!`): each load, store or atomic of its template
+//! is an access at the address operand it names. PTX says how wide (`ld.global.nc.v4.u32`
+//! reads 16 bytes, `atom.global.add.f32` reads and writes 4); SPIR-V (rust-gpu: `OpLoad`,
+//! `OpStore`, `OpAtomicIAdd`, ..) moves the operand's pointee. A store to a lane's own variable
+//! (`OpStore {old} %old` with `old = in(reg) &mut old`) and an output operand set that
+//! variable: to a value read from memory when the template reads memory (an atomic's result
+//! differs between lanes even at one address), else to a value the analysis does not follow.
 
 use super::{Interpreter, MemorySpace, Op, Place, Value};
+use crate::algebra::{Poly, READ_FROM_MEMORY};
 use crate::model::layout::Layout;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use syn::Expr;
@@ -23,10 +28,23 @@ enum OperandRef {
     Name(String),
 }
 
-/// An operand of the macro: its name (`x = in(reg) p`) and its expression.
+/// An operand of the macro: its name (`x = in(reg) p`), its expression, and whether the
+/// template writes it (`out`, `inout`, `lateout`, `inlateout`).
 struct AsmOperand {
     name: Option<String>,
     expr: TokenStream,
+    output: bool,
+}
+
+/// What a template's instructions did to memory, for the values it leaves in variables.
+#[derive(Default)]
+struct Effects {
+    /// It read memory (a load or an atomic).
+    read: bool,
+    /// The value read may differ between lanes: an atomic, or a load at a per-lane address.
+    per_lane: bool,
+    /// The lane's own variables it stored to.
+    stored: Vec<String>,
 }
 
 impl Interpreter<'_> {
@@ -37,7 +55,16 @@ impl Interpreter<'_> {
             return false;
         };
         let span = self.span(mac);
+        let mut effects = Effects::default();
         for line in template.split([';', '\n']) {
+            if let Some(moves) = spirv_instruction(line) {
+                // An atomic reads and writes one place; the lanes take turns at it.
+                effects.per_lane |= moves.len() == 2 && moves[0].1 == moves[1].1;
+                for (op, address) in moves {
+                    self.spirv_access(mac, line, op, &address, &operands, span, &mut effects);
+                }
+                continue;
+            }
             let Some(instruction) = memory_instruction(line) else {
                 if moves_memory(line) {
                     let line = line.trim();
@@ -79,12 +106,141 @@ impl Interpreter<'_> {
                 space: instruction.space.unwrap_or(place.space),
                 ..place
             };
+            if instruction.ops.contains(&Op::Load) {
+                effects.read = true;
+                effects.per_lane |= instruction.ops.len() > 1 || place.offset.is_lane_dependent();
+            }
             for op in instruction.ops {
                 self.access(&place, op, span);
             }
         }
+        self.set_asm_outputs(&operands, &effects);
         true
     }
+
+    /// One SPIR-V access of an `asm!` template at the operand `address` names: an access of
+    /// the place it points to, or a store to the lane's own variable when it points to one.
+    #[allow(clippy::too_many_arguments)]
+    fn spirv_access(
+        &mut self,
+        mac: &syn::Macro,
+        line: &str,
+        op: Op,
+        address: &OperandRef,
+        operands: &[AsmOperand],
+        span: crate::source::Span,
+        effects: &mut Effects,
+    ) {
+        let operand = match address {
+            OperandRef::Position(i) => operands.get(*i),
+            OperandRef::Name(n) => operands.iter().find(|o| o.name.as_deref() == Some(n.as_str())),
+        };
+        let Some(expr) = operand.and_then(|o| syn::parse2::<Expr>(o.expr.clone()).ok()) else {
+            let line = line.trim();
+            self.unsupported(
+                mac,
+                format!("inline assembly `{line}` is not read: its access is not analyzed"),
+            );
+            return;
+        };
+        if let Some(local) = self.own_variable(&expr) {
+            if op == Op::Store {
+                effects.stored.push(local);
+            }
+            return;
+        }
+        let place = match self.value(&expr) {
+            Value::Pointer(p) => Place::at(&p),
+            Value::Place(p) => p,
+            _ => {
+                let text = self.text(&expr);
+                self.unsupported(
+                    mac,
+                    format!("inline assembly accesses `{text}`, an address the analysis cannot follow"),
+                );
+                return;
+            }
+        };
+        if op == Op::Load {
+            effects.read = true;
+            effects.per_lane |= place.offset.is_lane_dependent();
+        }
+        self.access(&place, op, span);
+    }
+
+    /// The variable `&mut x` or `&x` refers to, when `x` is a lane's own (not a buffer).
+    fn own_variable(&self, expr: &Expr) -> Option<String> {
+        let Expr::Reference(r) = expr else { return None };
+        let Expr::Path(p) = &*r.expr else { return None };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Value::Pointer(_) | Value::Place(_)) => None,
+            _ => Some(name),
+        }
+    }
+
+    /// The variables a template leaves a value in: its output operands and the lane's own
+    /// variables it stored to.
+    fn set_asm_outputs(&mut self, operands: &[AsmOperand], effects: &Effects) {
+        let mut names: Vec<String> = operands
+            .iter()
+            .filter(|o| o.output)
+            .filter_map(|o| match syn::parse2::<Expr>(o.expr.clone()).ok()? {
+                Expr::Path(p) => Some(p.path.get_ident()?.to_string()),
+                _ => None,
+            })
+            .collect();
+        names.extend(effects.stored.iter().cloned());
+        for name in names {
+            let text = format!("the value inline assembly leaves in `{name}`");
+            let value = if effects.read {
+                let id = self.fresh_id();
+                Poly::opaque_because(id, text, effects.per_lane, READ_FROM_MEMORY)
+            } else {
+                self.opaque(text, true)
+            };
+            self.assign(&name, Value::Int(value));
+        }
+    }
+}
+
+/// The memory moves of one line of SPIR-V, if it is an instruction that moves memory: each
+/// with the operand holding its address. `OpLoad` and `OpAtomicLoad` read at their second
+/// operand (after the result type), `OpStore` and `OpAtomicStore` write at their first, the
+/// other `OpAtomic*` read and write at their second, `OpCopyMemory` writes its first and
+/// reads its second.
+fn spirv_instruction(line: &str) -> Option<Vec<(Op, OperandRef)>> {
+    let line = line.trim();
+    let instruction = match line.split_once('=') {
+        Some((result, rest)) if result.trim().starts_with('%') => rest.trim(),
+        _ => line,
+    };
+    let mut words = instruction.split_whitespace();
+    let opcode = words.next()?;
+    if !opcode.starts_with("Op") {
+        return None;
+    }
+    let operands: Vec<&str> = words.collect();
+    let at = |i: usize| -> OperandRef {
+        let word = operands.get(i).copied().unwrap_or("");
+        match word.strip_prefix('{').and_then(|w| w.strip_suffix('}')) {
+            Some(name) => match name.parse() {
+                Ok(n) => OperandRef::Position(n),
+                Err(_) => OperandRef::Name(name.split(':').next().unwrap_or(name).to_string()),
+            },
+            // A SPIR-V id made inside the template: no Rust operand to follow.
+            None => OperandRef::Name(String::new()),
+        }
+    };
+    Some(match opcode {
+        "OpLoad" | "OpAtomicLoad" => vec![(Op::Load, at(1))],
+        "OpStore" | "OpAtomicStore" => vec![(Op::Store, at(0))],
+        "OpCopyMemory" | "OpCopyMemorySized" => vec![(Op::Store, at(0)), (Op::Load, at(1))],
+        op if op.starts_with("OpAtomic") && !op.starts_with("OpAtomicFlag") => {
+            vec![(Op::Load, at(1)), (Op::Store, at(1))]
+        }
+        _ => return None,
+    })
 }
 
 /// The template (string literals joined by newlines) and the operands, in order, of the
@@ -116,10 +272,8 @@ fn split(tokens: TokenStream) -> Option<(String, Vec<AsmOperand>)> {
         let [TokenTree::Ident(kind), TokenTree::Group(class), expr @ ..] = rest else {
             continue;
         };
-        let is_operand = matches!(
-            kind.to_string().as_str(),
-            "in" | "out" | "inout" | "lateout" | "inlateout"
-        );
+        let kind = kind.to_string();
+        let is_operand = matches!(kind.as_str(), "in" | "out" | "inout" | "lateout" | "inlateout");
         if !is_operand || class.delimiter() != Delimiter::Parenthesis {
             continue;
         }
@@ -129,7 +283,11 @@ fn split(tokens: TokenStream) -> Option<(String, Vec<AsmOperand>)> {
             .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == '=' ))
             .cloned()
             .collect();
-        operands.push(AsmOperand { name, expr });
+        operands.push(AsmOperand {
+            name,
+            expr,
+            output: kind != "in",
+        });
     }
     (!template.is_empty()).then(|| (template.join("\n"), operands))
 }
@@ -258,6 +416,85 @@ mod tests {
             )]
         );
         assert_eq!(kernel.accesses.len(), 1, "the store to `out` only");
+    }
+
+    #[test]
+    fn spirv_instructions_name_their_address_operand() {
+        assert_eq!(
+            spirv_instruction("%old = OpAtomicIIncrement _ {ptr} %scope %semantics"),
+            Some(vec![
+                (Op::Load, OperandRef::Name("ptr".into())),
+                (Op::Store, OperandRef::Name("ptr".into()))
+            ])
+        );
+        assert_eq!(
+            spirv_instruction("OpStore {old} %old"),
+            Some(vec![(Op::Store, OperandRef::Name("old".into()))])
+        );
+        assert_eq!(
+            spirv_instruction("%v = OpLoad _ {0}"),
+            Some(vec![(Op::Load, OperandRef::Position(0))])
+        );
+        assert_eq!(spirv_instruction("%u32 = OpTypeInt 32 0"), None);
+        assert_eq!(spirv_instruction("ld.global.u32 {0}, [{1}];"), None);
+    }
+
+    #[test]
+    fn a_spirv_atomic_reads_and_writes_its_target_and_returns_a_value_per_lane() {
+        // A helper increments a shared counter in inline SPIR-V and stores the old value to a
+        // variable of its own; that value, a slot each lane takes in turn, indexes the output.
+        let src = r#"
+#[spirv(compute(threads(64)))]
+pub fn append(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] count: &mut [u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] out: &mut [u32],
+) {
+    let slot = bump(&mut count[0]);
+    out[slot as usize] = id.x;
+}
+
+fn bump(counter: &mut u32) -> u32 {
+    let mut old = 0u32;
+    unsafe {
+        asm! {
+            "%u32 = OpTypeInt 32 0",
+            "%scope = OpConstant %u32 1",
+            "%semantics = OpConstant %u32 0",
+            "%old = OpAtomicIIncrement _ {ptr} %scope %semantics",
+            "OpStore {old} %old",
+            ptr = in(reg) counter,
+            old = in(reg) &mut old,
+        }
+    }
+    old
+}
+"#;
+        let report =
+            crate::analyze_source(&crate::SourceFile::new("k.rs", src), &crate::LaunchPlan::default()).expect("parses");
+        let kernel = &report.kernels[0];
+        assert!(kernel.unsupported.is_empty(), "{:?}", kernel.unsupported);
+        let rows: Vec<(usize, &str, Op, Option<crate::AccessClass>)> = kernel
+            .accesses
+            .iter()
+            .map(|a| {
+                (
+                    a.span.line,
+                    a.array.as_str(),
+                    a.op,
+                    a.prediction.as_ref().map(|p| p.class),
+                )
+            })
+            .collect();
+        use crate::AccessClass::{Broadcast, Gather};
+        assert_eq!(
+            rows,
+            [
+                (15, "count", Op::Load, Some(Broadcast)),
+                (15, "count", Op::Store, Some(Broadcast)),
+                (9, "out", Op::Store, Some(Gather)),
+            ]
+        );
     }
 
     #[test]
