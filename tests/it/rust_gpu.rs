@@ -534,3 +534,53 @@ fn another_crate_building_the_file_with_another_size_is_named() {
     );
     assert_eq!(report.unsupported[0].span.line, 3);
 }
+
+#[test]
+fn a_vector_indexed_by_component_is_that_field_of_the_element() {
+    // `v[0]` is `v.x`; `v[k]` in a loop is a component the loop picks: each a field of an
+    // 8-byte element, two sectors per 32 bytes of useful data.
+    let src = r#"
+use spirv_std::glam::{UVec3, Vec2};
+use spirv_std::spirv;
+#[spirv(compute(threads(64)))]
+pub fn spread(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] points: &mut [Vec2],
+) {
+    let p = &mut points[id.x as usize];
+    let first = p[0];
+    for k in 0..2 {
+        p[k] += first;
+    }
+}
+"#;
+    let k = only(src, &LaunchPlan::default());
+    let found: Vec<(usize, String, Op, Option<AccessClass>, Option<f64>)> = k
+        .accesses
+        .iter()
+        .map(|a| {
+            let p = a.prediction.as_ref();
+            (
+                a.span.line,
+                a.array.clone(),
+                a.op,
+                p.map(|p| p.class),
+                p.and_then(|p| p.sectors_per_request),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (10, "points".to_string(), Load, Some(Aos), Some(8.0)),
+            (12, "points".to_string(), Load, Some(Aos), Some(8.0)),
+            (12, "points".to_string(), Store, Some(Aos), Some(8.0)),
+        ]
+    );
+    let fields: Vec<&str> = k
+        .accesses
+        .iter()
+        .filter_map(|a| a.field_of.as_ref().map(|f| f.field.as_str()))
+        .collect();
+    assert_eq!(fields, ["x", "[k]", "[k]"]);
+}

@@ -90,6 +90,36 @@ impl Interpreter<'_> {
             let elem = layout.fields.first()?.layout.clone();
             let is_array = layout.name.starts_with('[');
             let offset = container.offset.add(&i.scale(elem.size as i64));
+            // A vector indexed by component (`v[0]`, `v[j]` of a glam `Vec2`): its fields are
+            // one type, packed, so component `i` lies `i` of them in.
+            let packed = !is_array
+                && layout.fields.iter().enumerate().all(|(k, f)| {
+                    f.layout.size == elem.size && f.layout.name == elem.name && f.offset == k as u64 * elem.size
+                });
+            if packed {
+                let member = i
+                    .as_constant()
+                    .and_then(|c| usize::try_from(c).ok())
+                    .and_then(|c| layout.fields.get(c))
+                    .map_or_else(|| format!("[{text}]"), |f| f.name.clone());
+                let field = match &container.field_of {
+                    Some(outer) => format!("{}.{member}", outer.field),
+                    None => member,
+                };
+                return Some(Place {
+                    offset,
+                    layout: Some(elem),
+                    field_of: Some(match container.field_of {
+                        Some(outer) => FieldOf { field, ..outer },
+                        None => FieldOf {
+                            type_name: layout.name.clone(),
+                            field,
+                            size: layout.size,
+                        },
+                    }),
+                    ..container
+                });
+            }
             Some(match container.field_of {
                 // An array field of a struct element (`particles[i].position[0]`): still one
                 // field of that element, a struct size apart between lanes.
