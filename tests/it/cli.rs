@@ -1065,3 +1065,61 @@ fn excluded_files_and_lints_allowed_in_a_kernel_leave_the_report() {
         unknown.stderr
     );
 }
+
+/// A host workspace whose kernel crate is left out of it (`exclude`, as crates built for the
+/// device by a build script are): with no member holding a kernel, the package nested in its
+/// folder is read through its own tree. Once a member holds a kernel, it is not.
+#[test]
+fn a_kernel_crate_excluded_from_the_host_workspace_is_read_when_no_member_has_kernels() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"host\"]\nexclude = [\"device\"]\nresolver = \"2\"\n",
+    );
+    write(
+        root,
+        "host/Cargo.toml",
+        "[package]\nname = \"host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(root, "host/src/main.rs", "fn main() {}\n");
+    write(
+        root,
+        "device/Cargo.toml",
+        "[package]\nname = \"device\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\ncrate-type = [\"cdylib\"]\n",
+    );
+    write(
+        root,
+        "device/src/lib.rs",
+        "#![no_std]\n#![feature(abi_ptx, stdarch_nvptx)]\nmod ops;\nuse core::arch::nvptx::*;\n\n\
+         #[no_mangle]\npub unsafe extern \"ptx-kernel\" fn scale(x: *mut f32) {\n    \
+         let i = (_block_dim_x() * _block_idx_x() + _thread_idx_x()) as usize;\n    ops::twice(x, 2 * i);\n}\n",
+    );
+    write(
+        root,
+        "device/src/ops.rs",
+        "pub unsafe fn twice(x: *mut f32, i: usize) {\n    *x.add(i) *= 2.0;\n}\n",
+    );
+    let run = run_in(root, &["accesses", "--format", "json", "--no-cache"]);
+    let doc = run.json();
+    assert_eq!(kernel_files(&doc), ["device/src/lib.rs"], "{}", run.stderr);
+    let access = first_access(&doc, "scale");
+    assert_eq!(
+        (
+            access["access_file"].as_str(),
+            access["class"].as_str(),
+            access["sectors_per_request"].as_f64()
+        ),
+        (Some("device/src/ops.rs"), Some("strided"), Some(8.0))
+    );
+    // A kernel in a member: the excluded package stays out.
+    write(
+        root,
+        "host/src/lib.rs",
+        "#![no_std]\nuse core::arch::nvptx::*;\n#[no_mangle]\npub unsafe extern \"ptx-kernel\" fn fill(x: *mut f32) {\n    \
+         *x.add(_thread_idx_x() as usize) = 0.0;\n}\n",
+    );
+    let doc = run_in(root, &["accesses", "--format", "json", "--no-cache"]).json();
+    assert_eq!(kernel_files(&doc), ["host/src/lib.rs"]);
+}

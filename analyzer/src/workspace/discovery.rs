@@ -123,9 +123,18 @@ impl Discovery {
         self.walk_workspace(&root)?;
         // Path dependencies outside the workspace's folder are read for their items only.
         let folder = root.parent().map(Path::to_path_buf).unwrap_or_default();
-        let selected: Vec<usize> = (0..self.files.len())
+        let mut selected: Vec<usize> = (0..self.files.len())
             .filter(|&i| self.files[i].path.starts_with(&folder))
             .collect();
+        // Kernel crates are often left out of the host's workspace (`exclude`d, built for the
+        // device by a build script): when no member holds a kernel, the packages nested in its
+        // folder outside it are read, each through its own tree, as for a folder given.
+        let holds_kernel = selected
+            .iter()
+            .any(|&i| std::fs::read_to_string(&self.files[i].path).is_ok_and(|text| holds_device_code(&text)));
+        if !holds_kernel {
+            self.select_nested_packages(&folder, 0, &mut selected);
+        }
         Ok(self.finish(&selected, Vec::new(), false))
     }
 
