@@ -586,8 +586,12 @@ impl Discovery {
         if self.registry_wanted.get(&crate_index).is_none_or(Vec::is_empty) {
             return;
         }
-        // The files holding kernels, and the modules they declare: their helpers are device
-        // code too, and the names those use count.
+        // A `no_std` crate is compiled for the device: the modules its kernel files declare
+        // (their helpers) are device code too, and so is any `no_std` crate it names. In a
+        // host crate (CubeCL's kernels are expanded on the host) only the kernel files count.
+        let no_std = (self.crates[crate_index].lib())
+            .and_then(|lib| std::fs::read_to_string(&lib.root).ok())
+            .is_some_and(|root| declares_no_std(&root));
         let modules: Vec<(String, String)> = (self.files.iter())
             .flat_map(|f| {
                 let m = f.memberships.iter().find(|m| m.crate_index == Some(crate_index));
@@ -599,23 +603,31 @@ impl Discovery {
             .filter(|(_, text)| holds_device_code(text))
             .map(|(module, _)| module.as_str())
             .collect();
-        let under_a_kernel = |module: &str| {
+        let device_code = |module: &str| {
             kernel_modules
                 .iter()
-                .any(|k| module == *k || module.strip_prefix(k).is_some_and(|rest| rest.starts_with("::")))
+                .any(|k| module == *k || (no_std && module.strip_prefix(k).is_some_and(|rest| rest.starts_with("::"))))
         };
         let texts: Vec<String> = (modules.iter())
-            .filter(|(module, _)| under_a_kernel(module))
+            .filter(|(module, _)| device_code(module))
             .map(|(_, text)| text.clone())
             .collect();
         let lock_dir = self.crates[crate_index].workspace_root.clone();
-        self.load_registry_dependencies(crate_index, &texts, &lock_dir, 0);
+        self.load_registry_dependencies(crate_index, &texts, &lock_dir, no_std, 0);
     }
 
-    /// Loads the registry dependencies of crate `crate_index` that `texts` name and that can be
-    /// compiled for a device; `depth` counts the registry crates on the way (a re-exported
-    /// dependency of a registry crate is loaded too, a few levels deep).
-    fn load_registry_dependencies(&mut self, crate_index: usize, texts: &[String], lock_dir: &Path, depth: usize) {
+    /// Loads the registry dependencies of crate `crate_index` that `texts` name and that are
+    /// written for a device (any `no_std` one too, for a crate compiled for the device);
+    /// `depth` counts the registry crates on the way (a re-exported dependency of a registry
+    /// crate is loaded too, a few levels deep).
+    fn load_registry_dependencies(
+        &mut self,
+        crate_index: usize,
+        texts: &[String],
+        lock_dir: &Path,
+        device_crate: bool,
+        depth: usize,
+    ) {
         let wanted = self.registry_wanted.remove(&crate_index).unwrap_or_default();
         if wanted.is_empty() || texts.is_empty() {
             return;
@@ -657,7 +669,7 @@ impl Discovery {
             };
             let proc_macro = lib.crate_types.iter().any(|t| t == "proc-macro");
             let root_text = std::fs::read_to_string(&lib.root).unwrap_or_default();
-            let device = written_for_device(&dep) || declares_no_std(&root_text);
+            let device = written_for_device(&dep) || (device_crate && declares_no_std(&root_text));
             if proc_macro || !device || !is_loaded_from_registry(&lib.crate_name) || !named(&name) {
                 continue;
             }
@@ -680,7 +692,13 @@ impl Discovery {
                     if depth < MAX_REGISTRY_DEPTH {
                         let nested = self.registry_wanted_of(&dep, &dep, lock_dir);
                         self.registry_wanted.insert(index, nested);
-                        self.load_registry_dependencies(index, std::slice::from_ref(&root_text), lock_dir, depth + 1);
+                        self.load_registry_dependencies(
+                            index,
+                            std::slice::from_ref(&root_text),
+                            lock_dir,
+                            device_crate,
+                            depth + 1,
+                        );
                     }
                     index
                 }
