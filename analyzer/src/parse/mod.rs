@@ -46,7 +46,7 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
             lex::diagnose(&text).unwrap_or_else(|| ("unexpected input".to_string(), file.span_of(e.span())));
         error(format!("cannot tokenize: {cause}"), span)
     })?;
-    let split = items::split(const_blocks_as_blocks(tokens));
+    let split = items::split(newer_syntax(const_blocks_as_blocks(tokens), true));
     let mut skipped = Vec::new();
     let mut attrs = Vec::new();
     if !split.inner_attrs.is_empty() {
@@ -104,6 +104,136 @@ fn const_blocks_as_blocks(tokens: proc_macro2::TokenStream) -> proc_macro2::Toke
                 out.push(TokenTree::Group(inner));
             }
             other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Syntax newer than the parser, which nightly toolchains (the usual ones for GPU crates)
+/// accept, read as the syntax it stands for: a `const { .. }` item is `const _: () = { .. };`;
+/// `const trait`, `const impl`, `impl const Trait`, `[const] Bound` and `~const Bound` lose their `const`;
+/// `pub impl(self) trait` loses its restriction. Every other token keeps its place.
+fn newer_syntax(tokens: proc_macro2::TokenStream, items: bool) -> proc_macro2::TokenStream {
+    use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let ident = |t: Option<&TokenTree>, word: &str| matches!(t, Some(TokenTree::Ident(i)) if i == word);
+    let punct = |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let group = |t: Option<&TokenTree>, d: Delimiter| matches!(t, Some(TokenTree::Group(g)) if g.delimiter() == d);
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let next = tokens.get(i + 1);
+        let previous = out.last();
+        // An item starts after `;`, after a block or an attribute, or at the start of a file
+        // or block (not inside brackets or parentheses: `[const { None }; N]` is an expression).
+        let item_start = items
+            && (previous.is_none()
+                || punct(previous, ';')
+                || group(previous, Delimiter::Brace)
+                || (group(previous, Delimiter::Bracket) && punct(out.get(out.len().wrapping_sub(2)), '#')));
+        match token {
+            TokenTree::Ident(word) if word == "const" && group(next, Delimiter::Brace) && item_start => {
+                let span = word.span();
+                let mut colon = Punct::new(':', Spacing::Alone);
+                colon.set_span(span);
+                let mut unit = Group::new(Delimiter::Parenthesis, proc_macro2::TokenStream::new());
+                unit.set_span(span);
+                let mut eq = Punct::new('=', Spacing::Alone);
+                eq.set_span(span);
+                let mut semi = Punct::new(';', Spacing::Alone);
+                semi.set_span(span);
+                out.push(TokenTree::Ident(word.clone()));
+                out.push(TokenTree::Ident(Ident::new("_", span)));
+                out.extend([TokenTree::Punct(colon), TokenTree::Group(unit), TokenTree::Punct(eq)]);
+                if let Some(TokenTree::Group(body)) = next {
+                    let mut inner = Group::new(Delimiter::Brace, newer_syntax(body.stream(), true));
+                    inner.set_span(body.span());
+                    out.push(TokenTree::Group(inner));
+                }
+                out.push(TokenTree::Punct(semi));
+                i += 2;
+                continue;
+            }
+            // `const trait`, `const impl Trait for T`, `impl const Trait`, `const unsafe impl`.
+            TokenTree::Ident(word)
+                if word == "const"
+                    && (ident(next, "trait")
+                        || ident(next, "impl")
+                        || ident(previous, "impl")
+                        || (ident(next, "unsafe")
+                            && (ident(tokens.get(i + 2), "impl") || ident(tokens.get(i + 2), "trait")))) => {}
+            // `~const Bound`.
+            TokenTree::Punct(p) if p.as_char() == '~' && ident(next, "const") => i += 1,
+            // `T: [const] Bound`, `+ [const] Bound`.
+            TokenTree::Group(g)
+                if g.delimiter() == Delimiter::Bracket
+                    && g.stream().to_string() == "const"
+                    && (punct(previous, ':') || punct(previous, '+'))
+                    && matches!(next, Some(TokenTree::Ident(_)) | Some(TokenTree::Punct(_))) => {}
+            // `pub impl(self) trait`: a restriction on who may implement it.
+            TokenTree::Ident(word)
+                if word == "impl"
+                    && group(next, Delimiter::Parenthesis)
+                    && ["trait", "unsafe", "auto"].iter().any(|w| ident(tokens.get(i + 2), w)) =>
+            {
+                i += 1;
+            }
+            TokenTree::Group(g) => {
+                let mut stream = newer_syntax(g.stream(), g.delimiter() == Delimiter::Brace);
+                if g.delimiter() == Delimiter::Brace && declares_fields(&out) {
+                    stream = without_field_defaults(stream);
+                }
+                let mut inner = Group::new(g.delimiter(), stream);
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// Whether a brace group after `before` holds a struct's or union's fields: `struct` or `union`
+/// is the item's keyword (looking back to the previous item's end).
+fn declares_fields(before: &[TokenTree]) -> bool {
+    for token in before.iter().rev() {
+        match token {
+            TokenTree::Ident(i) if i == "struct" || i == "union" => return true,
+            TokenTree::Punct(p) if p.as_char() == ';' => return false,
+            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A struct's fields without their default values (`pub size: usize = 5,`, nightly's
+/// `default_field_values`): each `= value` up to the field's end goes.
+fn without_field_defaults(fields: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let mut out = Vec::new();
+    let mut angles = 0i32;
+    let mut skipping = false;
+    // The previous token when it is a punctuation joined to the next (`-` of `->`, `>` of `>=`).
+    let mut joined: Option<char> = None;
+    for token in fields {
+        if let TokenTree::Punct(p) = &token {
+            match p.as_char() {
+                ',' if angles == 0 => skipping = false,
+                '<' => angles += 1,
+                '>' if joined != Some('-') => angles -= 1,
+                '=' if angles == 0 && !skipping && joined.is_none() && p.spacing() == proc_macro2::Spacing::Alone => {
+                    skipping = true;
+                }
+                _ => {}
+            }
+            joined = (p.spacing() == proc_macro2::Spacing::Joint).then_some(p.as_char());
+        } else {
+            joined = None;
+        }
+        if !skipping {
+            out.push(token);
         }
     }
     out.into_iter().collect()
@@ -203,5 +333,45 @@ mod tests {
         let err = parse("fn f() { let = 1; }\nfn g() { let = 2; }\n").unwrap_err();
         assert_eq!(err.span.map(|s| s.line), Some(1));
         assert!(err.message.starts_with("syntax error: "), "{}", err.message);
+    }
+
+    #[test]
+    fn syntax_of_nightly_toolchains_is_read_as_what_it_stands_for() {
+        // Item `const` blocks, const traits and impls, `[const]` and `~const` bounds, impl
+        // restrictions and field defaults; inline `const` blocks in expressions and
+        // `Token![const]` are left as they are.
+        let text = "const { assert!(size_of::<u32>() == 4); }\n\
+                    pub const trait Reg: Copy {}\n\
+                    const impl Reg for u32 {}\n\
+                    impl const Reg for u64 {}\n\
+                    pub const unsafe trait Raw {}\n\
+                    pub impl(self) trait Sealed: Sized {}\n\
+                    pub fn f<R: [const] Reg + ~const Copy>(r: R) -> R { r }\n\
+                    pub struct Options { pub size: usize = 5, pub map: Vec<(u8, u8)> = Vec::new(), pub flag: bool }\n\
+                    pub fn g() -> [Option<u8>; 4] { let t: Option<Token![const]> = None; [const { None }; 4] }\n";
+        let parsed = parse(text).expect("parsed");
+        assert!(parsed.skipped.is_empty(), "{:?}", parsed.skipped);
+        let names: Vec<String> = parsed
+            .syntax
+            .items
+            .iter()
+            .map(|item| match item {
+                syn::Item::Const(c) => c.ident.to_string(),
+                syn::Item::Trait(t) => t.ident.to_string(),
+                syn::Item::Impl(i) => quote::ToTokens::to_token_stream(&i.self_ty).to_string(),
+                syn::Item::Fn(f) => f.sig.ident.to_string(),
+                syn::Item::Struct(s) => s
+                    .fields
+                    .iter()
+                    .map(|f| f.ident.as_ref().unwrap().to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                _ => "?".to_string(),
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["_", "Reg", "u32", "u64", "Raw", "Sealed", "f", "size,map,flag", "g"]
+        );
     }
 }
