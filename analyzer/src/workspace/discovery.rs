@@ -586,12 +586,13 @@ impl Discovery {
         if self.registry_wanted.get(&crate_index).is_none_or(Vec::is_empty) {
             return;
         }
-        // A `no_std` crate is compiled for the device: the modules its kernel files declare
-        // (their helpers) are device code too, and so is any `no_std` crate it names. In a
-        // host crate (CubeCL's kernels are expanded on the host) only the kernel files count.
-        let no_std = (self.crates[crate_index].lib())
+        // A crate built only for the device (`#![no_std]`, or `no_std` on the device target):
+        // the modules its kernel files declare (their helpers) are device code too, and so is
+        // any `no_std` crate it names. In a host crate, `no_std` by a feature or not (CubeCL's
+        // kernels are expanded on the host), only the kernel files count.
+        let no_std_root = (self.crates[crate_index].lib())
             .and_then(|lib| std::fs::read_to_string(&lib.root).ok())
-            .is_some_and(|root| declares_no_std(&root));
+            .is_some_and(|root| built_for_device(&root));
         let modules: Vec<(String, String)> = (self.files.iter())
             .flat_map(|f| {
                 let m = f.memberships.iter().find(|m| m.crate_index == Some(crate_index));
@@ -603,6 +604,8 @@ impl Discovery {
             .filter(|(_, text)| holds_device_code(text))
             .map(|(module, _)| module.as_str())
             .collect();
+        // CubeCL's `#[cube]` kernels are expanded on the host: a crate of them is a host crate.
+        let no_std = no_std_root && modules.iter().any(|(_, text)| compiled_for_device(text));
         let device_code = |module: &str| {
             kernel_modules
                 .iter()
@@ -1164,12 +1167,31 @@ fn written_for_device(manifest: &Manifest) -> bool {
 /// How many registry crates deep the dependencies a registry crate re-exports are loaded.
 const MAX_REGISTRY_DEPTH: usize = 2;
 
+/// Whether a library's root file makes it a device crate: `#![no_std]` plainly, or under a
+/// `cfg_attr` on the target (`target_arch = "spirv"`, `target_os = "cuda"`), not a feature.
+fn built_for_device(root: &str) -> bool {
+    root.lines().map(str::trim).any(|line| {
+        line.starts_with("#![")
+            && line.contains("no_std")
+            && !line.starts_with("#![doc")
+            && (line.starts_with("#![no_std]") || line.contains("target_arch") || line.contains("target_os"))
+    })
+}
+
 /// Whether a library's root file declares `#![no_std]`, plainly or under a `cfg_attr`: a crate
 /// device code can use.
 fn declares_no_std(root: &str) -> bool {
     root.lines().map(str::trim).any(|line| {
         line.starts_with("#![") && line.contains("no_std") && !line.contains("no_std_") && !line.starts_with("#![doc")
     })
+}
+
+/// Whether a file's text may hold a kernel rustc compiles for the device (`#[kernel]`,
+/// `extern "ptx-kernel"`, `#[spirv(..)]`), not CubeCL's host-expanded `#[cube]`.
+fn compiled_for_device(text: &str) -> bool {
+    ["kernel]", "kernel)]", "spirv(", "ptx-kernel"]
+        .iter()
+        .any(|marker| text.contains(marker))
 }
 
 /// Whether a file's text may hold device code: a kernel attribute or entry point of any dialect
