@@ -46,7 +46,7 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
             lex::diagnose(&text).unwrap_or_else(|| ("unexpected input".to_string(), file.span_of(e.span())));
         error(format!("cannot tokenize: {cause}"), span)
     })?;
-    let split = items::split(newer_syntax(const_blocks_as_blocks(tokens), true));
+    let split = items::split(const_blocks_as_blocks(tokens));
     let mut skipped = Vec::new();
     let mut attrs = Vec::new();
     if !split.inner_attrs.is_empty() {
@@ -65,7 +65,22 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
             }
             Ok(found)
         };
-        match check_then_parse(file, chunk, parse_items) {
+        // Syntax newer than the parser is rewritten only for an item that fails to parse:
+        // nothing is rebuilt for the others.
+        // An item the parser keeps only as tokens (`impl const Trait`) is rewritten too.
+        let rewrite = || -> Vec<TokenTree> {
+            newer_syntax(chunk.iter().cloned().collect(), true)
+                .into_iter()
+                .collect()
+        };
+        let parsed = match check_then_parse(file, chunk, parse_items) {
+            Ok(found) if found.iter().any(|item| matches!(item, syn::Item::Verbatim(_))) => {
+                Ok(check_then_parse(file, &rewrite(), parse_items).unwrap_or(found))
+            }
+            Ok(found) => Ok(found),
+            Err(first) => check_then_parse(file, &rewrite(), parse_items).map_err(|_| first),
+        };
+        match parsed {
             Ok(mut found) => parsed_items.append(&mut found),
             Err((message, span)) => skipped.push(error(message, span)),
         }
