@@ -555,26 +555,14 @@ pub fn spread(
 }
 "#;
     let k = only(src, &LaunchPlan::default());
-    let found: Vec<(usize, String, Op, Option<AccessClass>, Option<f64>)> = k
-        .accesses
-        .iter()
-        .map(|a| {
-            let p = a.prediction.as_ref();
-            (
-                a.span.line,
-                a.array.clone(),
-                a.op,
-                p.map(|p| p.class),
-                p.and_then(|p| p.sectors_per_request),
-            )
-        })
-        .collect();
+    let lines: Vec<usize> = k.accesses.iter().map(|a| a.span.line).collect();
+    assert_eq!(lines, [10, 12, 12]);
     assert_eq!(
-        found,
+        rows(&k),
         [
-            (10, "points".to_string(), Load, Some(Aos), Some(8.0)),
-            (12, "points".to_string(), Load, Some(Aos), Some(8.0)),
-            (12, "points".to_string(), Store, Some(Aos), Some(8.0)),
+            global("points", Load, Aos, 8.0),
+            global("points", Load, Aos, 8.0),
+            global("points", Store, Aos, 8.0),
         ]
     );
     let fields: Vec<&str> = k

@@ -69,16 +69,28 @@ pub fn parse_file(file: &SourceFile) -> Result<ParsedFile, FileError> {
         // nothing is rebuilt for the others.
         // An item the parser keeps only as tokens (`impl const Trait`) is rewritten too.
         let rewrite = || -> Vec<TokenTree> {
-            newer_syntax(chunk.iter().cloned().collect(), true)
-                .into_iter()
-                .collect()
+            let tokens: proc_macro2::TokenStream = chunk.iter().cloned().collect();
+            // Past the nesting limits its error stands: the rewrite would recurse as deep.
+            if depth::check(file, tokens.clone()).is_err() {
+                return Vec::new();
+            }
+            newer_syntax(tokens, true).into_iter().collect()
         };
         let parsed = match check_then_parse(file, chunk, parse_items) {
             Ok(found) if found.iter().any(|item| matches!(item, syn::Item::Verbatim(_))) => {
-                Ok(check_then_parse(file, &rewrite(), parse_items).unwrap_or(found))
+                let rewritten = rewrite();
+                let reparsed = (!rewritten.is_empty()).then(|| check_then_parse(file, &rewritten, parse_items));
+                Ok(reparsed.and_then(Result::ok).unwrap_or(found))
             }
             Ok(found) => Ok(found),
-            Err(first) => check_then_parse(file, &rewrite(), parse_items).map_err(|_| first),
+            Err(first) => {
+                let rewritten = rewrite();
+                if rewritten.is_empty() {
+                    Err(first)
+                } else {
+                    check_then_parse(file, &rewritten, parse_items).map_err(|_| first)
+                }
+            }
         };
         match parsed {
             Ok(mut found) => parsed_items.append(&mut found),
