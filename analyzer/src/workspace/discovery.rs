@@ -132,7 +132,7 @@ impl Discovery {
         let holds_kernel = selected
             .iter()
             .any(|&i| std::fs::read_to_string(&self.files[i].path).is_ok_and(|text| holds_device_code(&text)));
-        if !holds_kernel {
+        if !holds_kernel && kernel_file_under(&folder, 0) {
             self.select_nested_packages(&folder, 0, &mut selected);
         }
         Ok(self.finish(&selected, Vec::new(), false))
@@ -1162,6 +1162,18 @@ fn written_for_device(manifest: &Manifest) -> bool {
     let dependencies = manifest.dependencies.iter().any(|d| gpu(&d.key));
     let targets = table("target").into_iter().flatten().any(|(platform, _)| gpu(platform));
     features || dependencies || targets
+}
+
+/// Whether a `.rs` file under `dir` (hidden folders and `target` skipped) holds a kernel.
+fn kernel_file_under(dir: &Path, depth: usize) -> bool {
+    sorted_entries(dir).into_iter().any(|(name, path, kind)| match kind {
+        _ if name.starts_with('.') => false,
+        EntryKind::Dir => name != "target" && depth < FOLDER_DEPTH && kernel_file_under(&path, depth + 1),
+        EntryKind::File => {
+            name.ends_with(".rs") && std::fs::read_to_string(&path).is_ok_and(|text| holds_device_code(&text))
+        }
+        _ => false,
+    })
 }
 
 /// How many registry crates deep the dependencies a registry crate re-exports are loaded.
