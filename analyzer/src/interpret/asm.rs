@@ -75,28 +75,15 @@ impl Interpreter<'_> {
                 }
                 continue;
             };
-            let operand = match &instruction.address {
-                OperandRef::Position(i) => operands.get(*i),
-                OperandRef::Name(n) => operands.iter().find(|o| o.name.as_deref() == Some(n.as_str())),
-            };
-            let Some(expr) = operand.and_then(|o| syn::parse2::<Expr>(o.expr.clone()).ok()) else {
+            let Some(expr) = operand_expr(&operands, &instruction.address) else {
                 self.unsupported(
                     mac,
                     "an inline-assembly access whose address operand is not read".into(),
                 );
                 continue;
             };
-            let place = match self.value(&expr) {
-                Value::Pointer(p) => Place::at(&p),
-                Value::Place(p) => p,
-                _ => {
-                    let text = self.text(&expr);
-                    self.unsupported(
-                        mac,
-                        format!("inline assembly accesses `[{text}]`, an address the analysis cannot follow"),
-                    );
-                    continue;
-                }
+            let Some(place) = self.addressed_place(mac, &expr, true) else {
+                continue;
             };
             let place = Place {
                 layout: Some(Layout::primitive(
@@ -131,11 +118,7 @@ impl Interpreter<'_> {
         span: crate::source::Span,
         effects: &mut Effects,
     ) {
-        let operand = match address {
-            OperandRef::Position(i) => operands.get(*i),
-            OperandRef::Name(n) => operands.iter().find(|o| o.name.as_deref() == Some(n.as_str())),
-        };
-        let Some(expr) = operand.and_then(|o| syn::parse2::<Expr>(o.expr.clone()).ok()) else {
+        let Some(expr) = operand_expr(operands, address) else {
             let line = line.trim();
             self.unsupported(
                 mac,
@@ -149,23 +132,32 @@ impl Interpreter<'_> {
             }
             return;
         }
-        let place = match self.value(&expr) {
-            Value::Pointer(p) => Place::at(&p),
-            Value::Place(p) => p,
-            _ => {
-                let text = self.text(&expr);
-                self.unsupported(
-                    mac,
-                    format!("inline assembly accesses `{text}`, an address the analysis cannot follow"),
-                );
-                return;
-            }
+        let Some(place) = self.addressed_place(mac, &expr, false) else {
+            return;
         };
         if op == Op::Load {
             effects.read = true;
             effects.per_lane |= place.offset.is_lane_dependent();
         }
         self.access(&place, op, span);
+    }
+
+    /// The place an address operand points to; a note when the analysis cannot follow it
+    /// (shown in brackets, as PTX writes an address, when `bracketed`).
+    fn addressed_place(&mut self, mac: &syn::Macro, expr: &Expr, bracketed: bool) -> Option<Place> {
+        match self.value(expr) {
+            Value::Pointer(p) => Some(Place::at(&p)),
+            Value::Place(p) => Some(p),
+            _ => {
+                let text = self.text(expr);
+                let shown = if bracketed { format!("[{text}]") } else { text };
+                self.unsupported(
+                    mac,
+                    format!("inline assembly accesses `{shown}`, an address the analysis cannot follow"),
+                );
+                None
+            }
+        }
     }
 
     /// The variable `&mut x` or `&x` refers to, when `x` is a lane's own (not a buffer).
@@ -241,6 +233,15 @@ fn spirv_instruction(line: &str) -> Option<Vec<(Op, OperandRef)>> {
         }
         _ => return None,
     })
+}
+
+/// The expression of the operand an instruction's address names, by position or by name.
+fn operand_expr(operands: &[AsmOperand], address: &OperandRef) -> Option<Expr> {
+    let operand = match address {
+        OperandRef::Position(i) => operands.get(*i),
+        OperandRef::Name(n) => operands.iter().find(|o| o.name.as_deref() == Some(n.as_str())),
+    }?;
+    syn::parse2::<Expr>(operand.expr.clone()).ok()
 }
 
 /// The template (string literals joined by newlines) and the operands, in order, of the

@@ -1209,9 +1209,7 @@ fn compiled_for_device(text: &str) -> bool {
 /// Whether a file's text may hold device code: a kernel attribute or entry point of any dialect
 /// (`#[kernel]`, `#[cfg_attr(.., kernel)]`, `#[spirv(compute ..)]`, `#[cube]`, `extern "ptx-kernel"`).
 fn holds_device_code(text: &str) -> bool {
-    ["kernel]", "kernel)]", "spirv(", "#[cube", "ptx-kernel"]
-        .iter()
-        .any(|marker| text.contains(marker))
+    compiled_for_device(text) || text.contains("#[cube")
 }
 
 /// The module directory of a file that acts as a `mod.rs`: its own folder.
