@@ -52,6 +52,7 @@ const FIXTURES: &[Fixture] = &[
     file("frontend-one-thread-wide", "fixtures/frontend/one_thread_wide.rs"),
     file("frontend-pointer-fields", "fixtures/frontend/pointer_fields.rs"),
     file("frontend-semantic-calls", "fixtures/frontend/semantic_calls.rs"),
+    file("frontend-slice-wrappers", "fixtures/frontend/slice_wrappers.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),
     file("patterns-hard-cases", "fixtures/patterns/hard_cases.rs"),
     file("patterns-raw-nvptx", "fixtures/patterns/raw_nvptx.rs"),

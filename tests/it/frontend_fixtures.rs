@@ -200,3 +200,27 @@ fn copies_read_and_write_every_element() {
         ]
     );
 }
+
+#[test]
+fn slice_wrappers_in_an_argument_struct_are_followed_to_their_elements() {
+    use AccessClass::*;
+    let found = accesses("fixtures/frontend/slice_wrappers.rs");
+    // The host stub (`cfg(not(target_arch = "nvptx64"))`) is no kernel: one `blend`, the
+    // device one.
+    assert!(found.iter().all(|r| r.0 == "blend"), "{found:?}");
+    assert_eq!(
+        found,
+        [
+            row("blend", 45, "args", Broadcast, Some(1.0)),
+            row("blend", 46, "args", Broadcast, Some(1.0)),
+            row("blend", 46, "args.weights", Coalesced, Some(4.0)),
+            row("blend", 47, "args", Broadcast, Some(1.0)),
+            row("blend", 47, "args.totals", Coalesced, Some(4.0)),
+            // `UnsafeCell::get` and the address cast to an integer read nothing: only the
+            // wrapper's pointer is read.
+            row("blend", 48, "args", Broadcast, Some(1.0)),
+            row("blend", 50, "args", Broadcast, Some(1.0)),
+            row("blend", 50, "args.points", Aos, Some(12.0)),
+        ]
+    );
+}

@@ -123,11 +123,29 @@ pub fn compare(label: &LabelledAccess, reported: &[Value]) -> Verdict {
             .filter(|a| a["via"].as_array().is_some_and(|v| v.iter().any(called_here)))
             .collect();
     }
+    // Several accesses may start at one column (a pointer read from a struct, then the
+    // element it indexes): the one whose span is the labelled expression's text comes first.
+    let spans_label = |a: &Value| {
+        let one_line = a["end_line"].as_u64() == a["line"].as_u64();
+        let length = a["end_column"]
+            .as_u64()
+            .zip(a["column"].as_u64())
+            .map(|(e, c)| e.saturating_sub(c));
+        one_line && length == Some(label.access.chars().count() as u64)
+    };
     let chosen = match label.column {
-        Some(column) => at_line
-            .iter()
-            .find(|a| a["column"].as_u64() == Some(u64::from(column)))
-            .copied(),
+        Some(column) => {
+            let at_column: Vec<&Value> = at_line
+                .iter()
+                .copied()
+                .filter(|a| a["column"].as_u64() == Some(u64::from(column)))
+                .collect();
+            at_column
+                .iter()
+                .copied()
+                .find(|a| spans_label(a))
+                .or(at_column.first().copied())
+        }
         None => None,
     }
     .or_else(|| {

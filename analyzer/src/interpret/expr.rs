@@ -144,6 +144,14 @@ impl<'a> Interpreter<'a> {
                         p.elem = self.scope().layout(&ptr.elem);
                         Value::Pointer(p)
                     }
+                    // A reference cast to an integer is its address: nothing is read.
+                    (Value::Place(place), syn::Type::Path(t))
+                        if t.path
+                            .get_ident()
+                            .is_some_and(|i| matches!(i.to_string().as_str(), "usize" | "isize" | "u64" | "i64")) =>
+                    {
+                        Value::Int(self.opaque(self.text(expr), place.offset.is_lane_dependent()))
+                    }
                     (v, _) => v,
                 }
             }

@@ -6,7 +6,7 @@ use super::call::copy_side;
 use super::value::{why, Operand, PTX_CONTEXT, THREAD_INDEX};
 use super::{Interpreter, MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Poly, READ_FROM_MEMORY};
-use crate::model::layout::{FieldOf, Layout};
+use crate::model::layout::{FieldOf, Layout, POINTER};
 use syn::Expr;
 
 impl Interpreter<'_> {
@@ -74,6 +74,7 @@ impl Interpreter<'_> {
                 other => other,
             });
         }
+        let base_expr = base;
         let base = self.operand(base);
         let text = self.text(index);
         let span = self.span(index);
@@ -91,8 +92,10 @@ impl Interpreter<'_> {
             let is_array = layout.name.starts_with('[');
             let offset = container.offset.add(&i.scale(elem.size as i64));
             // A vector indexed by component (`v[0]`, `v[j]` of a glam `Vec2`): its fields are
-            // one type, packed, so component `i` lies `i` of them in.
+            // one scalar type, packed, so component `i` lies `i` of them in.
             let packed = !is_array
+                && elem.pointee.is_none()
+                && elem.name != POINTER
                 && layout.fields.iter().enumerate().all(|(k, f)| {
                     f.layout.size == elem.size && f.layout.name == elem.name && f.offset == k as u64 * elem.size
                 });
@@ -142,8 +145,25 @@ impl Interpreter<'_> {
                     field_of: None,
                     ..container
                 },
-                _ => return None,
+                // A struct indexed through an impl the analysis does not follow: the element
+                // is still read, at a place whose layout is unknown (reported, with no figure).
+                _ => Place {
+                    layout: None,
+                    index: Some((text.clone(), span)),
+                    ..container
+                },
             })
+        };
+        // A struct that holds a device pointer and derefs (or indexes) through it, as a
+        // slice wrapper does: the pointer is read from the struct, the element is its target's.
+        let base = match base {
+            Operand::Place(p) | Operand::Value(Value::Place(p)) if self.derefs_through_pointer(&p) => {
+                match self.pointer_of_wrapper(&p, base_expr) {
+                    Some(pointer) => Operand::Value(pointer),
+                    None => Operand::Place(p),
+                }
+            }
+            other => other,
         };
         let place = match base {
             Operand::Place(p) | Operand::Value(Value::Place(p)) => element(p),
@@ -167,6 +187,67 @@ impl Interpreter<'_> {
             Some(p) if reference => Operand::Value(Value::Place(p)),
             Some(p) => Operand::Place(p),
             None => Operand::Value(Value::Unknown),
+        }
+    }
+
+    /// Whether the call takes the address of what a `core::cell` type holds, as the Rust
+    /// semantics resolve it: `UnsafeCell::get`/`get_mut`/`raw_get`, `Cell::as_ptr`/`get_mut`.
+    fn is_cell_address(&self, call: &syn::ExprMethodCall, method: &str) -> bool {
+        if !matches!(method, "get" | "get_mut" | "raw_get" | "as_ptr") {
+            return false;
+        }
+        let Some(semantics) = self.sources.semantics else {
+            return false;
+        };
+        let Some(callee) = semantics.get().method_call(self.file_id, self.span(call)) else {
+            return false;
+        };
+        let owner = callee
+            .owner
+            .as_deref()
+            .map(|o| o.split('<').next().unwrap_or_default().trim());
+        callee.defined.is_none()
+            && match owner {
+                Some("UnsafeCell" | "SyncUnsafeCell") => method != "as_ptr",
+                Some("Cell") => matches!(method, "as_ptr" | "get_mut"),
+                _ => false,
+            }
+    }
+
+    /// Whether indexing a value at `place` goes through a pointer it holds: its type is a
+    /// struct with one pointer field whose target is known, and the workspace gives the type
+    /// a `Deref` or `Index` impl (a slice wrapper such as `struct Buf<'a, T> { ptr: &'a [T] }`).
+    fn derefs_through_pointer(&self, place: &Place) -> bool {
+        let Some(layout) = place.layout.as_ref() else {
+            return false;
+        };
+        if layout.name.starts_with('[') || layout.primitive {
+            return false;
+        }
+        let mut pointers = layout.fields.iter().filter(|f| f.layout.pointee.is_some());
+        if pointers.next().is_none() || pointers.next().is_some() {
+            return false;
+        }
+        let name = layout.name.split('<').next().unwrap_or_default().trim();
+        ["deref", "index"].iter().any(|method| {
+            self.sources.index.methods_named(method, self.module).any(|f| {
+                f.self_type
+                    .is_some_and(|t| t.split('<').next().unwrap_or_default().trim() == name)
+            })
+        })
+    }
+
+    /// The pointer a wrapper at `place` holds, read from its field where the wrapper lies in
+    /// memory (a load every lane of a uniform place makes at one address).
+    fn pointer_of_wrapper(&mut self, place: &Place, at: &Expr) -> Option<Value> {
+        let layout = place.layout.as_ref()?;
+        let field = layout.fields.iter().find(|f| f.layout.pointee.is_some())?.name.clone();
+        let Operand::Place(field_place) = self.field(Operand::Place(place.clone()), &field) else {
+            return None;
+        };
+        match self.load_at(&field_place, at) {
+            pointer @ Value::Pointer(_) => Some(pointer),
+            _ => None,
         }
     }
 
@@ -285,6 +366,14 @@ impl Interpreter<'_> {
                 };
             }
             _ => {}
+        }
+        // An interior-mutability cell's address (`UnsafeCell::get`, `Cell::as_ptr`): the
+        // place itself, not a read of it.
+        if call.args.is_empty() && self.is_cell_address(call, &method) {
+            return match self.operand(&call.receiver) {
+                Operand::Place(p) => Operand::Value(Value::Place(p)),
+                other => other,
+            };
         }
         let receiver = match self.operand(&call.receiver) {
             Operand::Place(p) if matches!(method.as_str(), "as_ptr" | "as_mut_ptr") => {

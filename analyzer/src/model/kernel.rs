@@ -464,7 +464,7 @@ pub fn kernel_names(items: &[Item]) -> Vec<String> {
 fn collect<'a>(items: &'a [Item], path: &mut Vec<String>, out: &mut Vec<(Vec<String>, &'a ItemFn)>) {
     for item in items {
         match item {
-            Item::Fn(f) if is_kernel(f) => out.push((path.clone(), f)),
+            Item::Fn(f) if is_kernel(f) && compiled_for_device(f) => out.push((path.clone(), f)),
             Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
                     path.push(m.ident.to_string());
@@ -517,6 +517,20 @@ pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
 /// Whether a function is a kernel: `#[kernel]`, `#[cuda_std::kernel]`,
 /// `#[cfg_attr(.., kernel)]`, `extern "ptx-kernel"`, CubeCL's `#[cube(launch)]` or a rust-gpu
 /// compute shader.
+/// Whether a kernel's own `#[cfg]` may hold on the device it is compiled for: the host half
+/// of a kernel written twice (`#[cfg(not(target_arch = "nvptx64"))]`, an empty stub so that
+/// host code links) is no kernel. CubeCL kernels are expanded on the host: no device decides.
+fn compiled_for_device(f: &ItemFn) -> bool {
+    let target = if crate::model::cubecl::is_launch_entry(f) {
+        return true;
+    } else if rust_gpu::is_compute_shader(f) {
+        cfg::SPIRV
+    } else {
+        cfg::NVPTX
+    };
+    cfg::active_on(&f.attrs, None, Some(target))
+}
+
 pub fn is_kernel(f: &ItemFn) -> bool {
     if crate::model::cubecl::is_launch_entry(f) {
         return true;

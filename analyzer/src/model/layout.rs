@@ -4,6 +4,9 @@ use super::items::{ItemIndex, ModulePath, Target};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Fields, Type};
 
+/// The name of a pointer's or reference's layout.
+pub const POINTER: &str = "pointer";
+
 /// Size, alignment and fields of a type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
@@ -255,7 +258,7 @@ impl<'a> Scope<'a> {
                     Type::Slice(s) => (true, &*s.elem),
                     other => (false, other),
                 };
-                let mut layout = Layout::primitive("pointer", if fat { 16 } else { 8 });
+                let mut layout = Layout::primitive(POINTER, if fat { 16 } else { 8 });
                 // A field's pointee, one level deep: what a struct of device pointers points to.
                 if (1..=POINTEE_DEPTH).contains(&depth) {
                     layout.pointee = self.layout_at(target, MAX_TYPE_DEPTH - 8).map(Box::new);
@@ -308,7 +311,7 @@ impl<'a> Scope<'a> {
                         return self.at(module).layout_at(&aliased, depth + 1);
                     }
                     if let Some((module, def)) = self.index.struct_def(&target) {
-                        return self.at(module).struct_layout(def, depth);
+                        return self.at(module).struct_layout(def, &segment.arguments, depth);
                     }
                 }
                 if let Some(layout) = primitive(&name) {
@@ -316,7 +319,7 @@ impl<'a> Scope<'a> {
                 }
                 // cust's device address of a `T` buffer, `#[repr(transparent)]` over a pointer.
                 if name == "DevicePointer" {
-                    return Some(Layout::primitive("pointer", 8));
+                    return Some(Layout::primitive(POINTER, 8));
                 }
                 if let Some(layout) = vector_type(&name, generic().and_then(|t| self.layout_at(t, depth + 1))) {
                     return Some(layout);
@@ -333,22 +336,50 @@ impl<'a> Scope<'a> {
         }
     }
 
-    fn struct_layout(&self, def: &syn::ItemStruct, depth: usize) -> Option<Layout> {
+    /// A struct's layout, its type parameters replaced by the `arguments` it is named with
+    /// (`Buf<f32>` of `struct Buf<T> { ptr: *mut T }`).
+    fn struct_layout(&self, def: &syn::ItemStruct, arguments: &syn::PathArguments, depth: usize) -> Option<Layout> {
         let Repr {
             align: align_attr,
             packed,
         } = repr(&def.attrs);
+        let given: Vec<&Type> = match arguments {
+            syn::PathArguments::AngleBracketed(a) => a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let substitutions: Vec<(String, Type)> = def
+            .generics
+            .type_params()
+            .map(|p| p.ident.to_string())
+            .zip(given)
+            .map(|(name, ty)| (name, ty.clone()))
+            .collect();
+        let field_layout = |ty: &Type| {
+            if substitutions.is_empty() {
+                return self.layout_at(ty, depth + 1);
+            }
+            let mut ty = ty.clone();
+            Substitute(&substitutions).visit_type_mut(&mut ty);
+            self.layout_at(&ty, depth + 1)
+        };
         let fields: Option<Vec<(String, Layout)>> = match &def.fields {
             Fields::Named(named) => named
                 .named
                 .iter()
-                .map(|f| Some((f.ident.as_ref()?.to_string(), self.layout_at(&f.ty, depth + 1)?)))
+                .map(|f| Some((f.ident.as_ref()?.to_string(), field_layout(&f.ty)?)))
                 .collect(),
             Fields::Unnamed(unnamed) => unnamed
                 .unnamed
                 .iter()
                 .enumerate()
-                .map(|(i, f)| Some((i.to_string(), self.layout_at(&f.ty, depth + 1)?)))
+                .map(|(i, f)| Some((i.to_string(), field_layout(&f.ty)?)))
                 .collect(),
             Fields::Unit => Some(Vec::new()),
         };

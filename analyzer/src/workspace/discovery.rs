@@ -443,7 +443,7 @@ impl Discovery {
             };
             let (source, requirement) = match requirement {
                 Requirement::Version(v) => (self.registry.locate(lock_dir, &package, &v), v),
-                Requirement::Git(url) => (self.registry.locate_git(&package, &url), format!("git {url}")),
+                Requirement::Git(url) => (self.registry.locate_git(lock_dir, &package, &url), format!("git {url}")),
             };
             wanted.push(RegistryWanted {
                 name: crate_name(&spec.key),
@@ -587,9 +587,10 @@ impl Discovery {
             return;
         }
         // A crate built only for the device (`#![no_std]`, or `no_std` on the device target):
-        // the modules its kernel files declare (their helpers) are device code too, and so is
-        // any `no_std` crate it names. In a host crate, `no_std` by a feature or not (CubeCL's
-        // kernels are expanded on the host), only the kernel files count.
+        // every module of it is device code (the kernel's argument types and helpers may live
+        // beside the kernel file, not under it), and so is any `no_std` crate it names. In a
+        // host crate, `no_std` by a feature or not (CubeCL's kernels are expanded on the
+        // host), only the kernel files count.
         let no_std_root = (self.crates[crate_index].lib())
             .and_then(|lib| std::fs::read_to_string(&lib.root).ok())
             .is_some_and(|root| built_for_device(&root));
@@ -606,11 +607,7 @@ impl Discovery {
             .collect();
         // CubeCL's `#[cube]` kernels are expanded on the host: a crate of them is a host crate.
         let no_std = no_std_root && modules.iter().any(|(_, text)| compiled_for_device(text));
-        let device_code = |module: &str| {
-            kernel_modules
-                .iter()
-                .any(|k| module == *k || (no_std && module.strip_prefix(k).is_some_and(|rest| rest.starts_with("::"))))
-        };
+        let device_code = |module: &str| no_std || kernel_modules.contains(&module);
         let texts: Vec<String> = (modules.iter())
             .filter(|(module, _)| device_code(module))
             .map(|(_, text)| text.clone())

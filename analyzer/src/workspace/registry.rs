@@ -115,10 +115,12 @@ impl Registry {
     }
 
     /// The source of package `package` from the git repository at `url`, where cargo checks
-    /// repositories out (`git/checkouts/NAME-HASH/REV/` under its home): the first checkout
-    /// holding a manifest of that package, a few folders deep.
-    pub fn locate_git(&mut self, package: &str, url: &str) -> RegistrySource {
-        let Some(home) = &self.home else {
+    /// repositories out (`git/checkouts/NAME-HASH/REV/` under its home, `NAME` the
+    /// repository's name in lower case): the checkout of the revision the lock file of the
+    /// workspace at `lock_dir` pins when it is there, else the first checkout holding a
+    /// manifest of that package, a few folders deep.
+    pub fn locate_git(&mut self, lock_dir: &Path, package: &str, url: &str) -> RegistrySource {
+        let Some(home) = self.home.clone() else {
             return RegistrySource::Unknown;
         };
         let repository = url
@@ -126,19 +128,32 @@ impl Registry {
             .trim_end_matches(".git")
             .rsplit('/')
             .next()
-            .unwrap_or(url);
+            .unwrap_or(url)
+            .to_lowercase();
         let prefix = format!("{repository}-");
+        let pinned = locked_git_revision(&lock_dir.join("Cargo.lock"), package);
         let checkouts = read_dir(&home.join("git").join("checkouts"));
-        for repo in checkouts.iter().filter(|d| {
-            d.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&prefix))
-        }) {
-            for revision in read_dir(repo) {
-                if let Some(dir) = package_dir(&revision, package, 3) {
-                    let version = package_version(&dir).unwrap_or_else(|| Version::new(0, 0, 0));
-                    return RegistrySource::Found { dir, version };
-                }
+        let mut revisions: Vec<PathBuf> = checkouts
+            .iter()
+            .filter(|d| {
+                d.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.to_lowercase().starts_with(&prefix))
+            })
+            .flat_map(|repo| read_dir(repo))
+            .collect();
+        // The pinned revision first: cargo names its folder by the commit's short hash.
+        revisions.sort_by_key(|r| {
+            let name = r.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            let is_pinned = pinned
+                .as_ref()
+                .is_some_and(|p| !name.is_empty() && p.starts_with(&name));
+            (!is_pinned, name)
+        });
+        for revision in revisions {
+            if let Some(dir) = package_dir(&revision, package, 3) {
+                let version = package_version(&dir).unwrap_or_else(|| Version::new(0, 0, 0));
+                return RegistrySource::Found { dir, version };
             }
         }
         RegistrySource::Unknown
@@ -249,6 +264,18 @@ fn read_lock(path: &Path) -> BTreeMap<String, Vec<Version>> {
     out
 }
 
+/// The commit a lock file pins package `package` at, when it comes from git
+/// (`source = "git+URL?branch=main#COMMIT"`).
+fn locked_git_revision(path: &Path, package: &str) -> Option<String> {
+    let lock = std::fs::read_to_string(path).ok()?.parse::<toml::Table>().ok()?;
+    let packages = lock.get("package").and_then(toml::Value::as_array)?;
+    packages.iter().find_map(|p| {
+        let get = |key: &str| p.get(key).and_then(toml::Value::as_str);
+        let source = get("source").filter(|s| s.starts_with("git+"))?;
+        (get("name") == Some(package)).then(|| source.rsplit('#').next().map(str::to_string))?
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +323,41 @@ mod tests {
             found("num-0.3.0", "0.3.0")
         );
         assert_eq!(registry.locate(unlocked.path(), "rand", "0.8"), RegistrySource::Unknown);
+    }
+
+    #[test]
+    fn a_git_dependency_is_the_checkout_of_the_locked_commit() {
+        let home = tempfile::tempdir().unwrap();
+        // Cargo names a checkout by the repository in lower case and the commit's short hash.
+        let repo = home.path().join("git/checkouts/rust-kit-1a2b3c4d5e6f7a8b");
+        for (rev, version) in [("aaaaaaa", "0.1.0"), ("bbbbbbb", "0.2.0")] {
+            let dir = repo.join(rev).join("crates/kit-core");
+            std::fs::create_dir_all(&dir).unwrap();
+            let manifest = format!("[package]\nname = \"kit-core\"\nversion = \"{version}\"\n");
+            std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+        }
+        let ws = tempfile::tempdir().unwrap();
+        let lock = "version = 4\n\n[[package]]\nname = \"kit-core\"\nversion = \"0.2.0\"\nsource = \"git+https://github.com/Some-Org/Rust-Kit?branch=main#bbbbbbbcafe\"\n";
+        std::fs::write(ws.path().join("Cargo.lock"), lock).unwrap();
+        let mut registry = Registry::new(Some(home.path().to_path_buf()));
+        let url = "https://github.com/Some-Org/Rust-Kit";
+        assert_eq!(
+            registry.locate_git(ws.path(), "kit-core", url),
+            RegistrySource::Found {
+                dir: repo.join("bbbbbbb/crates/kit-core"),
+                version: Version::new(0, 2, 0),
+            }
+        );
+        // Without a lock, the first checkout that holds the package.
+        let unlocked = tempfile::tempdir().unwrap();
+        assert_eq!(
+            registry.locate_git(unlocked.path(), "kit-core", url),
+            RegistrySource::Found {
+                dir: repo.join("aaaaaaa/crates/kit-core"),
+                version: Version::new(0, 1, 0),
+            }
+        );
+        assert_eq!(registry.locate_git(ws.path(), "other", url), RegistrySource::Unknown);
     }
 
     #[test]
