@@ -711,9 +711,8 @@ mod tests {
              }",
         );
         // Followed lane by lane: even lanes store to `out[i]`, odd lanes to `out[0]`, which
-        // lies in another sector for every warp but the first of the first block:
-        // (4 + 39 * 5) / 32 warps of a representative block and three more.
-        assert_eq!(p.sectors_per_request, Some(4.97), "{p:?}");
+        // lies in another sector for every warp of a block past the first: 4 + 1.
+        assert_eq!(p.sectors_per_request, Some(5.0), "{p:?}");
         assert_eq!(p.class, AccessClass::Strided);
         assert_eq!(p.row_length, None);
     }

@@ -5,7 +5,7 @@ use super::compiled::{CompiledPoly, CompiledPredicate};
 use super::guards::deciding;
 use super::lanes::Warp;
 use super::lanes::WARP_SIZE;
-use super::points::{grid_points, representative, Lanes, Point, VARYING_SAMPLES};
+use super::points::{edge_of, grid_points, representative, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
 use crate::algebra::{Atom, OpKind, Poly};
 use crate::interpret::Access;
@@ -36,6 +36,9 @@ pub(super) struct Setup<'a> {
     pub(super) shifts: Vec<i64>,
     pub(super) alignment: Vec<(String, i64)>,
     points: Vec<Point>,
+    /// Without a grid, the points in the first block instead: the access is evaluated there
+    /// when no lane of the representative blocks runs it.
+    edge: Vec<Point>,
     warps: &'a [Warp],
 }
 
@@ -111,12 +114,14 @@ impl<'a> Setup<'a> {
         };
         // Symbols still varying inside the lanes' terms take a few values, as in a
         // representative block.
+        let mut edge = Vec::new();
         if !grid_known {
             let samples = representative(if lane_cycles { VARYING_SAMPLES } else { 1 });
             points = samples
                 .iter()
                 .flat_map(|sample| points.iter().map(move |p| p.in_block_of(sample)))
                 .collect();
+            edge = edge_of(&points);
         } else if lane_cycles {
             points = points
                 .iter()
@@ -133,6 +138,7 @@ impl<'a> Setup<'a> {
             shifts,
             alignment,
             points,
+            edge,
             warps,
         }
     }
@@ -151,10 +157,18 @@ impl<'a> Setup<'a> {
     /// address; `None` when an address cannot be evaluated. A warp none of whose lanes runs
     /// the access makes no request.
     pub(super) fn lane_addresses(&self) -> Option<LaneAddresses> {
-        let mut warps = Vec::with_capacity(self.warps.len() * self.points.len());
+        let found = self.lane_addresses_at(&self.points)?;
+        if found.warps.is_empty() && !self.edge.is_empty() {
+            return self.lane_addresses_at(&self.edge);
+        }
+        Some(found)
+    }
+
+    fn lane_addresses_at(&self, points: &[Point]) -> Option<LaneAddresses> {
+        let mut warps = Vec::with_capacity(self.warps.len() * points.len());
         let mut strides: BTreeMap<i64, f64> = BTreeMap::new();
         let mut broadcast = true;
-        for (at, point) in self.points.iter().enumerate() {
+        for (at, point) in points.iter().enumerate() {
             crate::budget::tick();
             for (index, warp) in self.warps.iter().enumerate() {
                 let mut addresses: Vec<i64> = Vec::with_capacity(32);
@@ -233,13 +247,44 @@ impl<'a> Setup<'a> {
         true
     }
 
-    /// Sectors (and the rest) averaged over the requests the warps make at every point,
+    /// Whether warp `index` of the block has fewer than 32 threads (the last warp of a block
+    /// whose size is not a multiple of 32).
+    pub(super) fn is_tail_warp(&self, index: usize) -> bool {
+        self.warps
+            .get(index)
+            .is_some_and(|lanes| lanes.iter().any(Option::is_none))
+    }
+
+    /// The threads of the block's tail warp, when it has one.
+    pub(super) fn tail_warp_threads(&self) -> Option<usize> {
+        let last = self.warps.len().checked_sub(1)?;
+        self.is_tail_warp(last)
+            .then(|| self.warps[last].iter().flatten().count())
+    }
+
+    /// Sectors (and the rest) averaged over the requests full warps make at every point,
     /// weighted by what each point stands for, and over the residues the start cycles through,
-    /// with the whole warp shifted by `shift` bytes; `None` when no lane runs the access.
+    /// with the whole warp shifted by `shift` bytes; `None` when no lane runs the access. A
+    /// block's tail warp (fewer than 32 threads) is left out while a full warp makes the
+    /// request too: the figure is what one warp's request costs, and the tail is a note.
     pub(super) fn outcome(&self, lanes: &LaneAddresses, shift: i64) -> Option<Outcome> {
+        let full_warps = lanes.warps.iter().any(|w| !self.is_tail_warp(w.index));
+        self.outcome_over(lanes, shift, full_warps)
+    }
+
+    /// [`Self::outcome`] over every request, the tail warp's too, as a profiler counts them.
+    pub(super) fn block_average(&self, lanes: &LaneAddresses, shift: i64) -> Option<Outcome> {
+        self.outcome_over(lanes, shift, false)
+    }
+
+    fn outcome_over(&self, lanes: &LaneAddresses, shift: i64, full_warps_only: bool) -> Option<Outcome> {
         let (mut total, mut ideal, mut count) = (0.0, 0.0, 0.0);
         let mut ranges: Vec<(i64, u64)> = Vec::with_capacity(32);
-        for warp in &lanes.warps {
+        for warp in lanes
+            .warps
+            .iter()
+            .filter(|w| !(full_warps_only && self.is_tail_warp(w.index)))
+        {
             for &residue in &self.residues {
                 ranges.clear();
                 ranges.extend(warp.addresses.iter().map(|&a| (a + residue + shift, self.width)));

@@ -71,11 +71,13 @@ impl Point {
     }
 }
 
-/// The points of a launch without a known grid: block and loop indices 0, 1, .. together.
+/// The points of a launch without a known grid: loop indices 0, 1, .. and block indices 1,
+/// 2, .. together. A block past the first stands for the grid: guards against its edges
+/// (`if id.x > 0`) leave most blocks whole; [`edge_of`] gives the first block's points.
 pub(super) fn representative(samples: i64) -> Vec<Point> {
     (0..samples)
         .map(|s| Point {
-            block: [s; 3],
+            block: [s + 1; 3],
             iterations: BTreeMap::new(),
             fallback: s,
             weight: 1.0,
@@ -88,6 +90,18 @@ pub(super) fn representative(samples: i64) -> Vec<Point> {
 pub(super) struct GridPoints {
     pub(super) points: Vec<Point>,
     pub(super) enumerated: Vec<u32>,
+}
+
+/// The same points in the grid's first block: where an access only that block makes
+/// (`if block_idx == 0`) is evaluated.
+pub(super) fn edge_of(points: &[Point]) -> Vec<Point> {
+    points
+        .iter()
+        .map(|p| Point {
+            block: [0; 3],
+            ..p.clone()
+        })
+        .collect()
 }
 
 /// Everything the lanes are evaluated with at a point, besides the point itself.

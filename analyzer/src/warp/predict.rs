@@ -76,6 +76,22 @@ struct HeadlineFootprint {
     misaligned: Option<Footprint>,
 }
 
+/// The note that a block's tail warp costs other than a full warp's request: its threads,
+/// and the average over every request of the block, as a profiler counts them.
+fn tail_warp_note(e: &Evaluated<'_>) -> Option<String> {
+    let threads = e.setup.tail_warp_threads()?;
+    let shift = e.worst_shift.map_or(0, |(s, _)| s);
+    let full = e.worst().sectors;
+    let average = e.setup.block_average(&e.lanes, shift)?.sectors;
+    ((average - full).abs() > 1e-9).then(|| {
+        format!(
+            "the figure is a full warp's request; the block's last warp has {threads} threads, and over every \
+             request of the block (as a profiler averages them) it is {} sectors per request",
+            round2(average)
+        )
+    })
+}
+
 /// Predicts what one warp does with an access under a launch.
 pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let known = |a: &Atom| known_value(a, launch);
@@ -131,6 +147,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let mut headline_footprint = None;
     // The first assignment's first request, aligned and at its worst misalignment.
     let mut headline_sample: (Option<WarpSample>, Option<WarpSample>) = (None, None);
+    let mut tail_note = None;
     for combo in exploration.combos.iter().cloned() {
         crate::budget::tick();
         let Some(e) = Evaluated::new(&address, &combo, access, launch, &warps) else {
@@ -151,6 +168,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             });
         }
         if results.is_empty() {
+            tail_note = tail_warp_note(&e);
             headline_sample = (
                 sample(lanes, 0, setup.width),
                 e.worst_shift.and_then(|(s, _)| sample(lanes, s, setup.width)),
@@ -246,6 +264,9 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
                 );
             }
         }
+    }
+    if headline.is_some() {
+        assumptions.extend(tail_note);
     }
     let class = classify(access, &shown, &address, launch.block);
     if class == AccessClass::Transposed {
@@ -385,6 +406,53 @@ mod tests {
             .clone()
             .expect("global")
             .warp_sample
+    }
+
+    fn first_prediction(src: &str) -> crate::Prediction {
+        let file = SourceFile::new("k.rs", src);
+        let report = analyze_source(&file, &LaunchPlan::default()).expect("analyzed");
+        report.kernels[0].accesses[0].prediction.clone().expect("global")
+    }
+
+    #[test]
+    fn a_tail_warp_is_a_note_beside_the_full_warps_figure() {
+        // 48 threads: one full warp reading 32 rows 64 bytes apart (32 sectors) and a tail
+        // of 16 threads (16 sectors): 24 over both requests.
+        let p = first_prediction(
+            "// kernel-lint: block(48)
+             #[kernel] pub unsafe fn k(rows: *const [f32; 16], out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 *out.add(i) = (*rows.add(i))[0];
+             }",
+        );
+        assert_eq!(p.sectors_per_request, Some(32.0), "{p:?}");
+        assert_eq!(
+            p.assumptions,
+            [
+                "the figure is a full warp's request; the block's last warp has 16 threads, and over every \
+              request of the block (as a profiler averages them) it is 24 sectors per request"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_edge_guard_leaves_a_representative_block_whole() {
+        // Without a grid the figure is an interior block's: `i > 0` only drops a lane of the
+        // grid's first block.
+        let p = first_prediction(
+            "#[kernel] pub unsafe fn k(rows: *const [f32; 16], out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 if i > 0 { *out.add(i) = (*rows.add(i - 1))[0]; }
+             }",
+        );
+        assert_eq!(p.sectors_per_request, Some(32.0), "{p:?}");
+        // An access only the first block makes is still evaluated, in that block.
+        let first = first_prediction(
+            "#[kernel] pub unsafe fn k(out: *mut f32) {
+                 if thread::block_idx_x() == 0 { *out.add(thread::thread_idx_x() as usize) = 1.0; }
+             }",
+        );
+        assert_eq!(first.sectors_per_request, Some(4.0), "{first:?}");
     }
 
     #[test]
