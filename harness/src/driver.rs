@@ -898,7 +898,10 @@ fn plan_launch(
             .to_string(),
             elem_bytes: access.width,
             class: prediction.as_ref().map(|p| p.class.as_str().to_string()),
-            sectors_per_request: prediction.as_ref().and_then(|p| p.sectors_per_request),
+            // A profiler averages every request, a block's tail warp's too.
+            sectors_per_request: prediction
+                .as_ref()
+                .and_then(|p| p.block_average_sectors_per_request.or(p.sectors_per_request)),
             ideal_sectors_per_request: prediction.as_ref().and_then(|p| p.ideal_sectors_per_request),
             executions_per_warp: executions_per_warp(access, &launch),
             block_footprint_sectors: prediction.as_ref().and_then(|p| p.block_footprint_sectors),

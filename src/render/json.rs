@@ -90,6 +90,10 @@ struct AccessJson<'a> {
     class: Option<AccessClass>,
     stride_bytes: Option<i64>,
     sectors_per_request: Option<f64>,
+    /// Over every request, a block's tail warp included (as a profiler averages them), when
+    /// that differs from a full warp's figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_average_sectors_per_request: Option<f64>,
     ideal_sectors_per_request: Option<f64>,
     efficiency: Option<f64>,
     /// Distinct sectors one block touches for the access, the ideal for its bytes, and the
@@ -323,6 +327,7 @@ fn access_json<'a>(access: &'a AccessReport, source: &SourceFile) -> AccessJson<
         class: prediction.map(|p| p.class),
         stride_bytes: prediction.and_then(|p| p.stride_bytes),
         sectors_per_request: prediction.and_then(|p| p.sectors_per_request),
+        block_average_sectors_per_request: prediction.and_then(|p| p.block_average_sectors_per_request),
         ideal_sectors_per_request: prediction.and_then(|p| p.ideal_sectors_per_request),
         efficiency: prediction.and_then(|p| p.efficiency),
         block_footprint_sectors: prediction.and_then(|p| p.block_footprint_sectors),

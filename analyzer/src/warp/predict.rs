@@ -78,17 +78,17 @@ struct HeadlineFootprint {
 
 /// The note that a block's tail warp costs other than a full warp's request: its threads,
 /// and the average over every request of the block, as a profiler counts them.
-fn tail_warp_note(e: &Evaluated<'_>) -> Option<String> {
+fn tail_warp_note(e: &Evaluated<'_>) -> Option<(String, f64)> {
     let threads = e.setup.tail_warp_threads()?;
     let shift = e.worst_shift.map_or(0, |(s, _)| s);
     let full = e.worst().sectors;
-    let average = e.setup.block_average(&e.lanes, shift)?.sectors;
-    ((average - full).abs() > 1e-9).then(|| {
-        format!(
+    let average = round2(e.setup.block_average(&e.lanes, shift)?.sectors);
+    ((average - round2(full)).abs() > 1e-9).then(|| {
+        let note = format!(
             "the figure is a full warp's request; the block's last warp has {threads} threads, and over every \
-             request of the block (as a profiler averages them) it is {} sectors per request",
-            round2(average)
-        )
+             request of the block (as a profiler averages them) it is {average} sectors per request"
+        );
+        (note, average)
     })
 }
 
@@ -265,8 +265,10 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
             }
         }
     }
-    if headline.is_some() {
-        assumptions.extend(tail_note);
+    let mut block_average = None;
+    if let (Some(_), Some((note, average))) = (headline, tail_note) {
+        assumptions.push(note);
+        block_average = Some(average);
     }
     let class = classify(access, &shown, &address, launch.block);
     if class == AccessClass::Transposed {
@@ -281,6 +283,7 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         class,
         stride_bytes: shown.stride,
         sectors_per_request: headline.map(|h| round2(h.sectors)),
+        block_average_sectors_per_request: block_average,
         ideal_sectors_per_request: Some(round2(shown.ideal)),
         efficiency: headline.map(|h| round4(h.ideal / h.sectors.max(1e-9)).min(1.0)),
         cases,
@@ -361,6 +364,7 @@ fn unknowable(class: AccessClass, assumptions: Vec<String>) -> Prediction {
         class,
         stride_bytes: None,
         sectors_per_request: None,
+        block_average_sectors_per_request: None,
         ideal_sectors_per_request: None,
         efficiency: None,
         cases: Vec::new(),
@@ -426,6 +430,7 @@ mod tests {
              }",
         );
         assert_eq!(p.sectors_per_request, Some(32.0), "{p:?}");
+        assert_eq!(p.block_average_sectors_per_request, Some(24.0));
         assert_eq!(
             p.assumptions,
             [

@@ -297,6 +297,7 @@ mod tests {
             class,
             stride_bytes: None,
             sectors_per_request: sectors,
+            block_average_sectors_per_request: None,
             ideal_sectors_per_request: Some(4.0),
             efficiency: sectors.map(|s| 4.0 / s),
             cases,

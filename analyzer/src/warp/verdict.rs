@@ -63,9 +63,14 @@ pub struct Prediction {
     pub class: AccessClass,
     /// Byte distance between the addresses of neighbouring active lanes (0 and 1 when both run), when constant.
     pub stride_bytes: Option<i64>,
-    /// Distinct 32-byte sectors one request touches (averaged over the warps of a launch);
-    /// `None` when it depends on a value that is not known (see `cases`) or is unknowable.
+    /// Distinct 32-byte sectors one full warp's request touches (averaged over the warps of a
+    /// launch); `None` when it depends on a value that is not known (see `cases`) or is
+    /// unknowable.
     pub sectors_per_request: Option<f64>,
+    /// The figure over every request, a block's tail warp (fewer than 32 threads) included, as
+    /// a profiler averages them; only when it differs from `sectors_per_request`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_average_sectors_per_request: Option<f64>,
     /// The sectors the same bytes would need if perfectly coalesced.
     pub ideal_sectors_per_request: Option<f64>,
     /// `ideal / sectors`, from 0 to 1.
