@@ -49,11 +49,15 @@ fn dims(text: &str) -> [u32; 3] {
 }
 
 fn global_rows() -> Vec<Row> {
+    rows_of("fixtures/ground-truth/seeds-h200.csv")
+}
+
+fn rows_of(csv_path: &str) -> Vec<Row> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut reader = csv::ReaderBuilder::new()
         // The source column (last) is not quoted and may itself contain commas.
         .flexible(true)
-        .from_path(root.join("fixtures/ground-truth/seeds-h200.csv"))
+        .from_path(root.join(csv_path))
         .expect("ground truth");
     reader
         .records()
@@ -154,4 +158,59 @@ fn every_global_row_of_the_ground_truth_is_predicted() {
         wrong.join("\n")
     );
     assert_eq!(agree, 94);
+}
+
+/// Blocks whose last warp has fewer than 32 threads: the profiler averages every request, the
+/// tail warp's too. The figure is a full warp's; the block average beside it is the one
+/// measured.
+#[test]
+fn a_tail_warp_is_measured_as_the_block_average() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("fixtures/ground-truth/tail_warps.rs");
+    let source = SourceFile::new(
+        path.display().to_string(),
+        std::fs::read_to_string(&path).expect("fixture"),
+    );
+    let rows = rows_of("fixtures/ground-truth/tail-h200.csv");
+    let mut compared = Vec::new();
+    for kernel in ["cloth", "cloth48"] {
+        let measured: Vec<&Row> = rows.iter().filter(|r| r.kernel == kernel).collect();
+        let plan = LaunchPlan {
+            specs: vec![LaunchSpec {
+                kernel: kernel.to_string(),
+                file: None,
+                block: Some(measured[0].block),
+                grid: Some(measured[0].grid),
+                params: measured[0].params.clone(),
+                float_params: BTreeMap::new(),
+            }],
+        };
+        let report = analyze_source(&source, &plan).expect("fixture parses");
+        let found = report.kernels.iter().find(|k| k.name == kernel).expect("kernel found");
+        let predicted: Vec<_> = found
+            .accesses
+            .iter()
+            .filter(|a| a.space == MemorySpace::Global)
+            .collect();
+        assert_eq!(predicted.len(), measured.len(), "{kernel}");
+        for (access, row) in predicted.iter().zip(&measured) {
+            let p = access.prediction.as_ref().expect("a prediction");
+            compared.push((
+                kernel,
+                access.op,
+                p.sectors_per_request,
+                p.block_average_sectors_per_request,
+                row.sectors_per_request,
+            ));
+        }
+    }
+    assert_eq!(
+        compared,
+        [
+            ("cloth", Op::Load, Some(32.0), Some(25.0), 25.0),
+            ("cloth", Op::Store, Some(16.0), Some(12.5), 12.5),
+            ("cloth48", Op::Load, Some(32.0), Some(24.0), 24.0),
+            ("cloth48", Op::Store, Some(16.0), Some(12.0), 12.0),
+        ]
+    );
 }

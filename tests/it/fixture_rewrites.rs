@@ -53,6 +53,7 @@ const FIXTURES: &[Fixture] = &[
     file("frontend-pointer-fields", "fixtures/frontend/pointer_fields.rs"),
     file("frontend-semantic-calls", "fixtures/frontend/semantic_calls.rs"),
     file("frontend-slice-wrappers", "fixtures/frontend/slice_wrappers.rs"),
+    file("ground-truth-tail-warps", "fixtures/ground-truth/tail_warps.rs"),
     file("idioms", "fixtures/idioms/kernels.rs"),
     file("patterns-hard-cases", "fixtures/patterns/hard_cases.rs"),
     file("patterns-raw-nvptx", "fixtures/patterns/raw_nvptx.rs"),
