@@ -5,7 +5,7 @@ use super::compiled::{CompiledPoly, CompiledPredicate};
 use super::guards::deciding;
 use super::lanes::Warp;
 use super::lanes::WARP_SIZE;
-use super::points::{edge_of, grid_points, representative, Lanes, Point, VARYING_SAMPLES};
+use super::points::{edge_of, grid_points, representative, staggered, Lanes, Point, VARYING_SAMPLES};
 use super::sectors::{ideal_sectors, sectors, SECTOR_BYTES};
 use crate::algebra::{Atom, OpKind, Poly};
 use crate::interpret::Access;
@@ -39,6 +39,9 @@ pub(super) struct Setup<'a> {
     /// Without a grid, the points in the first block instead: the access is evaluated there
     /// when no lane of the representative blocks runs it.
     edge: Vec<Point>,
+    /// The points with the loops not enumerated each at its own iteration, outer ones further
+    /// on: where the access is evaluated when it runs at neither of the above.
+    staggered: Vec<Point>,
     warps: &'a [Warp],
 }
 
@@ -128,6 +131,7 @@ impl<'a> Setup<'a> {
                 .flat_map(|p| (0..VARYING_SAMPLES).map(move |s| p.with_fallback(s)))
                 .collect();
         }
+        let open_loops: Vec<u32> = loops.iter().copied().filter(|id| !enumerated.contains(id)).collect();
         let compiled = CompiledPoly::new(&evaluated, &known);
         let guards = guards.iter().map(|g| CompiledPredicate::new(g, &known)).collect();
         Setup {
@@ -137,6 +141,7 @@ impl<'a> Setup<'a> {
             residues,
             shifts,
             alignment,
+            staggered: staggered(&points, &open_loops),
             points,
             edge,
             warps,
@@ -157,9 +162,14 @@ impl<'a> Setup<'a> {
     /// address; `None` when an address cannot be evaluated. A warp none of whose lanes runs
     /// the access makes no request.
     pub(super) fn lane_addresses(&self) -> Option<LaneAddresses> {
-        let found = self.lane_addresses_at(&self.points)?;
-        if found.warps.is_empty() && !self.edge.is_empty() {
-            return self.lane_addresses_at(&self.edge);
+        let mut found = self.lane_addresses_at(&self.points)?;
+        for other in [&self.edge, &self.staggered] {
+            if !found.warps.is_empty() {
+                break;
+            }
+            if !other.is_empty() {
+                found = self.lane_addresses_at(other)?;
+            }
         }
         Some(found)
     }

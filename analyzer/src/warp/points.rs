@@ -104,6 +104,25 @@ pub(super) fn edge_of(points: &[Point]) -> Vec<Point> {
         .collect()
 }
 
+/// The same points with each loop of `loops` (outermost first) at its own iteration past the
+/// first, an outer loop further on than the loops inside it: where a loop bounded by an outer
+/// one's index (`for j in 0..i`) runs, which it does not when all stand at one iteration.
+pub(super) fn staggered(points: &[Point], loops: &[u32]) -> Vec<Point> {
+    points
+        .iter()
+        .map(|p| {
+            let mut iterations = p.iterations.clone();
+            for (rank, id) in loops.iter().enumerate() {
+                iterations.entry(*id).or_insert((loops.len() - rank) as i64);
+            }
+            Point {
+                iterations,
+                ..p.clone()
+            }
+        })
+        .collect()
+}
+
 /// Everything the lanes are evaluated with at a point, besides the point itself.
 pub(super) struct Lanes<'a> {
     pub(super) warps: &'a [Warp],

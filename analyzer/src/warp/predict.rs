@@ -461,6 +461,23 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_bounded_by_an_outer_index_runs_past_the_outer_first_iteration() {
+        // `j < i` holds at no single iteration shared by both loops: each is evaluated at its
+        // own, the outer one further on, rather than claiming no lane runs the access.
+        let p = first_prediction(
+            "#[kernel] pub unsafe fn k(a: *const f32, out: *mut f32, n: usize) {
+                 let t = thread::index_1d() as usize;
+                 for i in 0..n { for j in 0..i { *out.add(t) = *a.add(i * n + j); } }
+             }",
+        );
+        assert_eq!(
+            (p.class, p.sectors_per_request),
+            (crate::AccessClass::Broadcast, Some(1.0)),
+            "{p:?}"
+        );
+    }
+
+    #[test]
     fn the_sample_is_the_first_warps_request_from_its_first_sector() {
         let s = sample(
             "// kernel-lint: block(128)
