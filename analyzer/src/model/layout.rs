@@ -313,6 +313,9 @@ impl<'a> Scope<'a> {
                     if let Some((module, def)) = self.index.struct_def(&target) {
                         return self.at(module).struct_layout(def, &segment.arguments, depth);
                     }
+                    if let Some((module, def)) = self.index.enum_def(&target) {
+                        return self.at(module).enum_layout(def, depth);
+                    }
                 }
                 if let Some(layout) = primitive(&name) {
                     return Some(layout);
@@ -334,6 +337,109 @@ impl<'a> Scope<'a> {
             }
             _ => None,
         }
+    }
+
+    /// An enum's layout where the language fixes it: a fieldless enum is its discriminant's
+    /// integer (the `repr` one, C's `int` for `repr(C)`, else the smallest integer that holds
+    /// every discriminant, as rustc picks it); an enum with data has a defined layout only under
+    /// `repr(C)` or `repr(uN)`: a tag and a union of its variants' fields laid out as C structs.
+    /// A generic enum, or one with data and no such `repr`, is rustc's choice: unknown.
+    fn enum_layout(&self, def: &syn::ItemEnum, depth: usize) -> Option<Layout> {
+        if def.generics.type_params().next().is_some() {
+            return None;
+        }
+        let name = def.ident.to_string();
+        let (c, int) = enum_repr(&def.attrs);
+        let fieldless = def.variants.iter().all(|v| matches!(v.fields, Fields::Unit));
+        let tag = match (&int, c) {
+            (Some(int), _) => primitive(int)?,
+            (None, true) => Layout::primitive("i32", 4),
+            (None, false) if fieldless => {
+                // Discriminants count on from the last one written, starting at 0.
+                let mut next = 0i64;
+                let (mut low, mut high) = (i64::MAX, i64::MIN);
+                for v in &def.variants {
+                    if let Some((_, e)) = &v.discriminant {
+                        next = self.const_value(e)?;
+                    }
+                    low = low.min(next);
+                    high = high.max(next);
+                    next = next.checked_add(1)?;
+                }
+                let size = match def.variants.len() {
+                    0 | 1 => 0,
+                    _ if low >= 0 && high <= 0xff || low >= -0x80 && high <= 0x7f => 1,
+                    _ if low >= 0 && high <= 0xffff || low >= -0x8000 && high <= 0x7fff => 2,
+                    _ if low >= 0 && high <= 0xffff_ffff || low >= -0x8000_0000 && high <= 0x7fff_ffff => 4,
+                    _ => 8,
+                };
+                // One variant and no data: no bytes, aligned to one.
+                Layout {
+                    align: size.max(1),
+                    ..Layout::primitive(&name, size)
+                }
+            }
+            (None, false) => return None,
+        };
+        if fieldless {
+            return Some(Layout {
+                name,
+                primitive: true,
+                ..tag
+            });
+        }
+        let variants: Option<Vec<Vec<(String, Layout)>>> = def
+            .variants
+            .iter()
+            .map(|v| {
+                v.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let field = f.ident.as_ref().map_or_else(|| i.to_string(), ToString::to_string);
+                        Some((field, self.layout_at(&f.ty, depth + 1)?))
+                    })
+                    .collect()
+            })
+            .collect();
+        let variants = variants?;
+        let (size, align) = if c {
+            // `repr(C)` (with a tag type or C's `int`): the tag, then a union of C structs.
+            let union: Vec<Layout> = variants
+                .into_iter()
+                .map(|fields| c_layout(String::new(), fields, None, false))
+                .collect();
+            let union_align = union.iter().map(|l| l.align).max().unwrap_or(1).max(1);
+            let union_size = union
+                .iter()
+                .map(|l| l.size)
+                .max()
+                .unwrap_or(0)
+                .next_multiple_of(union_align);
+            let align = union_align.max(tag.align);
+            let start = tag.size.next_multiple_of(union_align);
+            ((start + union_size).next_multiple_of(align), align)
+        } else {
+            // `repr(uN)`: a union of C structs that each begin with the tag.
+            let each: Vec<Layout> = variants
+                .into_iter()
+                .map(|mut fields| {
+                    fields.insert(0, ("tag".to_string(), tag.clone()));
+                    c_layout(String::new(), fields, None, false)
+                })
+                .collect();
+            let align = each.iter().map(|l| l.align).max().unwrap_or(1).max(1);
+            let size = each.iter().map(|l| l.size).max().unwrap_or(0).next_multiple_of(align);
+            (size, align)
+        };
+        Some(Layout {
+            name,
+            size,
+            align,
+            fields: Vec::new(),
+            primitive: false,
+            pointee: None,
+        })
     }
 
     /// A struct's layout, its type parameters replaced by the `arguments` it is named with
@@ -479,6 +585,29 @@ pub fn repr(attrs: &[syn::Attribute]) -> Repr {
     out
 }
 
+/// An enum's `repr`: whether `C` is named, and the integer type named (`u8`, `i32`).
+fn enum_repr(attrs: &[syn::Attribute]) -> (bool, Option<String>) {
+    const INTEGERS: [&str; 12] = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    ];
+    let (mut c, mut int) = (false, None);
+    for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("C") {
+                c = true;
+            } else if let Some(name) = INTEGERS.iter().find(|i| meta.path.is_ident(i)) {
+                int = Some(name.to_string());
+            } else if meta.input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let _: proc_macro2::TokenStream = content.parse()?;
+            }
+            Ok(())
+        });
+    }
+    (c, int)
+}
+
 /// Lays out fields in declaration order with C padding rules.
 fn c_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u64>, packed: bool) -> Layout {
     let mut offset = 0u64;
@@ -610,6 +739,51 @@ mod tests {
         let module = vec!["k".to_string()];
         let scope = Scope { index, module: &module };
         scope.layout(&syn::parse_str(ty).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn enums_are_laid_out_where_the_language_fixes_it() {
+        let l = layouts(
+            "enum Mode { Off, On, Auto }
+             enum Wide { Low = -1, High = 200 }
+             enum Lone { Only }
+             #[repr(u32)] enum Flag { A, B }
+             #[repr(C)] enum CFlag { A, B }
+             #[repr(C)] enum Shape { Dot, Ball { r: f32 }, Slab(f64, u8) }
+             #[repr(u8)] enum Op { Nop, Add(u32), Mul(u16, u16) }
+             enum Free { A(f32), B }
+             #[repr(C)] struct Cell { mode: Mode, shape: Shape, weight: f32 }",
+        );
+        let size = |ty: &str| {
+            let l = layout_of(&l, ty);
+            (l.size, l.align)
+        };
+        // rustc's smallest integer for the discriminants: one byte, then two for -1..=200.
+        assert_eq!(size("Mode"), (1, 1));
+        assert_eq!(size("Wide"), (2, 2));
+        assert_eq!(size("Lone"), (0, 1));
+        assert_eq!(size("Flag"), (4, 4));
+        assert_eq!(size("CFlag"), (4, 4));
+        // A C `int` tag, then a union of {}, {f32} and {f64, u8}: 8 + 16.
+        assert_eq!(size("Shape"), (24, 8));
+        // A union of {u8}, {u8, u32} and {u8, u16, u16}: 8 bytes, aligned to 4.
+        assert_eq!(size("Op"), (8, 4));
+        // With data and no `repr`, the layout is rustc's choice.
+        let module = vec!["k".to_string()];
+        let scope = Scope {
+            index: &l,
+            module: &module,
+        };
+        assert_eq!(scope.layout(&syn::parse_str("Free").unwrap()), None);
+        let cell = layout_of(&l, "Cell");
+        assert_eq!(
+            (
+                cell.field("shape").unwrap().offset,
+                cell.field("weight").unwrap().offset
+            ),
+            (8, 32)
+        );
+        assert_eq!(cell.size, 40);
     }
 
     #[test]
