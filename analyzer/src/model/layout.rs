@@ -293,7 +293,11 @@ impl<'a> Scope<'a> {
                     .enumerate()
                     .map(|(i, e)| Some((i.to_string(), self.layout_at(e, depth + 1)?)))
                     .collect();
-                Some(c_layout("tuple".to_string(), elems?, None, false))
+                let elems = elems?;
+                if elems.len() > 1 && t.elems.iter().all(|e| self.niche_free(e, depth + 1)) {
+                    return Some(rust_layout("tuple".to_string(), elems, None, true));
+                }
+                Some(c_layout("tuple".to_string(), elems, None, false))
             }
             Type::Path(p) => {
                 let segment = p.path.segments.last()?;
@@ -489,7 +493,57 @@ impl<'a> Scope<'a> {
                 .collect(),
             Fields::Unit => Some(Vec::new()),
         };
-        Some(c_layout(def.ident.to_string(), fields?, align_attr, packed))
+        let fields = fields?;
+        let (c, int) = enum_repr(&def.attrs);
+        let transparent = def
+            .attrs
+            .iter()
+            .any(|a| a.path().is_ident("repr") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "transparent"));
+        let reordered = !(c || int.is_some() || transparent || packed)
+            && fields.len() > 1
+            && substitutions.is_empty()
+            && def.fields.iter().all(|f| self.niche_free(&f.ty, depth + 1));
+        if !reordered {
+            return Some(c_layout(def.ident.to_string(), fields, align_attr, packed));
+        }
+        Some(rust_layout(def.ident.to_string(), fields, align_attr, false))
+    }
+
+    /// Whether no value of type `ty` leaves a bit pattern unused that rustc could put an
+    /// enum's tag in (a niche): integers, floats, raw pointers, vectors of them, and arrays,
+    /// tuples and non-generic structs of such. Anything else may have one.
+    fn niche_free(&self, ty: &Type, depth: usize) -> bool {
+        if depth > MAX_TYPE_DEPTH {
+            return false;
+        }
+        match ty {
+            Type::Ptr(_) => true,
+            Type::Paren(p) => self.niche_free(&p.elem, depth + 1),
+            Type::Group(g) => self.niche_free(&g.elem, depth + 1),
+            Type::Array(a) => self.niche_free(&a.elem, depth + 1),
+            Type::Tuple(t) => t.elems.iter().all(|e| self.niche_free(e, depth + 1)),
+            Type::Path(p) => {
+                let Some(last) = p.path.segments.last() else {
+                    return false;
+                };
+                let name = last.ident.to_string();
+                if let Some(target) = self.resolve(&p.path).filter(|t| !matches!(t, Target::External(_))) {
+                    if let Some((module, def)) = self.index.struct_def(&target) {
+                        let scope = self.at(module);
+                        return def.generics.type_params().next().is_none()
+                            && def.fields.iter().all(|f| scope.niche_free(&f.ty, depth + 1));
+                    }
+                    return false;
+                }
+                let scalar = primitive(&name).is_some() && !matches!(name.as_str(), "bool" | "char" | "AtomicBool");
+                // glam's and vek's vectors hold floats or integers; `MaybeUninit` and
+                // `UnsafeCell` hide what they hold.
+                let vector = vector_type(&name, Some(Layout::primitive("f32", 4))).is_some()
+                    && matches!(&last.arguments, syn::PathArguments::None);
+                scalar || vector || matches!(name.as_str(), "MaybeUninit" | "UnsafeCell")
+            }
+            _ => false,
+        }
     }
 }
 
@@ -583,6 +637,30 @@ pub fn repr(attrs: &[syn::Attribute]) -> Repr {
         });
     }
     out
+}
+
+/// A `repr(Rust)` struct or tuple none of whose fields has a niche, as rustc lays it out:
+/// zero-sized fields first, then by alignment group (the larger of a field's alignment and
+/// size, as a power of two), largest first, ties in declaration order. A niche (a bit pattern
+/// no value takes: `bool`, references, enums) also moves fields; those are left in declaration
+/// order. Fields are listed in declaration order, each at its offset.
+///
+/// A tuple's last element may be unsized in general, so rustc leaves it last (`last_fixed`).
+fn rust_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u64>, last_fixed: bool) -> Layout {
+    let group = |l: &Layout| l.align.max(l.size).trailing_zeros();
+    let mut order: Vec<usize> = (0..fields.len()).collect();
+    let sorted = if last_fixed {
+        fields.len().saturating_sub(1)
+    } else {
+        fields.len()
+    };
+    order[..sorted].sort_by_key(|&i| (fields[i].1.size != 0, std::cmp::Reverse(group(&fields[i].1))));
+    let in_memory: Vec<(String, Layout)> = order.iter().map(|&i| fields[i].clone()).collect();
+    let mut layout = c_layout(name, in_memory, align_attr, false);
+    let mut by_declaration: Vec<(usize, FieldLayout)> = order.into_iter().zip(layout.fields).collect();
+    by_declaration.sort_by_key(|(i, _)| *i);
+    layout.fields = by_declaration.into_iter().map(|(_, f)| f).collect();
+    layout
 }
 
 /// An enum's `repr`: whether `C` is named, and the integer type named (`u8`, `i32`).
@@ -742,6 +820,45 @@ mod tests {
     }
 
     #[test]
+    fn repr_rust_structs_without_niches_are_in_rustcs_order() {
+        // Offsets as rustc 1.95 gives them (`offset_of!`) for the same structs.
+        let l = layouts(
+            "struct A { a: u8, b: f32, c: u8 }
+             struct B { x: f32, d: f64, y: u16, arr: [f32; 4], z: u8 }
+             struct C { p: *const f32, n: u32, m: u16, v: [u8; 3] }
+             struct D { a: [u8; 4], b: u16, c: u32, d: [f32; 3], e: f64 }
+             struct E { inner: A, k: u64, t: (u8, u32) }
+             struct Flagged { a: u8, on: bool, b: f32 }
+             #[repr(C)] struct Ordered { a: u8, b: f32, c: u8 }",
+        );
+        let offsets = |ty: &str, names: &[&str]| {
+            let l = layout_of(&l, ty);
+            let at: Vec<u64> = names.iter().map(|n| l.field(n).unwrap().offset).collect();
+            (l.size, l.align, at)
+        };
+        assert_eq!(offsets("A", &["a", "b", "c"]), (8, 4, vec![4, 0, 5]));
+        assert_eq!(
+            offsets("B", &["x", "d", "y", "arr", "z"]),
+            (32, 8, vec![24, 16, 28, 0, 30])
+        );
+        assert_eq!(offsets("C", &["p", "n", "m", "v"]), (24, 8, vec![0, 8, 12, 14]));
+        assert_eq!(
+            offsets("D", &["a", "b", "c", "d", "e"]),
+            (32, 8, vec![8, 28, 12, 16, 0])
+        );
+        assert_eq!(offsets("E", &["inner", "k", "t"]), (24, 8, vec![0, 8, 16]));
+        // A tuple keeps its last element last.
+        assert_eq!(offsets("(u8, u32)", &["0", "1"]), (8, 4, vec![0, 4]));
+        assert_eq!(offsets("(u8, u32, u8)", &["0", "1", "2"]), (8, 4, vec![4, 0, 5]));
+        // A niche moves fields by rules not modelled: declaration order; `repr(C)` keeps it.
+        assert_eq!(offsets("Flagged", &["a", "on", "b"]), (8, 4, vec![0, 1, 4]));
+        assert_eq!(offsets("Ordered", &["a", "b", "c"]), (12, 4, vec![0, 4, 8]));
+        // Fields stay listed in declaration order.
+        let names: Vec<String> = layout_of(&l, "B").fields.iter().map(|f| f.name.clone()).collect();
+        assert_eq!(names, ["x", "d", "y", "arr", "z"]);
+    }
+
+    #[test]
     fn enums_are_laid_out_where_the_language_fixes_it() {
         let l = layouts(
             "enum Mode { Off, On, Auto }
@@ -816,8 +933,9 @@ mod tests {
         let l = layouts(
             "const LEN: usize = 1 << 20; const TWICE: usize = LEN * 2; struct A { x: [f32; LEN], y: [f32; TWICE] }",
         );
+        // rustc puts the larger array first (`offset_of!`: y at 0, x at 8 MiB).
         let a = layout_of(&l, "A");
-        assert_eq!(a.field("y").unwrap().offset, 4 << 20);
+        assert_eq!(a.field("x").unwrap().offset, 8 << 20);
         assert_eq!(a.size, 12 << 20);
         assert_eq!(layout_of(&l, "MaybeUninit<[f32; 33]>").size, 132);
         assert_eq!(layout_of(&l, "[[f32; 33]; 32]").size, 33 * 32 * 4);
