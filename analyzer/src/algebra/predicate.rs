@@ -116,6 +116,14 @@ impl Predicate {
         }
     }
 
+    /// Whether the condition reads a value loaded from memory at per-lane addresses: which
+    /// lanes it holds for depends on the data.
+    pub fn is_loaded_per_lane(&self) -> bool {
+        let mut loaded = false;
+        self.visit_atoms(&mut |a| loaded |= a.is_loaded_per_lane());
+        loaded
+    }
+
     /// Whether some lane may see a different truth value than another.
     pub fn is_lane_dependent(&self) -> bool {
         match self {

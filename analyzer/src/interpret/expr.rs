@@ -198,6 +198,8 @@ impl<'a> Interpreter<'a> {
                 if let Some(e) = &b.expr {
                     self.value(e);
                 }
+                let taken_under = self.guards.get(self.loop_guards..).unwrap_or_default().to_vec();
+                self.break_scopes.push((self.scopes.clone(), taken_under));
                 self.lane_exits.breaks |= self.lane_guarded_since(self.loop_guards);
                 Value::Unknown
             }

@@ -5,7 +5,7 @@ use super::arith::is_compound_assign;
 use super::iterate::{counter, Seq};
 use super::stmt::Flow;
 use super::value::{why, Operand};
-use super::{Bindings, Interpreter, LaneExits, Pointer, Value};
+use super::{Bindings, Interpreter, LaneExits, Pointer, SavedLoop, Value};
 use crate::algebra::{Atom, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
@@ -199,18 +199,23 @@ impl Interpreter<'_> {
 
     /// Marks the start of a loop body (or a closure body): `break` and `continue` from here on
     /// leave it. Returns what to restore.
-    pub(crate) fn enter_loop(&mut self) -> (usize, LaneExits) {
-        let saved = (self.loop_guards, self.lane_exits);
+    pub(crate) fn enter_loop(&mut self) -> SavedLoop {
+        let saved = SavedLoop {
+            guards: self.loop_guards,
+            exits: self.lane_exits,
+            breaks: std::mem::take(&mut self.break_scopes),
+        };
         self.loop_guards = self.guards.len();
         self.lane_exits = LaneExits::default();
         saved
     }
 
     /// Restores the loop state saved by [`Self::enter_loop`]; returns where lanes parted ways
-    /// in the body.
-    pub(crate) fn leave_loop(&mut self, (guards, exits): (usize, LaneExits)) -> LaneExits {
-        self.loop_guards = guards;
-        std::mem::replace(&mut self.lane_exits, exits)
+    /// in the body, and the variables as each `break` left them.
+    pub(crate) fn leave_loop(&mut self, saved: SavedLoop) -> (LaneExits, Vec<(Vec<Bindings>, Vec<Predicate>)>) {
+        self.loop_guards = saved.guards;
+        let breaks = std::mem::replace(&mut self.break_scopes, saved.breaks);
+        (std::mem::replace(&mut self.lane_exits, saved.exits), breaks)
     }
 
     /// Walks a loop body. Variables the body changes take, inside it, the value they have at
@@ -336,7 +341,7 @@ impl Interpreter<'_> {
         self.scopes.push(bindings);
         self.block(body);
         self.scopes.pop();
-        let exits = self.leave_loop(saved);
+        let (exits, breaks) = self.leave_loop(saved);
         let after = std::mem::replace(&mut self.scopes, before.clone());
         let leaked = uniform_inside
             .into_iter()
@@ -368,6 +373,15 @@ impl Interpreter<'_> {
             self.guards.push(exit);
         }
         self.merge(&before, &after);
+        // A `break` hands on the variables as it left them: set before it on that path
+        // (`level = j; break;`), they merge in too.
+        for (left, taken_under) in breaks {
+            let depth = self.guards.len();
+            self.guards.extend(taken_under);
+            let current = self.scopes.clone();
+            self.merge(&current, &left);
+            self.guards.truncate(depth);
+        }
         if parted {
             self.guards.pop();
         }
@@ -423,6 +437,12 @@ impl Interpreter<'_> {
     fn merge_values(&mut self, name: &str, old: &Value, new: &Value) -> Value {
         let text = format!("{name} (set on some paths)");
         let guarded = self.guards.iter().any(|g| g.is_lane_dependent());
+        // Chosen by data each lane read: the value is data too, and an index made from it a
+        // gather.
+        if self.guards.iter().any(Predicate::is_loaded_per_lane) && !matches!(old, Value::Pointer(_)) {
+            let id = self.fresh_id();
+            return Value::Int(Poly::opaque_because(id, text, true, READ_FROM_MEMORY));
+        }
         match (old, new) {
             (Value::Pointer(a), Value::Pointer(b)) => self.either_buffer(text, a, b, None, guarded),
             (Value::Int(a), Value::Int(b)) => {

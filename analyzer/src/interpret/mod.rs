@@ -160,6 +160,10 @@ pub(crate) struct Interpreter<'a> {
     /// Whether the innermost loop walked so far has a `break` or `continue` under a condition
     /// that differs between lanes.
     lane_exits: LaneExits,
+    /// The variables as each `break` of the innermost loop walked so far leaves it, with the
+    /// conditions it is taken under inside the loop: what the loop hands on is any of them,
+    /// besides what its last iteration leaves.
+    break_scopes: Vec<(Vec<Bindings>, Vec<Predicate>)>,
     /// Loop bodies walked so far, to bound the second walks nested loops may ask for.
     loop_walks: usize,
     /// Loops enclosing the code being walked.
@@ -178,6 +182,13 @@ pub(crate) struct Interpreter<'a> {
 pub(crate) struct LaneExits {
     breaks: bool,
     continues: bool,
+}
+
+/// The state of the loop around one being entered, restored when it is left.
+pub(crate) struct SavedLoop {
+    guards: usize,
+    exits: LaneExits,
+    breaks: Vec<(Vec<Bindings>, Vec<Predicate>)>,
 }
 
 /// Interprets the body of a kernel written in file `file` (module `module`) under its launch.
@@ -214,6 +225,7 @@ pub fn interpret(
         call_guards: 0,
         loop_guards: 0,
         lane_exits: LaneExits::default(),
+        break_scopes: Vec::new(),
         loop_walks: 0,
         expanding: None,
         loop_depth: 0,
@@ -698,6 +710,22 @@ mod tests {
              }",
         );
         assert_eq!((p.class, p.sectors_per_request), (AccessClass::Broadcast, Some(1.0)));
+    }
+
+    #[test]
+    fn a_value_a_break_hands_on_under_a_data_condition_is_data() {
+        // Each lane leaves the search at the first entry above its own value: the slot it
+        // stores to depends on the data, not one address for the warp.
+        let p = first_store(
+            "#[kernel] pub unsafe fn k(xs: &[f32], table: &[f32], out: *mut u32, n: u32) {
+                 let i = thread::index_1d() as usize;
+                 let x = xs[i];
+                 let mut level = n;
+                 for j in 0..n { if x < table[j as usize] { level = j; break; } }
+                 *out.add(level as usize) = 1;
+             }",
+        );
+        assert_eq!((p.class, p.sectors_per_request), (AccessClass::Gather, None), "{p:?}");
     }
 
     #[test]
