@@ -5,7 +5,7 @@ use super::arith::is_compound_assign;
 use super::iterate::{counter, Seq};
 use super::stmt::Flow;
 use super::value::{why, Operand};
-use super::{Bindings, Interpreter, LaneExits, Pointer, SavedLoop, Value};
+use super::{Bindings, BreakExit, Interpreter, LaneExits, Pointer, SavedLoop, Value};
 use crate::algebra::{Atom, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
@@ -212,7 +212,7 @@ impl Interpreter<'_> {
 
     /// Restores the loop state saved by [`Self::enter_loop`]; returns where lanes parted ways
     /// in the body, and the variables as each `break` left them.
-    pub(crate) fn leave_loop(&mut self, saved: SavedLoop) -> (LaneExits, Vec<(Vec<Bindings>, Vec<Predicate>)>) {
+    pub(crate) fn leave_loop(&mut self, saved: SavedLoop) -> (LaneExits, Vec<BreakExit>) {
         self.loop_guards = saved.guards;
         let breaks = std::mem::replace(&mut self.break_scopes, saved.breaks);
         (std::mem::replace(&mut self.lane_exits, saved.exits), breaks)

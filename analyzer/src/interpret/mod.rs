@@ -163,7 +163,7 @@ pub(crate) struct Interpreter<'a> {
     /// The variables as each `break` of the innermost loop walked so far leaves it, with the
     /// conditions it is taken under inside the loop: what the loop hands on is any of them,
     /// besides what its last iteration leaves.
-    break_scopes: Vec<(Vec<Bindings>, Vec<Predicate>)>,
+    break_scopes: Vec<BreakExit>,
     /// Loop bodies walked so far, to bound the second walks nested loops may ask for.
     loop_walks: usize,
     /// Loops enclosing the code being walked.
@@ -188,8 +188,11 @@ pub(crate) struct LaneExits {
 pub(crate) struct SavedLoop {
     guards: usize,
     exits: LaneExits,
-    breaks: Vec<(Vec<Bindings>, Vec<Predicate>)>,
+    breaks: Vec<BreakExit>,
 }
+
+/// The variables as a `break` leaves its loop, and the conditions it is taken under there.
+pub(crate) type BreakExit = (Vec<Bindings>, Vec<Predicate>);
 
 /// Interprets the body of a kernel written in file `file` (module `module`) under its launch.
 pub fn interpret(
