@@ -152,6 +152,18 @@ impl<'a> Interpreter<'a> {
                     {
                         Value::Int(self.opaque(self.text(expr), place.offset.is_lane_dependent()))
                     }
+                    // An address computed as an integer: the analysis cannot tell which buffer
+                    // it points into, and says so rather than drop what goes through it.
+                    (Value::Int(address), syn::Type::Ptr(_))
+                        if address.as_constant().is_none() && is_integer_arithmetic(&c.expr) =>
+                    {
+                        let text = self.text(&c.expr);
+                        self.unsupported(
+                            c,
+                            format!("`{text}` makes a pointer from an integer: accesses through it are not analyzed"),
+                        );
+                        Value::Int(address)
+                    }
                     (v, _) => v,
                 }
             }
@@ -257,5 +269,30 @@ impl<'a> Interpreter<'a> {
                 Value::Unknown
             }
         }
+    }
+}
+
+/// Whether an expression is integer arithmetic on its face: `a + b` and the like, or a cast to
+/// an integer type (`p as usize`), in parentheses or not. A value the analysis tracks for a
+/// reference or a pointer variable is neither.
+fn is_integer_arithmetic(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => is_integer_arithmetic(&p.expr),
+        Expr::Group(g) => is_integer_arithmetic(&g.expr),
+        Expr::Binary(b) => !matches!(
+            b.op,
+            syn::BinOp::Eq(_)
+                | syn::BinOp::Ne(_)
+                | syn::BinOp::Lt(_)
+                | syn::BinOp::Le(_)
+                | syn::BinOp::Gt(_)
+                | syn::BinOp::Ge(_)
+                | syn::BinOp::And(_)
+                | syn::BinOp::Or(_)
+        ),
+        Expr::Cast(c) => matches!(&*c.ty, syn::Type::Path(t) if t.path.get_ident().is_some_and(|i| {
+            matches!(i.to_string().as_str(), "usize" | "isize" | "u64" | "i64" | "u32" | "i32")
+        })),
+        _ => false,
     }
 }

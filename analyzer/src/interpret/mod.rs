@@ -716,6 +716,30 @@ mod tests {
     }
 
     #[test]
+    fn a_pointer_made_from_an_integer_is_a_note_at_the_cast() {
+        let src = "#[kernel] pub unsafe fn k(out: *mut f32, skip: usize) {
+                 let p = &mut *out.add(thread::index_1d() as usize);
+                 let q = p as *mut f32;
+                 *((q as usize + skip) as *mut f32) = 1.0;
+             }";
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let kernel = &report.kernels[0];
+        let notes: Vec<(usize, &str)> = kernel
+            .unsupported
+            .iter()
+            .map(|u| (u.span.line, u.message.as_str()))
+            .collect();
+        // The pointer variable cast to a pointer is no integer: one note, at the arithmetic.
+        assert_eq!(
+            notes,
+            [(
+                4,
+                "`(q as usize + skip)` makes a pointer from an integer: accesses through it are not analyzed"
+            )]
+        );
+    }
+
+    #[test]
     fn a_value_a_break_hands_on_under_a_data_condition_is_data() {
         // Each lane leaves the search at the first entry above its own value: the slot it
         // stores to depends on the data, not one address for the warp.

@@ -521,9 +521,10 @@ pub fn find_bodiless(file: &SourceFile, items: &[Item]) -> Vec<(String, Span)> {
 /// of a kernel written twice (`#[cfg(not(target_arch = "nvptx64"))]`, an empty stub so that
 /// host code links) is no kernel. CubeCL kernels are expanded on the host: no device decides.
 fn compiled_for_device(f: &ItemFn) -> bool {
-    let target = if crate::model::cubecl::is_launch_entry(f) {
+    if crate::model::cubecl::is_launch_entry(f) {
         return true;
-    } else if rust_gpu::is_compute_shader(f) {
+    }
+    let target = if rust_gpu::is_compute_shader(f) {
         cfg::SPIRV
     } else {
         cfg::NVPTX

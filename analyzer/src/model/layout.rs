@@ -353,9 +353,9 @@ impl<'a> Scope<'a> {
             return None;
         }
         let name = def.ident.to_string();
-        let (c, int) = enum_repr(&def.attrs);
+        let Repr { c, int, .. } = repr(&def.attrs);
         let fieldless = def.variants.iter().all(|v| matches!(v.fields, Fields::Unit));
-        let tag = match (&int, c) {
+        let tag = match (int, c) {
             (Some(int), _) => primitive(int)?,
             (None, true) => Layout::primitive("i32", 4),
             (None, false) if fieldless => {
@@ -452,25 +452,11 @@ impl<'a> Scope<'a> {
         let Repr {
             align: align_attr,
             packed,
+            c,
+            transparent,
+            int,
         } = repr(&def.attrs);
-        let given: Vec<&Type> = match arguments {
-            syn::PathArguments::AngleBracketed(a) => a
-                .args
-                .iter()
-                .filter_map(|g| match g {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        let substitutions: Vec<(String, Type)> = def
-            .generics
-            .type_params()
-            .map(|p| p.ident.to_string())
-            .zip(given)
-            .map(|(name, ty)| (name, ty.clone()))
-            .collect();
+        let substitutions = substitutions(&def.generics, arguments);
         let field_layout = |ty: &Type| {
             if substitutions.is_empty() {
                 return self.layout_at(ty, depth + 1);
@@ -494,11 +480,6 @@ impl<'a> Scope<'a> {
             Fields::Unit => Some(Vec::new()),
         };
         let fields = fields?;
-        let (c, int) = enum_repr(&def.attrs);
-        let transparent = def
-            .attrs
-            .iter()
-            .any(|a| a.path().is_ident("repr") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "transparent"));
         let reordered = !(c || int.is_some() || transparent || packed)
             && fields.len() > 1
             && substitutions.is_empty()
@@ -550,6 +531,17 @@ impl<'a> Scope<'a> {
 /// The aliased type of a generic alias with its parameters replaced by the arguments given:
 /// `Vector<f32>` with `type Vector<N> = Vector3<N>;` is `Vector3<f32>`.
 pub fn instantiate(alias: &syn::ItemType, arguments: &syn::PathArguments) -> Type {
+    let substitutions = substitutions(&alias.generics, arguments);
+    let mut ty = (*alias.ty).clone();
+    if !substitutions.is_empty() {
+        Substitute(&substitutions).visit_type_mut(&mut ty);
+    }
+    ty
+}
+
+/// Each type parameter of `generics` with the type `arguments` give it, in order (the
+/// parameters past the arguments given are left out).
+fn substitutions(generics: &syn::Generics, arguments: &syn::PathArguments) -> Vec<(String, Type)> {
     let given: Vec<&Type> = match arguments {
         syn::PathArguments::AngleBracketed(a) => a
             .args
@@ -561,13 +553,12 @@ pub fn instantiate(alias: &syn::ItemType, arguments: &syn::PathArguments) -> Typ
             .collect(),
         _ => Vec::new(),
     };
-    let parameters = alias.generics.type_params().map(|p| p.ident.to_string());
-    let substitutions: Vec<(String, Type)> = parameters.zip(given).map(|(name, ty)| (name, ty.clone())).collect();
-    let mut ty = (*alias.ty).clone();
-    if !substitutions.is_empty() {
-        Substitute(&substitutions).visit_type_mut(&mut ty);
-    }
-    ty
+    generics
+        .type_params()
+        .map(|p| p.ident.to_string())
+        .zip(given)
+        .map(|(name, ty)| (name, ty.clone()))
+        .collect()
 }
 
 /// Replaces type parameters by name.
@@ -606,14 +597,25 @@ pub fn integer_binary(op: &syn::BinOp, l: i64, r: i64) -> Option<i64> {
     }
 }
 
-/// What `#[repr(..)]` says about a struct's layout.
+/// What `#[repr(..)]` says about a struct's or enum's layout.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Repr {
     /// `align(N)`.
     pub align: Option<u64>,
     /// `packed` or `packed(N)`.
     pub packed: bool,
+    /// `C`.
+    pub c: bool,
+    /// `transparent`.
+    pub transparent: bool,
+    /// The integer type named (`u8`, `i32`): an enum's tag.
+    pub int: Option<&'static str>,
 }
+
+/// The integer types a `repr` may name.
+const REPR_INTEGERS: [&str; 12] = [
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+];
 
 /// Reads the `#[repr(..)]` attributes of an item.
 pub fn repr(attrs: &[syn::Attribute]) -> Repr {
@@ -632,6 +634,12 @@ pub fn repr(attrs: &[syn::Attribute]) -> Repr {
                     syn::parenthesized!(content in meta.input);
                     let _: syn::LitInt = content.parse()?;
                 }
+            } else if meta.path.is_ident("C") {
+                out.c = true;
+            } else if meta.path.is_ident("transparent") {
+                out.transparent = true;
+            } else if let Some(int) = REPR_INTEGERS.iter().find(|i| meta.path.is_ident(i)) {
+                out.int = Some(int);
             }
             Ok(())
         });
@@ -661,29 +669,6 @@ fn rust_layout(name: String, fields: Vec<(String, Layout)>, align_attr: Option<u
     by_declaration.sort_by_key(|(i, _)| *i);
     layout.fields = by_declaration.into_iter().map(|(_, f)| f).collect();
     layout
-}
-
-/// An enum's `repr`: whether `C` is named, and the integer type named (`u8`, `i32`).
-fn enum_repr(attrs: &[syn::Attribute]) -> (bool, Option<String>) {
-    const INTEGERS: [&str; 12] = [
-        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-    ];
-    let (mut c, mut int) = (false, None);
-    for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("C") {
-                c = true;
-            } else if let Some(name) = INTEGERS.iter().find(|i| meta.path.is_ident(i)) {
-                int = Some(name.to_string());
-            } else if meta.input.peek(syn::token::Paren) {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                let _: proc_macro2::TokenStream = content.parse()?;
-            }
-            Ok(())
-        });
-    }
-    (c, int)
 }
 
 /// Lays out fields in declaration order with C padding rules.
