@@ -224,7 +224,7 @@ impl Program {
                     let (launches, answers) = launch_sites::scan_recorded(source, syntax, scope);
                     let mut words = BTreeSet::new();
                     if let Some(scope) = scope {
-                        for (path, _) in &answers {
+                        for path in answers.paths() {
                             scope.const_words(path, &mut words);
                         }
                     }
@@ -280,10 +280,7 @@ impl Program {
     /// Types, constants and paths as file `file` sees them.
     pub fn scope(&self, file: usize) -> Option<Scope<'_>> {
         let module = self.index.module_key(self.modules.get(file)?)?;
-        Some(Scope {
-            index: &self.index,
-            module,
-        })
+        Some(Scope::new(&self.index, module))
     }
 
     /// The kernels of file `file` with the launch the plan, a hint or the default gives each,

@@ -123,6 +123,10 @@ impl<'a> Interpreter<'a> {
         if let Some(value) = self.cube_call(call, &path.path) {
             return value;
         }
+        // `usize::saturating_sub(x, r)`, `u32::max(a, b)`: a number's method called by path.
+        if let Some(method) = number_method_by_path(call, &path.path) {
+            return self.value(&Expr::MethodCall(method));
+        }
         let turbofish = match &path.path.segments.last().map(|s| &s.arguments) {
             Some(syn::PathArguments::AngleBracketed(args)) => Some(args),
             _ => None,
@@ -673,8 +677,9 @@ impl<'a> Interpreter<'a> {
         if let Some(value) = self.expanded_macro(mac) {
             return value;
         }
-        // A macro of plain arithmetic cannot hide an access: it is noise to mention it.
-        if may_access(mac.tokens.clone()) {
+        // A macro of plain arithmetic on numbers cannot hide an access: it is noise to
+        // mention it. One handed a buffer or a pointer may read or write through it.
+        if may_access(mac.tokens.clone()) || self.names_memory(mac.tokens.clone()) {
             self.unsupported(
                 mac,
                 format!("macro `{name}!` is not expanded: accesses inside it are not analyzed"),
@@ -685,6 +690,18 @@ impl<'a> Interpreter<'a> {
 }
 
 impl Interpreter<'_> {
+    /// Whether tokens name a variable that holds a pointer, a slice or a place in memory.
+    fn names_memory(&self, tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => matches!(
+                self.lookup(&ident.to_string()),
+                Some(Value::Pointer(_) | Value::Place(_))
+            ),
+            proc_macro2::TokenTree::Group(group) => self.names_memory(group.stream()),
+            _ => false,
+        })
+    }
+
     /// The value of a macro call walked through its expansion by the Rust semantics; `None`
     /// when it does not expand, or is inside another expansion (a macro expanding to itself
     /// would not end). An expansion that is not Rust the analysis reads is said to be unread
@@ -798,4 +815,32 @@ fn is_modelled(target: &Target) -> bool {
         }
         Target::External(_) => true,
     }
+}
+
+/// `u32::max(a, b)` as the method call `a.max(b)` it is: a function of a number type called
+/// by its path with the receiver first. Conversions (`u32::from(x)`) and constructors are not.
+fn number_method_by_path(call: &syn::ExprCall, path: &syn::Path) -> Option<syn::ExprMethodCall> {
+    let [ty, method] = path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let ty_name = ty.ident.to_string();
+    let number = INTEGER_TYPES.contains(&ty_name.as_str()) || matches!(ty_name.as_str(), "f32" | "f64");
+    let name = method.ident.to_string();
+    let conversion = name.starts_with("from")
+        || name.starts_with("try_from")
+        || matches!(name.as_str(), "new" | "default" | "cast_from");
+    if !number || conversion || !ty.arguments.is_none() {
+        return None;
+    }
+    let mut args = call.args.iter().cloned();
+    let receiver = args.next()?;
+    Some(syn::ExprMethodCall {
+        attrs: Vec::new(),
+        receiver: Box::new(receiver),
+        dot_token: Default::default(),
+        method: method.ident.clone(),
+        turbofish: None,
+        paren_token: call.paren_token,
+        args: args.collect(),
+    })
 }

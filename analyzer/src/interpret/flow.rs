@@ -53,28 +53,40 @@ impl Interpreter<'_> {
             _ => self.merge_branches(&cond, &before, &after_then, &after_else),
         }
         self.guards.pop();
-        let value = if then_value == else_value {
-            then_value
-        } else {
-            match (&then_value, &else_value) {
-                // `if out_of_range { None } else { Some(&mut *p.add(i)) }`: what goes through
-                // the option is the present side.
-                (Value::Absent, present) | (present, Value::Absent) => present.clone(),
-                (Value::Int(a), Value::Int(b)) => match select(&cond, a, b) {
-                    Some(chosen) => Value::Int(chosen),
-                    None => {
-                        let lane = a.is_lane_dependent() || b.is_lane_dependent() || cond.is_lane_dependent();
-                        Value::Int(self.derived(self.text(i), lane, &[&then_value, &else_value]))
-                    }
-                },
-                (Value::Pointer(a), Value::Pointer(b)) => {
-                    let lane = cond.is_lane_dependent();
-                    self.either_buffer(self.text(i), a, b, Some(&cond), lane)
-                }
-                _ => Value::Unknown,
-            }
-        };
+        let text = self.text(i);
+        let value = self.chosen_value(&cond, &text, &then_value, &else_value);
         (then_flow, else_flow, cond, value)
+    }
+
+    /// The value of `if cond { a } else { b }`; tuples side by side, element by element
+    /// (`if ok { (Some(p), Some(q)) } else { (None, None) }`).
+    fn chosen_value(&mut self, cond: &Predicate, text: &str, a: &Value, b: &Value) -> Value {
+        if a == b {
+            return a.clone();
+        }
+        match (a, b) {
+            // `if out_of_range { None } else { Some(&mut *p.add(i)) }`: what goes through
+            // the option is the present side.
+            (Value::Absent, present) | (present, Value::Absent) => present.clone(),
+            (Value::Int(x), Value::Int(y)) => match select(cond, x, y) {
+                Some(chosen) => Value::Int(chosen),
+                None => {
+                    let lane = x.is_lane_dependent() || y.is_lane_dependent() || cond.is_lane_dependent();
+                    Value::Int(self.derived(text.to_string(), lane, &[a, b]))
+                }
+            },
+            (Value::Pointer(x), Value::Pointer(y)) => {
+                let lane = cond.is_lane_dependent();
+                self.either_buffer(text.to_string(), x, y, Some(cond), lane)
+            }
+            (Value::Tuple(xs), Value::Tuple(ys)) if xs.len() == ys.len() => Value::Tuple(
+                xs.iter()
+                    .zip(ys)
+                    .map(|(x, y)| self.chosen_value(cond, text, x, y))
+                    .collect(),
+            ),
+            _ => Value::Unknown,
+        }
     }
 
     /// A condition, with the names its `let`s bind (in a scope of their own, for the branch

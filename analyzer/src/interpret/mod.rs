@@ -256,10 +256,7 @@ pub fn interpret(
 impl<'a> Interpreter<'a> {
     /// Types, constants and paths as the code being walked sees them.
     fn scope(&self) -> Scope<'a> {
-        Scope {
-            index: self.sources.index,
-            module: self.module,
-        }
+        Scope::new(self.sources.index, self.module)
     }
 
     /// A path with a leading `Self` replaced by the type whose method is being walked.
@@ -435,16 +432,20 @@ impl<'a> Interpreter<'a> {
         // crate's re-export): laid out by the Rust semantics.
         let value = match value {
             Value::Pointer(mut pointer) if pointer.elem.is_none() => {
-                let span = self.span(&typed.pat);
-                pointer.elem = self
-                    .sources
-                    .semantics
-                    .and_then(|s| s.get().pointee_layout(self.file_id, span));
+                pointer.elem = self.semantic_pointee(&typed.pat);
                 Value::Pointer(pointer)
             }
             other => other,
         };
         self.bind_pattern(&typed.pat, value);
+    }
+
+    /// The layout of what the binding `pat` points to, asked of the Rust semantics.
+    pub(crate) fn semantic_pointee(&self, pat: &syn::Pat) -> Option<crate::model::layout::Layout> {
+        let span = self.span(pat);
+        self.sources
+            .semantics
+            .and_then(|s| s.get().pointee_layout(self.file_id, span))
     }
 
     /// The value a parameter of type `ty` (written in `scope`) starts with.

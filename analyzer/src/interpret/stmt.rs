@@ -119,6 +119,19 @@ impl<'a> Interpreter<'a> {
             },
             (value, _, None) => value,
         };
+        // A pointee whose type the index cannot lay out (a struct a dependency's macro
+        // defines, a re-export it does not follow): laid out by the Rust semantics.
+        let value = match value {
+            Value::Pointer(mut pointer) if pointer.elem.is_none() => {
+                pointer.elem = self.semantic_pointee(&local.pat);
+                Value::Pointer(pointer)
+            }
+            Value::Place(mut place) if place.layout.is_none() => {
+                place.layout = self.semantic_pointee(&local.pat);
+                Value::Place(place)
+            }
+            other => other,
+        };
         self.bind_pattern(&local.pat, value);
     }
 }

@@ -66,9 +66,41 @@ const OCCUPANCY_METHODS: [&str; 3] = [
     "occupancy_max_potential_block_size",
 ];
 
-/// The constants of other items a scan asked for, with the value each had: a file's scan
-/// depends on nothing else outside its own text.
-pub type ConstAnswers = Vec<(syn::Path, Option<i64>)>;
+/// What a scan read outside its own file: the constants it asked for, with the value each
+/// had, and the functions of other files it followed, with a fingerprint of each one's text.
+/// While they are all as they were, the file's launches are the same.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConstAnswers {
+    pub constants: Vec<(syn::Path, Option<i64>)>,
+    /// A function's path as written, with the module it was written in, and its fingerprint.
+    pub functions: Vec<(syn::Path, Option<u64>)>,
+}
+
+impl ConstAnswers {
+    /// Every path the answers were read through.
+    pub fn paths(&self) -> impl Iterator<Item = &syn::Path> {
+        self.constants
+            .iter()
+            .map(|(p, _)| p)
+            .chain(self.functions.iter().map(|(p, _)| p))
+    }
+}
+
+/// A function of another file that sizes launches, with its module and a fingerprint of its
+/// text (a change to its body is a change to what it returns).
+fn function_elsewhere<'a>(scope: Scope<'a>, path: &syn::Path) -> Option<(crate::model::items::FunctionRef<'a>, u64)> {
+    use std::hash::{Hash, Hasher};
+    let target = scope.resolve(path)?;
+    let function = scope.index.function(&target)?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    quote::ToTokens::to_token_stream(function.sig)
+        .to_string()
+        .hash(&mut hasher);
+    quote::ToTokens::to_token_stream(function.block)
+        .to_string()
+        .hash(&mut hasher);
+    Some((function, hasher.finish()))
+}
 
 /// Every launch in a file, in source order.
 pub fn scan<'a>(file: &'a SourceFile, syntax: &'a syn::File, scope: Option<Scope<'a>>) -> Vec<HostLaunch> {
@@ -84,7 +116,7 @@ pub fn scan_recorded<'a>(
 ) -> (Vec<HostLaunch>, ConstAnswers) {
     let mut helpers = Helpers::default();
     helpers.visit_file(syntax);
-    let asked = RefCell::new(Vec::new());
+    let asked = RefCell::new(ConstAnswers::default());
     let mut walker = Walker {
         file,
         scope,
@@ -102,9 +134,14 @@ pub fn scan_recorded<'a>(
 
 /// Whether every constant a scan read still has the value it had, under `scope`.
 pub fn answers_hold(answers: &ConstAnswers, scope: Option<Scope<'_>>) -> bool {
-    answers
+    let constants = answers
+        .constants
         .iter()
-        .all(|(path, value)| scope.as_ref().and_then(|scope| scope.const_named(path)) == *value)
+        .all(|(path, value)| scope.as_ref().and_then(|scope| scope.const_named(path)) == *value);
+    let functions = answers.functions.iter().all(|(path, fingerprint)| {
+        scope.and_then(|scope| function_elsewhere(scope, path)).map(|(_, f)| f) == *fingerprint
+    });
+    constants && functions
 }
 
 /// The launches a kernel is analyzed under, given the launches of its name found on the host,
@@ -557,7 +594,7 @@ impl Walker<'_> {
             }
         }
         let value = self.scope.as_ref().and_then(|scope| scope.const_named(path));
-        self.asked.borrow_mut().push((path.clone(), value));
+        self.asked.borrow_mut().constants.push((path.clone(), value));
         value.map_or(Value::Unknown(None), Value::Int)
     }
 
@@ -587,8 +624,8 @@ impl Walker<'_> {
         let args: Vec<Value> = call.args.iter().map(|a| self.eval_at(a, depth + 1)).collect();
         let [.., ty, function] = segments.as_slice() else {
             return match segments.as_slice() {
-                [function] => self.helper(function, args, depth),
-                _ => Value::Unknown(None),
+                [function] if self.helpers.functions.contains_key(function) => self.helper(function, args, depth),
+                _ => self.helper_elsewhere(&path.path, args, depth),
             };
         };
         if ty == "Self" {
@@ -661,8 +698,41 @@ impl Walker<'_> {
                 };
                 Value::Buffer(args.get(at).and_then(Value::int))
             }
-            _ => Value::Unknown(None),
+            _ => self.helper_elsewhere(&path.path, args, depth),
         }
+    }
+
+    /// A function of another file of the crate called for its value (`config: cfg_1d(n)` with
+    /// `cfg_1d` in a sibling module), evaluated in its own module; the scan's answers keep its
+    /// fingerprint, so a change to it reads the launches again.
+    fn helper_elsewhere(&self, path: &syn::Path, args: Vec<Value>, depth: usize) -> Value {
+        let Some(scope) = self.scope else {
+            return Value::Unknown(None);
+        };
+        if self.helper_depth >= MAX_HELPER_DEPTH {
+            return Value::Unknown(None);
+        }
+        let found = function_elsewhere(scope, path);
+        self.asked
+            .borrow_mut()
+            .functions
+            .push((path.clone(), found.as_ref().map(|(_, f)| *f)));
+        let Some((function, _)) = found else {
+            return Value::Unknown(None);
+        };
+        // Names in its body are its module's: none of this file's helpers.
+        let none = Helpers::default();
+        let inner = Walker {
+            file: self.file,
+            scope: Some(scope.at(function.module)),
+            asked: self.asked,
+            for_num_elems: self.for_num_elems,
+            env: Vec::new(),
+            found: Vec::new(),
+            helpers: &none,
+            helper_depth: self.helper_depth,
+        };
+        inner.body_value(function.sig, function.block, args, depth)
     }
 
     /// A function of the file called for its value: its body evaluated with the arguments
@@ -675,6 +745,11 @@ impl Walker<'_> {
         if self.helper_depth >= MAX_HELPER_DEPTH {
             return Value::Unknown(None);
         }
+        self.body_value(sig, block, args, depth)
+    }
+
+    /// What a function body returns with its parameters bound to `args`.
+    fn body_value(&self, sig: &syn::Signature, block: &syn::Block, args: Vec<Value>, depth: usize) -> Value {
         let mut params = BTreeMap::new();
         let typed = sig.inputs.iter().filter_map(|i| match i {
             syn::FnArg::Typed(t) => Some(t),

@@ -89,6 +89,9 @@ pub struct Scope<'a> {
     pub index: &'a ItemIndex,
     /// The module the code being read is written in.
     pub module: &'a ModulePath,
+    /// While a generic type's fields are laid out: the module its type arguments were
+    /// written in (a `CuSlice<'a, U8>` of one module, `CuSlice` defined in another).
+    caller: Option<&'a ModulePath>,
 }
 
 const MAX_TYPE_DEPTH: usize = 16;
@@ -101,9 +104,25 @@ const MAX_CONST_DEPTH: usize = 32;
 impl<'a> Scope<'a> {
     /// The same index seen from another module.
     pub fn at(&self, module: &'a ModulePath) -> Scope<'a> {
+        Scope::new(self.index, module)
+    }
+
+    /// The code of `module` in `index`.
+    pub fn new(index: &'a ItemIndex, module: &'a ModulePath) -> Scope<'a> {
+        Scope {
+            index,
+            module,
+            caller: None,
+        }
+    }
+
+    /// The definition of a generic type in `module`, instantiated with type arguments written
+    /// here: an argument (marked by [`Substitute`]) is read here.
+    fn generic_at(&self, module: &'a ModulePath) -> Scope<'a> {
         Scope {
             index: self.index,
             module,
+            caller: Some(self.module),
         }
     }
 
@@ -226,11 +245,88 @@ impl<'a> Scope<'a> {
             Expr::Paren(p) => self.const_at(&p.expr, depth),
             Expr::Group(g) => self.const_at(&g.expr, depth),
             Expr::Cast(c) => self.const_at(&c.expr, depth),
-            Expr::Path(p) => self.const_path(&p.path, depth),
+            Expr::Path(p) => self.const_path(&p.path, depth).or_else(|| integer_constant(&p.path)),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.const_at(&u.expr, depth)?.checked_neg(),
             Expr::Binary(b) => {
                 let (l, r) = (self.const_at(&b.left, depth)?, self.const_at(&b.right, depth)?);
                 integer_binary(&b.op, l, r)
+            }
+            Expr::Block(b) => self.const_block(&b.block, depth),
+            Expr::Unsafe(u) => self.const_block(&u.block, depth),
+            Expr::If(i) => {
+                let condition = self.const_condition(&i.cond, depth)?;
+                match (condition, &i.else_branch) {
+                    (true, _) => self.const_block(&i.then_branch, depth),
+                    (false, Some((_, other))) => self.const_at(other, depth + 1),
+                    (false, None) => None,
+                }
+            }
+            // `N.div_ceil(2)`, `3usize.pow(5)`, `a.min(b)`: integer methods rustc evaluates.
+            Expr::MethodCall(m) => {
+                let receiver = self.const_at(&m.receiver, depth + 1)?;
+                // `checked_*(..).unwrap()` evaluates to the value it checked.
+                if matches!(m.method.to_string().as_str(), "unwrap" | "expect") {
+                    return Some(receiver);
+                }
+                let args: Option<Vec<i64>> = m.args.iter().map(|a| self.const_at(a, depth + 1)).collect();
+                integer_method(&m.method.to_string(), receiver, &args?)
+            }
+            // `size_of::<T>()`, `core::mem::align_of::<T>()`.
+            Expr::Call(c) if c.args.is_empty() => {
+                let Expr::Path(f) = &*c.func else { return None };
+                let last = f.path.segments.last()?;
+                let syn::PathArguments::AngleBracketed(generics) = &last.arguments else {
+                    return None;
+                };
+                let Some(syn::GenericArgument::Type(ty)) = generics.args.first() else {
+                    return None;
+                };
+                let layout = self.layout_at(ty, MAX_TYPE_DEPTH - 8)?;
+                match last.ident.to_string().as_str() {
+                    "size_of" => i64::try_from(layout.size).ok(),
+                    "align_of" => i64::try_from(layout.align).ok(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A block of a constant initializer: its tail expression when it has no statements.
+    fn const_block(&self, block: &syn::Block, depth: usize) -> Option<i64> {
+        match block.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => self.const_at(e, depth + 1),
+            _ => None,
+        }
+    }
+
+    /// A comparison of constants, or a conjunction or disjunction of them.
+    fn const_condition(&self, expr: &Expr, depth: usize) -> Option<bool> {
+        use syn::BinOp::*;
+        match expr {
+            Expr::Paren(p) => self.const_condition(&p.expr, depth),
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Bool(b), ..
+            }) => Some(b.value),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => Some(!self.const_condition(&u.expr, depth)?),
+            Expr::Binary(b) if matches!(b.op, And(_) | Or(_)) => {
+                let (l, r) = (
+                    self.const_condition(&b.left, depth)?,
+                    self.const_condition(&b.right, depth)?,
+                );
+                Some(if matches!(b.op, And(_)) { l && r } else { l || r })
+            }
+            Expr::Binary(b) => {
+                let (l, r) = (self.const_at(&b.left, depth + 1)?, self.const_at(&b.right, depth + 1)?);
+                match b.op {
+                    Eq(_) => Some(l == r),
+                    Ne(_) => Some(l != r),
+                    Lt(_) => Some(l < r),
+                    Le(_) => Some(l <= r),
+                    Gt(_) => Some(l > r),
+                    Ge(_) => Some(l >= r),
+                    _ => None,
+                }
             }
             _ => None,
         }
@@ -247,7 +343,11 @@ impl<'a> Scope<'a> {
         }
         match ty {
             Type::Paren(p) => self.layout_at(&p.elem, depth + 1),
-            Type::Group(g) => self.layout_at(&g.elem, depth + 1),
+            // A type argument substituted into a generic definition: read where it was written.
+            Type::Group(g) => match self.caller {
+                Some(caller) => self.at(caller).layout_at(&g.elem, depth + 1),
+                None => self.layout_at(&g.elem, depth + 1),
+            },
             Type::Ptr(_) | Type::Reference(_) => {
                 let target = match ty {
                     Type::Ptr(p) => &*p.elem,
@@ -312,10 +412,10 @@ impl<'a> Scope<'a> {
                 if let Some(target) = self.resolve(&p.path).filter(|t| !matches!(t, Target::External(_))) {
                     if let Some((module, alias)) = self.index.alias(&target) {
                         let aliased = instantiate(alias, &segment.arguments);
-                        return self.at(module).layout_at(&aliased, depth + 1);
+                        return self.generic_at(module).layout_at(&aliased, depth + 1);
                     }
                     if let Some((module, def)) = self.index.struct_def(&target) {
-                        return self.at(module).struct_layout(def, &segment.arguments, depth);
+                        return self.generic_at(module).struct_layout(def, &segment.arguments, depth);
                     }
                     if let Some((module, def)) = self.index.enum_def(&target) {
                         return self.at(module).enum_layout(def, depth);
@@ -500,7 +600,10 @@ impl<'a> Scope<'a> {
         match ty {
             Type::Ptr(_) => true,
             Type::Paren(p) => self.niche_free(&p.elem, depth + 1),
-            Type::Group(g) => self.niche_free(&g.elem, depth + 1),
+            Type::Group(g) => match self.caller {
+                Some(caller) => self.at(caller).niche_free(&g.elem, depth + 1),
+                None => self.niche_free(&g.elem, depth + 1),
+            },
             Type::Array(a) => self.niche_free(&a.elem, depth + 1),
             Type::Tuple(t) => t.elems.iter().all(|e| self.niche_free(e, depth + 1)),
             Type::Path(p) => {
@@ -569,7 +672,15 @@ impl VisitMut for Substitute<'_> {
         if let Type::Path(p) = ty {
             if let Some(ident) = p.path.get_ident() {
                 if let Some((_, replacement)) = self.0.iter().find(|(name, _)| ident == name) {
-                    *ty = replacement.clone();
+                    // Marked as an argument, read in the scope it was written in; one already
+                    // marked keeps its mark.
+                    *ty = match replacement {
+                        Type::Group(_) => replacement.clone(),
+                        other => Type::Group(syn::TypeGroup {
+                            group_token: Default::default(),
+                            elem: Box::new(other.clone()),
+                        }),
+                    };
                     return;
                 }
             }
@@ -593,6 +704,68 @@ pub fn integer_binary(op: &syn::BinOp, l: i64, r: i64) -> Option<i64> {
         BitAnd(_) => Some(l & r),
         BitOr(_) => Some(l | r),
         BitXor(_) => Some(l ^ r),
+        _ => None,
+    }
+}
+
+/// An integer method rustc evaluates in a constant (`div_ceil`, `pow`, `min`, `next_power_of_two`
+/// ..), on values that fit the 64-bit arithmetic the analysis does.
+pub fn integer_method(name: &str, receiver: i64, args: &[i64]) -> Option<i64> {
+    let exponent = |e: i64| u32::try_from(e).ok();
+    match (name, args) {
+        ("div_ceil", [d]) if *d > 0 && receiver >= 0 => Some(receiver.checked_add(d - 1)? / d),
+        ("pow" | "wrapping_pow" | "checked_pow" | "saturating_pow", [e]) => receiver.checked_pow(exponent(*e)?),
+        ("min", [o]) => Some(receiver.min(*o)),
+        ("max", [o]) => Some(receiver.max(*o)),
+        ("clamp", [lo, hi]) if lo <= hi => Some(receiver.clamp(*lo, *hi)),
+        ("abs" | "unsigned_abs", []) => receiver.checked_abs(),
+        ("rem_euclid", [d]) if *d != 0 => receiver.checked_rem_euclid(*d),
+        ("div_euclid", [d]) if *d != 0 => receiver.checked_div_euclid(*d),
+        ("next_power_of_two", []) if receiver >= 0 => u64::try_from(receiver)
+            .ok()?
+            .checked_next_power_of_two()
+            .and_then(|v| i64::try_from(v).ok()),
+        ("next_multiple_of", [m]) if *m > 0 && receiver >= 0 => Some(receiver.checked_add(m - 1)? / m * m),
+        ("isqrt", []) if receiver >= 0 => Some(receiver.isqrt()),
+        ("ilog2", []) if receiver > 0 => Some(i64::from(receiver.ilog2())),
+        ("trailing_zeros", []) if receiver != 0 => Some(i64::from(receiver.trailing_zeros())),
+        ("count_ones", []) if receiver >= 0 => Some(i64::from(receiver.count_ones())),
+        (
+            "wrapping_add" | "checked_add" | "saturating_add" | "wrapping_sub" | "checked_sub" | "saturating_sub"
+            | "wrapping_mul" | "checked_mul" | "saturating_mul",
+            [o],
+        ) => match &name[name.find('_')? + 1..] {
+            "add" => receiver.checked_add(*o),
+            "sub" => receiver.checked_sub(*o),
+            _ => receiver.checked_mul(*o),
+        },
+        _ => None,
+    }
+}
+
+/// `u32::MAX`, `usize::BITS`, `i8::MIN`: an integer type's constants that fit 64-bit arithmetic.
+fn integer_constant(path: &syn::Path) -> Option<i64> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let [.., ty, name] = segments.as_slice() else {
+        return None;
+    };
+    let (bits, signed): (u32, bool) = match ty.as_str() {
+        "u8" => (8, false),
+        "u16" => (16, false),
+        "u32" => (32, false),
+        "u64" | "usize" => (64, false),
+        "i8" => (8, true),
+        "i16" => (16, true),
+        "i32" => (32, true),
+        "i64" | "isize" => (64, true),
+        _ => return None,
+    };
+    match name.as_str() {
+        "BITS" => Some(i64::from(bits)),
+        "MIN" if signed => Some(-(1i64 << (bits - 1))),
+        "MIN" => Some(0),
+        "MAX" if signed => Some((1i64 << (bits - 1)) - 1),
+        "MAX" if bits < 64 => Some((1i64 << bits) - 1),
         _ => None,
     }
 }
@@ -708,6 +881,26 @@ fn primitive(name: &str) -> Option<Layout> {
         "u32" | "i32" | "f32" | "char" | "AtomicU32" | "AtomicI32" => 4,
         "u64" | "i64" | "f64" | "usize" | "isize" | "AtomicU64" | "AtomicI64" | "AtomicUsize" | "AtomicIsize" => 8,
         "u128" | "i128" => 16,
+        _ => return atomic(name),
+    };
+    Some(Layout::primitive(name, size))
+}
+
+/// A device crate's atomic cell (`DeviceAtomicF64`, `BlockAtomicU32`, `AtomicF32`): the
+/// layout of the number its name ends with, as core's atomics have.
+fn atomic(name: &str) -> Option<Layout> {
+    let (scope, number) = name.rsplit_once("Atomic")?;
+    if !matches!(
+        scope,
+        "" | "Device" | "Block" | "System" | "Cluster" | "Warp" | "Gpu" | "Cta"
+    ) {
+        return None;
+    }
+    let size = match number {
+        "U8" | "I8" | "Bool" => 1,
+        "U16" | "I16" | "F16" | "Bf16" | "BF16" => 2,
+        "U32" | "I32" | "F32" => 4,
+        "U64" | "I64" | "F64" | "Usize" | "Isize" => 8,
         _ => return None,
     };
     Some(Layout::primitive(name, size))
@@ -800,7 +993,7 @@ mod tests {
 
     fn layout_of(index: &ItemIndex, ty: &str) -> Layout {
         let module = vec!["k".to_string()];
-        let scope = Scope { index, module: &module };
+        let scope = Scope::new(index, &module);
         scope.layout(&syn::parse_str(ty).unwrap()).unwrap()
     }
 
@@ -872,10 +1065,7 @@ mod tests {
         assert_eq!(size("Op"), (8, 4));
         // With data and no `repr`, the layout is rustc's choice.
         let module = vec!["k".to_string()];
-        let scope = Scope {
-            index: &l,
-            module: &module,
-        };
+        let scope = Scope::new(&l, &module);
         assert_eq!(scope.layout(&syn::parse_str("Free").unwrap()), None);
         let cell = layout_of(&l, "Cell");
         assert_eq!(

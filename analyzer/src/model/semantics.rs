@@ -74,20 +74,17 @@ impl Semantics {
             })
             .collect();
         let mut crates: Vec<CrateRoot> = Vec::new();
-        let mut by_name: BTreeMap<&str, usize> = BTreeMap::new();
+        // A package's library and binary may share a name, and two packages may too: each
+        // root is a crate of its own (its modules are found from it), named alike.
+        let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut cfg_of: BTreeMap<&str, Vec<CfgAtom>> = BTreeMap::new();
         for (file, module) in modules.iter().enumerate() {
             let [name] = module.as_slice() else { continue };
-            if by_name.contains_key(name.as_str()) {
-                continue;
-            }
-            by_name.insert(name, crates.len());
-            let mut cfg: Vec<CfgAtom> = features
-                .get(name)
-                .into_iter()
-                .flatten()
-                .map(|f| CfgAtom::KeyValue("feature".into(), f.clone()))
-                .collect();
-            cfg.extend(device_target(files, modules, name));
+            let cfg = cfg_of
+                .entry(name)
+                .or_insert_with(|| crate_cfg(files, modules, features, name))
+                .clone();
+            by_name.entry(name).or_default().push(crates.len());
             crates.push(CrateRoot {
                 name: name.clone(),
                 root: file,
@@ -97,10 +94,17 @@ impl Semantics {
             });
         }
         for dependency in dependencies {
-            let (Some(&from), Some(&to)) = (by_name.get(dependency.from), by_name.get(dependency.root)) else {
+            let (Some(from), Some(to)) = (by_name.get(dependency.from), by_name.get(dependency.root)) else {
                 continue;
             };
-            crates[from].dependencies.push((dependency.name.to_string(), to));
+            // A dependency is a library: of the roots of that name, `lib.rs` first.
+            let library = to.iter().find(|&&c| files[crates[c].root].path.ends_with("lib.rs"));
+            let Some(&to) = library.or(to.first()) else {
+                continue;
+            };
+            for &from in from.iter().filter(|&&f| f != to) {
+                crates[from].dependencies.push((dependency.name.to_string(), to));
+            }
         }
         Semantics {
             workspace: Workspace { files: texts, crates },
@@ -198,6 +202,87 @@ fn device_target(files: &[SourceFile], modules: &[Vec<String>], krate: &str) -> 
         vec![pair("target_os", "cuda"), pair("target_arch", "nvptx64")]
     } else {
         Vec::new()
+    }
+}
+
+/// The cfg a crate is read under: its enabled features, those that gate the modules the
+/// analysis read, and its device target.
+fn crate_cfg(
+    files: &[SourceFile],
+    modules: &[Vec<String>],
+    features: &BTreeMap<String, BTreeSet<String>>,
+    name: &str,
+) -> Vec<CfgAtom> {
+    let mut cfg: Vec<CfgAtom> = features
+        .get(name)
+        .into_iter()
+        .flatten()
+        .map(|f| CfgAtom::KeyValue("feature".into(), f.clone()))
+        .collect();
+    cfg.extend(device_target(files, modules, name));
+    // A module the analysis reads is compiled when its kernels are: the features that gate
+    // its declaration (`#[cfg(feature = "gpu")] mod kernels;`) are on.
+    for feature in gating_features(files, modules, name) {
+        let atom = CfgAtom::KeyValue("feature".into(), feature);
+        if !cfg.contains(&atom) {
+            cfg.push(atom);
+        }
+    }
+    cfg
+}
+
+/// The features named (not negated) by the `#[cfg(..)]` of each `mod` declaration that leads to
+/// a file of crate `krate` the analysis read.
+fn gating_features(files: &[SourceFile], modules: &[Vec<String>], krate: &str) -> BTreeSet<String> {
+    let mut by_module: BTreeMap<&[String], Vec<usize>> = BTreeMap::new();
+    for (file, module) in modules.iter().enumerate() {
+        by_module.entry(module.as_slice()).or_default().push(file);
+    }
+    let mut parsed: BTreeMap<usize, Option<syn::File>> = BTreeMap::new();
+    let mut features = BTreeSet::new();
+    for module in modules.iter().filter(|m| m.first().is_some_and(|c| c == krate)) {
+        for depth in 2..=module.len() {
+            let (parent, name) = (&module[..depth - 1], &module[depth - 1]);
+            for &file in by_module.get(parent).into_iter().flatten() {
+                let syntax = parsed
+                    .entry(file)
+                    .or_insert_with(|| syn::parse_file(&files[file].text).ok());
+                let declarations = syntax.iter().flat_map(|s| &s.items).filter_map(|item| match item {
+                    syn::Item::Mod(m) if m.ident == name.as_str() && m.content.is_none() => Some(m),
+                    _ => None,
+                });
+                for declaration in declarations {
+                    for attr in declaration.attrs.iter().filter(|a| a.path().is_ident("cfg")) {
+                        if let Ok(meta) = attr.parse_args::<syn::Meta>() {
+                            positive_features(&meta, &mut features);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    features
+}
+
+/// The `feature = ".."` predicates of a cfg expression outside any `not(..)`.
+fn positive_features(meta: &syn::Meta, out: &mut BTreeSet<String>) {
+    match meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("feature") => {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s), ..
+            }) = &nv.value
+            {
+                out.insert(s.value());
+            }
+        }
+        syn::Meta::List(list) if list.path.is_ident("any") || list.path.is_ident("all") => {
+            let nested =
+                list.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated);
+            for inner in nested.iter().flatten() {
+                positive_features(inner, out);
+            }
+        }
+        _ => {}
     }
 }
 
