@@ -395,7 +395,10 @@ impl Program {
             name: &u.name,
             root: &u.root,
         });
-        Semantics::new(&self.files, &self.modules, dependencies, &self.features)
+        let kernel_files: Vec<bool> = (0..self.files.len())
+            .map(|f| self.file_kernels.get(f).is_some_and(|k| !k.is_empty()))
+            .collect();
+        Semantics::new(&self.files, &self.modules, dependencies, &self.features, &kernel_files)
     }
 
     /// The report of every kernel of file `file` under the launch the plan resolves for it.

@@ -6,6 +6,7 @@
 //! variable: to a value read from memory when the template reads memory (an atomic's result
 //! differs between lanes even at one address), else to a value the analysis does not follow.
 
+use super::geometry::GeometryValue;
 use super::{Interpreter, MemorySpace, Op, Place, Value};
 use crate::algebra::{Poly, READ_FROM_MEMORY};
 use crate::model::layout::Layout;
@@ -45,6 +46,9 @@ struct Effects {
     per_lane: bool,
     /// The lane's own variables it stored to.
     stored: Vec<String>,
+    /// Operands it set to a special register (`mov.u32 {}, %tid.x;`), with the register's
+    /// geometry function.
+    registers: Vec<(OperandRef, String)>,
 }
 
 impl Interpreter<'_> {
@@ -56,7 +60,12 @@ impl Interpreter<'_> {
         };
         let span = self.span(mac);
         let mut effects = Effects::default();
+        let mut implicit = 0;
         for line in template.split([';', '\n']) {
+            if let Some(register) = special_register_move(line, implicit) {
+                effects.registers.push(register);
+            }
+            implicit += line.matches("{}").count();
             if let Some(moves) = spirv_instruction(line) {
                 // An atomic reads and writes one place; the lanes take turns at it.
                 effects.per_lane |= moves.len() == 2 && moves[0].1 == moves[1].1;
@@ -174,6 +183,25 @@ impl Interpreter<'_> {
     /// The variables a template leaves a value in: its output operands and the lane's own
     /// variables it stored to.
     fn set_asm_outputs(&mut self, operands: &[AsmOperand], effects: &Effects) {
+        // A special register read into an operand: the thread, block or lane index it holds.
+        for (operand, register) in &effects.registers {
+            let Some(Expr::Path(p)) = operand_expr(operands, operand) else {
+                continue;
+            };
+            let (Some(name), Some(GeometryValue::Scalar(value))) = (p.path.get_ident(), self.geometry.call(register))
+            else {
+                continue;
+            };
+            self.assign(&name.to_string(), Value::Int(value));
+        }
+        let set: Vec<String> = effects
+            .registers
+            .iter()
+            .filter_map(|(o, _)| match operand_expr(operands, o)? {
+                Expr::Path(p) => Some(p.path.get_ident()?.to_string()),
+                _ => None,
+            })
+            .collect();
         let mut names: Vec<String> = operands
             .iter()
             .filter(|o| o.output)
@@ -183,7 +211,7 @@ impl Interpreter<'_> {
             })
             .collect();
         names.extend(effects.stored.iter().cloned());
-        for name in names {
+        for name in names.into_iter().filter(|n| !set.contains(n)) {
             let text = format!("the value inline assembly leaves in `{name}`");
             let value = if effects.read {
                 let id = self.fresh_id();
@@ -291,6 +319,41 @@ fn split(tokens: TokenStream) -> Option<(String, Vec<AsmOperand>)> {
         });
     }
     (!template.is_empty()).then(|| (template.join("\n"), operands))
+}
+
+/// The operand a line of PTX moves a special register into (`mov.u32 {}, %tid.x;`), with the
+/// geometry function that register is; `implicit` counts the `{}` placeholders before the line.
+fn special_register_move(line: &str, implicit: usize) -> Option<(OperandRef, String)> {
+    let (opcode, rest) = line.trim().split_once(char::is_whitespace)?;
+    if opcode.split('.').next()? != "mov" {
+        return None;
+    }
+    let (destination, source) = rest.split_once(',')?;
+    let (register, axis) = match source.trim().strip_prefix('%')?.split_once('.') {
+        Some((register, axis)) => (register, Some(axis)),
+        None => (source.trim().strip_prefix('%')?, None),
+    };
+    let function = match (register, axis) {
+        ("tid", Some(a @ ("x" | "y" | "z"))) => format!("thread_idx_{a}"),
+        ("ntid", Some(a @ ("x" | "y" | "z"))) => format!("block_dim_{a}"),
+        ("ctaid", Some(a @ ("x" | "y" | "z"))) => format!("block_idx_{a}"),
+        ("nctaid", Some(a @ ("x" | "y" | "z"))) => format!("grid_dim_{a}"),
+        ("laneid", None) => "lane_id".to_string(),
+        _ => return None,
+    };
+    let destination = destination.trim();
+    let operand = if destination == "{}" {
+        OperandRef::Position(implicit)
+    } else if let Some(n) = destination.strip_prefix('%') {
+        OperandRef::Position(n.parse().ok()?)
+    } else {
+        let name = destination.strip_prefix('{')?.strip_suffix('}')?;
+        match name.parse() {
+            Ok(n) => OperandRef::Position(n),
+            Err(_) => OperandRef::Name(name.split(':').next()?.to_string()),
+        }
+    };
+    Some((operand, function))
 }
 
 /// The memory instruction one line of PTX is, if it is one: `ld`, `st`, `atom` or `red` with
@@ -417,6 +480,28 @@ mod tests {
             )]
         );
         assert_eq!(kernel.accesses.len(), 1, "the store to `out` only");
+    }
+
+    #[test]
+    fn a_special_register_moved_into_an_operand_is_the_index_it_holds() {
+        let src = "#[no_mangle]\npub unsafe extern \"ptx-kernel\" fn k(out: *mut f32) {\n    \
+                   let tid: u32;\n    let bid: u32;\n    \
+                   asm!(\"mov.u32 {}, %tid.x;\", out(reg32) tid);\n    \
+                   asm!(\"mov.u32 {b}, %ctaid.x;\", b = out(reg32) bid);\n    \
+                   *out.add((bid * 64 + tid) as usize) = 1.0;\n}\n";
+        let report =
+            crate::analyze_source(&crate::SourceFile::new("k.rs", src), &crate::LaunchPlan::default()).expect("parses");
+        let access = &report.kernels[0].accesses[0];
+        let p = access.prediction.as_ref().expect("global");
+        assert_eq!(
+            (p.class, p.sectors_per_request),
+            (crate::AccessClass::Coalesced, Some(4.0))
+        );
+        assert_eq!(
+            special_register_move("mov.u32 %2, %ntid.y", 0),
+            Some((OperandRef::Position(2), "block_dim_y".to_string()))
+        );
+        assert_eq!(special_register_move("mov.u32 {}, %clock", 0), None);
     }
 
     #[test]

@@ -187,8 +187,18 @@ impl<'e> Interpreter<'_> {
                 }
             }
             other => {
-                let value = self.value(other);
                 let at = self.span(other);
+                // A slice wrapper (`struct Buf<'a, T> { ptr: &'a [T] }` with `Deref`) iterates
+                // the slice it holds.
+                let names_place = matches!(other, Expr::Path(_) | Expr::Field(_));
+                if let Some(Value::Place(p)) = names_place.then(|| self.dry_operand(other)) {
+                    if self.derefs_through_pointer(&p) {
+                        if let Some(pointer) = self.pointer_of_wrapper(&p, other) {
+                            return self.of_value(pointer, at);
+                        }
+                    }
+                }
+                let value = self.value(other);
                 self.of_value(value, at)
             }
         }

@@ -787,6 +787,102 @@ mod tests {
         assert_eq!((p.class, p.sectors_per_request), (AccessClass::Coalesced, Some(4.0)));
     }
 
+    #[test]
+    fn a_number_s_method_called_by_its_path_is_that_method() {
+        // A window that starts `r` before each lane's column: the same misalignment as
+        // `x.saturating_sub(r)` written as a method.
+        let p = first_store(
+            "#[kernel] pub unsafe fn k(src: &[f32], out: *mut f32, r: usize) {
+                 let x = thread::index_1d() as usize;
+                 let start = usize::saturating_sub(x, 3);
+                 let end = u32::max(start as u32, 1) as usize;
+                 *out.add(start) = src[end];
+             }",
+        );
+        assert_eq!(p.class, AccessClass::Misaligned);
+        assert_eq!(p.sectors_per_request, Some(5.0));
+    }
+
+    #[test]
+    fn tuples_chosen_by_a_condition_keep_their_elements() {
+        // `(Some(a), Some(b))` on one side, `(None, None)` on the other: what goes through
+        // each option is its present side.
+        let found = accesses(
+            "#[kernel] pub unsafe fn k(w: *mut f32, m: *mut f32, n: usize) {
+                 let i = thread::index_1d() as usize;
+                 let (w_opt, m_opt) = if i < n { (Some(&mut *w.add(i)), Some(&mut *m.add(i))) } else { (None, None) };
+                 if let (Some(w_ref), Some(m_ref)) = (w_opt, m_opt) {
+                     *m_ref = *w_ref;
+                 }
+             }",
+        );
+        assert_eq!(
+            found,
+            [
+                ("w".to_string(), "load", Some(4.0), String::new()),
+                ("m".to_string(), "store", Some(4.0), String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn for_each_over_a_slice_wrapper_walks_the_slice_it_holds() {
+        let src = "use core::ops::Deref;
+             pub struct Wrap<'a, T: Copy> { pub ptr: &'a [T] }
+             impl<'a, T: Copy> Deref for Wrap<'a, T> { type Target = [T]; fn deref(&self) -> &[T] { self.ptr } }
+             pub struct Args<'a> { pub table: Wrap<'a, u32> }
+             #[kernel] pub unsafe fn k(args: &Args, out: *mut u32) {
+                 let i = thread::index_1d() as usize;
+                 let mut sum = 0;
+                 args.table.iter().for_each(|t| sum += *t);
+                 *out.add(i) = sum;
+             }";
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let kernel = &report.kernels[0];
+        assert!(kernel.unsupported.is_empty(), "{:?}", kernel.unsupported);
+        let table: Vec<(String, Option<AccessClass>, Option<f64>)> = kernel
+            .accesses
+            .iter()
+            .filter(|a| a.array.contains("table"))
+            .map(|a| {
+                let p = a.prediction.as_ref();
+                (
+                    a.array.clone(),
+                    p.map(|p| p.class),
+                    p.and_then(|p| p.sectors_per_request),
+                )
+            })
+            .collect();
+        // The slice's address read from the argument struct, then its elements: every lane
+        // at one address each time.
+        assert!(!table.is_empty());
+        assert!(
+            table
+                .iter()
+                .all(|(_, c, s)| *c == Some(AccessClass::Broadcast) && *s == Some(1.0)),
+            "{table:?}"
+        );
+        assert!(table.iter().any(|(a, ..)| a == "args.table"), "{table:?}");
+    }
+
+    #[test]
+    fn a_macro_not_expanded_that_is_handed_a_buffer_is_a_note() {
+        let src = "#[kernel] pub unsafe fn k(out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 unknown_macro!(out, i);
+             }";
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let notes: Vec<&str> = report.kernels[0]
+            .unsupported
+            .iter()
+            .map(|u| u.message.as_str())
+            .collect();
+        assert_eq!(
+            notes,
+            ["macro `unknown_macro!` is not expanded: accesses inside it are not analyzed"]
+        );
+    }
+
     fn accesses(src: &str) -> Vec<(String, &'static str, Option<f64>, String)> {
         let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
         report.kernels[0]

@@ -217,7 +217,7 @@ impl Interpreter<'_> {
     /// Whether indexing a value at `place` goes through a pointer it holds: its type is a
     /// struct with one pointer field whose target is known, and the workspace gives the type
     /// a `Deref` or `Index` impl (a slice wrapper such as `struct Buf<'a, T> { ptr: &'a [T] }`).
-    fn derefs_through_pointer(&self, place: &Place) -> bool {
+    pub(crate) fn derefs_through_pointer(&self, place: &Place) -> bool {
         let Some(layout) = place.layout.as_ref() else {
             return false;
         };
@@ -239,7 +239,7 @@ impl Interpreter<'_> {
 
     /// The pointer a wrapper at `place` holds, read from its field where the wrapper lies in
     /// memory (a load every lane of a uniform place makes at one address).
-    fn pointer_of_wrapper(&mut self, place: &Place, at: &Expr) -> Option<Value> {
+    pub(crate) fn pointer_of_wrapper(&mut self, place: &Place, at: &Expr) -> Option<Value> {
         let layout = place.layout.as_ref()?;
         let field = layout.fields.iter().find(|f| f.layout.pointee.is_some())?.name.clone();
         let Operand::Place(field_place) = self.field(Operand::Place(place.clone()), &field) else {
@@ -321,6 +321,25 @@ impl Interpreter<'_> {
         }
         let method = call.method.to_string();
         let arg = call.args.first();
+        // `iter.for_each(|x| body)` is `for x in iter { body }`.
+        if let (Some(Expr::Closure(closure)), "for_each", 1) = (arg, method.as_str(), call.args.len()) {
+            if let [pat] = closure.inputs.iter().collect::<Vec<_>>()[..] {
+                let body = match &*closure.body {
+                    Expr::Block(b) => b.block.clone(),
+                    other => syn::parse_quote!({ #other; }),
+                };
+                let as_loop = syn::ExprForLoop {
+                    attrs: Vec::new(),
+                    label: None,
+                    for_token: Default::default(),
+                    pat: Box::new(pat.clone()),
+                    in_token: Default::default(),
+                    expr: call.receiver.clone(),
+                    body,
+                };
+                return Operand::Value(self.value(&Expr::ForLoop(as_loop)));
+            }
+        }
         match (method.as_str(), arg) {
             // `index_unchecked(_mut)` is spirv-std's `IndexUnchecked`, the same element.
             (

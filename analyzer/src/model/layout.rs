@@ -760,14 +760,15 @@ fn integer_constant(path: &syn::Path) -> Option<i64> {
         "i64" | "isize" => (64, true),
         _ => return None,
     };
-    match name.as_str() {
-        "BITS" => Some(i64::from(bits)),
-        "MIN" if signed => Some(-(1i64 << (bits - 1))),
-        "MIN" => Some(0),
-        "MAX" if signed => Some((1i64 << (bits - 1)) - 1),
-        "MAX" if bits < 64 => Some((1i64 << bits) - 1),
-        _ => None,
-    }
+    let value: i128 = match name.as_str() {
+        "BITS" => i128::from(bits),
+        "MIN" if signed => -(1i128 << (bits - 1)),
+        "MIN" => 0,
+        "MAX" if signed => (1i128 << (bits - 1)) - 1,
+        "MAX" => (1i128 << bits) - 1,
+        _ => return None,
+    };
+    i64::try_from(value).ok()
 }
 
 /// What `#[repr(..)]` says about a struct's or enum's layout.
@@ -995,6 +996,71 @@ mod tests {
         let module = vec!["k".to_string()];
         let scope = Scope::new(index, &module);
         scope.layout(&syn::parse_str(ty).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn constants_computed_with_integer_methods_and_conditions_evaluate() {
+        let index = layouts(
+            "pub struct Rec { a: u32, b: [f32; 4] }
+             pub const SRC_W: u32 = 4000;
+             pub const DST_W: u32 = SRC_W.div_ceil(3);
+             pub const CELLS: usize = 3usize.pow(5);
+             pub const WIDE: usize = if CELLS > 200 { 2 * CELLS } else { CELLS };
+             pub const BYTES: usize = core::mem::size_of::<Rec>() * 2;
+             pub const TOP: u32 = u32::MAX - u16::MAX as u32;
+             pub const BITS: u32 = usize::BITS.min(40);
+             pub const SPARE: u32 = 7u32.checked_sub(2).unwrap();",
+        );
+        let module = vec!["k".to_string()];
+        let scope = Scope::new(&index, &module);
+        let value = |name: &str| scope.const_named(&syn::parse_str(name).unwrap());
+        assert_eq!(value("DST_W"), Some(1334));
+        assert_eq!(value("CELLS"), Some(243));
+        assert_eq!(value("WIDE"), Some(486));
+        assert_eq!(value("BYTES"), Some(40));
+        assert_eq!(value("TOP"), Some(4_294_901_760));
+        assert_eq!(value("BITS"), Some(40));
+        assert_eq!(value("SPARE"), Some(5));
+        // `i64::MIN` and `u64::MAX` do not fit the arithmetic: no value rather than a wrong one.
+        assert_eq!(integer_constant(&syn::parse_str("i64::MIN").unwrap()), Some(i64::MIN));
+        assert_eq!(integer_constant(&syn::parse_str("u64::MAX").unwrap()), None);
+    }
+
+    #[test]
+    fn a_device_crate_s_atomic_cells_have_their_number_s_layout() {
+        let index = layouts("");
+        assert_eq!(layout_of(&index, "DeviceAtomicF64").size, 8);
+        assert_eq!(layout_of(&index, "BlockAtomicU32").size, 4);
+        assert_eq!(layout_of(&index, "AtomicF16").size, 2);
+        let module = vec!["k".to_string()];
+        let scope = Scope::new(&index, &module);
+        assert_eq!(scope.layout(&syn::parse_str("MyAtomicThing").unwrap()), None);
+    }
+
+    #[test]
+    fn a_generic_type_s_arguments_are_read_where_they_are_written() {
+        // `Cell` is known in `app`, not in `lib` where `Slice<T>` is defined.
+        let mut index = ItemIndex::default();
+        let lib = "pub struct Slice<'a, T: Copy> { pub ptr: &'a [T] }
+                   pub struct Pair<T> { pub a: T, pub b: T }";
+        let app = "use crate::lib::{Pair, Slice};
+                   pub struct Cell(pub u16);
+                   pub struct Args<'a> { pub cells: Slice<'a, Cell>, pub pair: Pair<Cell> }";
+        index.add_file(
+            vec!["k".into()],
+            0,
+            &syn::parse_file("pub mod lib; pub mod app;").unwrap(),
+        );
+        index.add_file(vec!["k".into(), "lib".into()], 1, &syn::parse_file(lib).unwrap());
+        index.add_file(vec!["k".into(), "app".into()], 2, &syn::parse_file(app).unwrap());
+        let module = vec!["k".to_string(), "app".to_string()];
+        let scope = Scope::new(&index, &module);
+        let args = scope.layout(&syn::parse_str("Args").unwrap()).expect("laid out");
+        let cells = &args.fields.iter().find(|f| f.name == "cells").expect("cells").layout;
+        let pointee = cells.fields[0].layout.pointee.as_ref().expect("the slice's element");
+        assert_eq!((pointee.name.as_str(), pointee.size), ("Cell", 2));
+        let pair = &args.fields.iter().find(|f| f.name == "pair").expect("pair").layout;
+        assert_eq!(pair.size, 4);
     }
 
     #[test]

@@ -65,6 +65,7 @@ impl Semantics {
         modules: &[Vec<String>],
         dependencies: impl IntoIterator<Item = Dependency<'a>>,
         features: &BTreeMap<String, BTreeSet<String>>,
+        kernel_files: &[bool],
     ) -> Semantics {
         let texts: Vec<SourceText> = files
             .iter()
@@ -80,9 +81,16 @@ impl Semantics {
         let mut cfg_of: BTreeMap<&str, Vec<CfgAtom>> = BTreeMap::new();
         for (file, module) in modules.iter().enumerate() {
             let [name] = module.as_slice() else { continue };
+            // A second root of a name is a crate of its own only when modules the analysis
+            // read lie beside it and not beside the first (a binary's `mod kernels;`).
+            if let Some(&first) = by_name.get(name.as_str()).and_then(|roots| roots.first()) {
+                if !holds_modules_of_its_own(files, modules, crates[first].root, file) {
+                    continue;
+                }
+            }
             let cfg = cfg_of
                 .entry(name)
-                .or_insert_with(|| crate_cfg(files, modules, features, name))
+                .or_insert_with(|| crate_cfg(files, modules, features, kernel_files, name))
                 .clone();
             by_name.entry(name).or_default().push(crates.len());
             crates.push(CrateRoot {
@@ -205,12 +213,30 @@ fn device_target(files: &[SourceFile], modules: &[Vec<String>], krate: &str) -> 
     }
 }
 
+/// Whether some module of root `root`'s name lies in `root`'s folder and not in the folder of
+/// root `first` of the same name.
+fn holds_modules_of_its_own(files: &[SourceFile], modules: &[Vec<String>], first: usize, root: usize) -> bool {
+    let folder = |f: usize| {
+        std::path::Path::new(&files[f].path)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default()
+    };
+    let (first_folder, own_folder) = (folder(first), folder(root));
+    let name = &modules[root];
+    files.iter().zip(modules).any(|(f, m)| {
+        let path = std::path::Path::new(&f.path);
+        m.len() > 1 && m[0] == name[0] && path.starts_with(&own_folder) && !path.starts_with(&first_folder)
+    })
+}
+
 /// The cfg a crate is read under: its enabled features, those that gate the modules the
 /// analysis read, and its device target.
 fn crate_cfg(
     files: &[SourceFile],
     modules: &[Vec<String>],
     features: &BTreeMap<String, BTreeSet<String>>,
+    kernel_files: &[bool],
     name: &str,
 ) -> Vec<CfgAtom> {
     let mut cfg: Vec<CfgAtom> = features
@@ -220,9 +246,9 @@ fn crate_cfg(
         .map(|f| CfgAtom::KeyValue("feature".into(), f.clone()))
         .collect();
     cfg.extend(device_target(files, modules, name));
-    // A module the analysis reads is compiled when its kernels are: the features that gate
-    // its declaration (`#[cfg(feature = "gpu")] mod kernels;`) are on.
-    for feature in gating_features(files, modules, name) {
+    // A module that holds kernels is compiled when they are: the features that gate its
+    // declaration (`#[cfg(feature = "gpu")] mod kernels;`) are on.
+    for feature in gating_features(files, modules, kernel_files, name) {
         let atom = CfgAtom::KeyValue("feature".into(), feature);
         if !cfg.contains(&atom) {
             cfg.push(atom);
@@ -232,15 +258,25 @@ fn crate_cfg(
 }
 
 /// The features named (not negated) by the `#[cfg(..)]` of each `mod` declaration that leads to
-/// a file of crate `krate` the analysis read.
-fn gating_features(files: &[SourceFile], modules: &[Vec<String>], krate: &str) -> BTreeSet<String> {
+/// a file of crate `krate` that holds kernels.
+fn gating_features(
+    files: &[SourceFile],
+    modules: &[Vec<String>],
+    kernel_files: &[bool],
+    krate: &str,
+) -> BTreeSet<String> {
     let mut by_module: BTreeMap<&[String], Vec<usize>> = BTreeMap::new();
     for (file, module) in modules.iter().enumerate() {
         by_module.entry(module.as_slice()).or_default().push(file);
     }
     let mut parsed: BTreeMap<usize, Option<syn::File>> = BTreeMap::new();
     let mut features = BTreeSet::new();
-    for module in modules.iter().filter(|m| m.first().is_some_and(|c| c == krate)) {
+    let kernel_modules = modules
+        .iter()
+        .enumerate()
+        .filter(|(f, m)| kernel_files.get(*f).copied().unwrap_or(false) && m.first().is_some_and(|c| c == krate))
+        .map(|(_, m)| m);
+    for module in kernel_modules {
         for depth in 2..=module.len() {
             let (parent, name) = (&module[..depth - 1], &module[depth - 1]);
             for &file in by_module.get(parent).into_iter().flatten() {
@@ -305,5 +341,63 @@ impl std::fmt::Debug for LazySemantics<'_> {
         f.debug_struct("LazySemantics")
             .field("built", &self.cell.get().is_some())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(path: &[&str]) -> Vec<String> {
+        path.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_features_that_gate_a_kernel_module_are_on() {
+        let files = [
+            SourceFile::new(
+                "bin/src/main.rs",
+                "#[cfg(feature = \"gpu\")] mod kernels;\n#[cfg(not(feature = \"cpu\"))] mod host;\n#[cfg(any(feature = \"net\", test))] mod net;\n",
+            ),
+            SourceFile::new(
+                "bin/src/kernels/mod.rs",
+                "#[cfg(all(feature = \"oxide\", not(feature = \"slow\")))] mod common;\n",
+            ),
+            SourceFile::new("bin/src/kernels/common.rs", "#[kernel] pub fn k() {}\n"),
+            SourceFile::new("bin/src/host.rs", "fn run() {}\n"),
+            SourceFile::new("bin/src/net.rs", "fn serve() {}\n"),
+        ];
+        let modules = [
+            module(&["app"]),
+            module(&["app", "kernels"]),
+            module(&["app", "kernels", "common"]),
+            module(&["app", "host"]),
+            module(&["app", "net"]),
+        ];
+        let kernel_files = [false, false, true, false, false];
+        let features = gating_features(&files, &modules, &kernel_files, "app");
+        // The path to the kernels, not a module without kernels, nor a negated feature.
+        assert_eq!(features, BTreeSet::from(["gpu".to_string(), "oxide".to_string()]));
+    }
+
+    #[test]
+    fn a_second_root_of_a_name_is_a_crate_when_modules_lie_beside_it() {
+        let files = [
+            SourceFile::new("crates/train/src/lib.rs", "pub mod data;\n"),
+            SourceFile::new("crates/train/src/data.rs", ""),
+            SourceFile::new("bins/train/src/main.rs", "mod kernels;\n"),
+            SourceFile::new("bins/train/src/kernels.rs", ""),
+            SourceFile::new("crates/train/tests/it.rs", ""),
+        ];
+        let modules = [
+            module(&["train"]),
+            module(&["train", "data"]),
+            module(&["train"]),
+            module(&["train", "kernels"]),
+            module(&["train"]),
+        ];
+        assert!(holds_modules_of_its_own(&files, &modules, 0, 2));
+        // A test file is a root with no modules of its own.
+        assert!(!holds_modules_of_its_own(&files, &modules, 0, 4));
     }
 }

@@ -190,6 +190,47 @@ mod tests {
     }
 
     #[test]
+    fn a_launch_sized_by_a_function_of_another_file_follows_its_changes() {
+        // cuda-oxide's `config: cfg_1d(n)` with `cfg_1d` in a sibling module of the host.
+        const OXIDE_HOST: &str = "use crate::sizes::cfg_1d;\n\
+            fn run(n: usize) {\n\
+                cuda_launch! { kernel: k, stream: s, module: m, config: cfg_1d(n), args: [a, out] };\n\
+            }\n";
+        let sized = |threads: u32| {
+            let sizes = format!(
+                "const THREADS: u32 = {threads};\n\
+                 pub fn cfg_1d(n: usize) -> LaunchConfig {{\n\
+                     LaunchConfig {{ grid_dim: ((n as u32).div_ceil(THREADS), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }}\n\
+                 }}\n"
+            );
+            SourceFile::new("src/sizes.rs", &sizes)
+        };
+        let first = sized(128);
+        let mut kept = Program::parse(vec![
+            ModuleSource {
+                source: SourceFile::new("src/lib.rs", KERNEL),
+                module: vec!["k".into()],
+                also_in: Vec::new(),
+            },
+            ModuleSource {
+                source: first,
+                module: vec!["k".into(), "sizes".into()],
+                also_in: Vec::new(),
+            },
+            ModuleSource {
+                source: SourceFile::new("src/host.rs", OXIDE_HOST),
+                module: vec!["k".into(), "host".into()],
+                also_in: Vec::new(),
+            },
+        ]);
+        assert_eq!(block(&kept), 128);
+        let wider = sized(384);
+        let old = kept.swap_file(1, (wider.clone(), parse_file(&wider))).expect("a file");
+        assert!(old.1.is_ok());
+        assert_eq!(block(&kept), 384);
+    }
+
+    #[test]
     fn a_launch_that_reads_a_constant_of_the_replaced_file_is_read_again() {
         let mut kept = launched("pub const THREADS: u32 = 128;\n");
         assert_eq!(block(&kept), 128);

@@ -95,7 +95,7 @@ fn tail_warp_note(e: &Evaluated<'_>) -> Option<(String, f64)> {
 /// Predicts what one warp does with an access under a launch.
 pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
     let known = |a: &Atom| known_value(a, launch);
-    let address = access.address.substitute(&known);
+    let mut address = access.address.substitute(&known);
     let mut assumptions = access.notes.clone();
     if access.notes.iter().any(|n| n == UNKNOWN_LAYOUT) {
         return unknowable(AccessClass::Unknown, assumptions);
@@ -114,6 +114,14 @@ pub fn predict(access: &Access, launch: &ResolvedLaunch) -> Prediction {
         } => opaque = Some((text.clone(), *why)),
         _ => {}
     });
+    // A block of one thread: each request is that lane's alone, one naturally aligned element
+    // in one sector, wherever its index points.
+    let one_lane = launch.block.iter().product::<u32>() == 1;
+    if (gather || opaque.is_some()) && one_lane && access.width.is_power_of_two() && access.width <= 32 {
+        address = address.substitute(&|a: &Atom| a.is_lane_dependent().then_some(0));
+        gather = false;
+        opaque = None;
+    }
     if gather || opaque.is_some() {
         let (class, note) = match opaque {
             Some((text, why)) if !gather && why == OVERFLOWS => {
@@ -438,6 +446,32 @@ mod tests {
               request of the block (as a profiler averages them) it is 24 sectors per request"
             ]
         );
+    }
+
+    #[test]
+    fn a_block_of_one_thread_touches_one_sector_wherever_its_index_points() {
+        let store = |block: u32| {
+            let src = format!(
+                "// kernel-lint: block({block})
+                 #[kernel] pub unsafe fn k(next: *const u32, out: *mut f32) {{
+                     let j = *next.add(thread::index_1d() as usize) as usize;
+                     *out.add(j) = 1.0;
+                 }}"
+            );
+            let report = crate::analyze_source(&crate::SourceFile::new("k.rs", &src), &crate::LaunchPlan::default())
+                .expect("parses");
+            let out = report.kernels[0]
+                .accesses
+                .iter()
+                .find(|a| a.array == "out")
+                .expect("store");
+            let p = out.prediction.clone().expect("global");
+            (p.class, p.sectors_per_request)
+        };
+        // The index is read from memory, but a warp of one lane makes one 4-byte request.
+        assert_eq!(store(1), (crate::AccessClass::Broadcast, Some(1.0)));
+        // With a warp of lanes the same index is a gather.
+        assert_eq!(store(64), (crate::AccessClass::Gather, None));
     }
 
     #[test]
