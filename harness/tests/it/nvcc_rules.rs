@@ -73,10 +73,11 @@ fn a_field_of_a_returned_reference_is_read_through_the_pointer() {
 #[test]
 fn numeric_helpers_are_constant_expressions() {
     let emitted = emitted_more();
+    // `GROUP.div_ceil(32)` is evaluated as rustc evaluates it (40 / 32 rounded up).
     assert!(
         emitted
             .program
-            .contains("constexpr unsigned int GROUPS_PER_WARP = kl::div_ceil(GROUP, 32);"),
+            .contains("constexpr unsigned int GROUPS_PER_WARP = 2ll;"),
         "{}",
         emitted.program
     );
