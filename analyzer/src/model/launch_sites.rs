@@ -494,6 +494,33 @@ impl<'a> Visit<'a> for Helpers<'a> {
     }
 }
 
+/// The most values of a listed loop (`for bs in [..]`) walked one by one.
+const MAX_LISTED_VALUES: usize = 16;
+
+/// The elements of a literal list a loop runs over: `[a, b]`, `&[a, b]`, `[a, b].iter()`,
+/// `vec![a, b]`.
+fn literal_list(expr: &Expr) -> Option<Vec<Expr>> {
+    match expr {
+        Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+        Expr::Reference(r) => literal_list(&r.expr),
+        Expr::Paren(p) => literal_list(&p.expr),
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "iter" | "into_iter" | "copied" | "cloned"
+            ) =>
+        {
+            literal_list(&m.receiver)
+        }
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => m
+            .mac
+            .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            .ok()
+            .map(|items| items.into_iter().collect()),
+        _ => None,
+    }
+}
+
 /// How many helper calls deep sizes are followed.
 const MAX_HELPER_DEPTH: usize = 4;
 
@@ -1328,6 +1355,30 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         }
     }
 
+    /// `for bs in [64, 128, 256] { .. }` (also `&[..]`, `.iter()`, `.into_iter()`, `vec![..]`):
+    /// the body once per value, so each launch in it is one launch per value. Any other loop
+    /// is walked once, its variable unknown.
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        let values = literal_list(&f.expr).map(|items| items.iter().map(|e| self.eval(e)).collect::<Vec<_>>());
+        match values.filter(|v| !v.is_empty() && v.len() <= MAX_LISTED_VALUES) {
+            Some(values) => {
+                for value in values {
+                    self.env.push(BTreeMap::new());
+                    self.bind_pat(&f.pat, value);
+                    self.visit_block(&f.body);
+                    self.env.pop();
+                }
+            }
+            None => {
+                self.env.push(BTreeMap::new());
+                self.bind_pat(&f.pat, Value::Unknown(None));
+                self.visit_block(&f.body);
+                self.env.pop();
+            }
+        }
+    }
+
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         syn::visit::visit_expr_method_call(self, m);
         self.launch_method(m);
@@ -1357,6 +1408,26 @@ mod tests {
             .into_iter()
             .map(|l| (l.kernel, l.block, l.grid, l.args))
             .collect()
+    }
+
+    #[test]
+    fn a_loop_over_a_list_of_block_sizes_is_a_launch_per_size() {
+        let found = launches(
+            "fn bench(n: u32) {
+                 for bs in [64u32, 128, 256] {
+                     let grid = (n + bs - 1) / bs;
+                     unsafe { launch!(module.k<<<grid, bs, 0, stream>>>(a, out)).unwrap() };
+                 }
+                 for bs in sizes() {
+                     unsafe { launch!(module.k<<<1, bs, 0, stream>>>(a, out)).unwrap() };
+                 }
+             }",
+        );
+        let blocks: Vec<Result<Dim3, String>> = found.iter().map(|(_, block, ..)| block.clone()).collect();
+        assert_eq!(blocks.len(), 4, "{found:?}");
+        assert_eq!(&blocks[..3], [Ok([64, 1, 1]), Ok([128, 1, 1]), Ok([256, 1, 1])]);
+        // A loop over values the host computes: the block is not known, and says so.
+        assert!(blocks[3].is_err(), "{:?}", blocks[3]);
     }
 
     #[test]
