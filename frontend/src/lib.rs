@@ -12,7 +12,7 @@ mod load;
 mod query;
 
 pub use load::{CfgAtom, CrateRoot, SourceText, Workspace};
-pub use query::{AdtLayout, Callee, FieldLayout, TypeFacts, TypeLayout};
+pub use query::{AdtLayout, Callee, Expansion, FieldLayout, TypeFacts, TypeLayout, Written};
 
 use ra_ap_base_db::FileChange;
 use ra_ap_ide_db::ChangeWithProcMacros;
@@ -89,7 +89,7 @@ impl Frontend {
 
     /// The code the `macro_rules!` call at `range` of `file` expands to (tokens separated by
     /// spaces), when it is one that expands.
-    pub fn expand_macro(&self, file: usize, range: Range<usize>) -> Option<String> {
+    pub fn expand_macro(&self, file: usize, range: Range<usize>) -> Option<Expansion> {
         self.loaded.expand_macro(file, range)
     }
 

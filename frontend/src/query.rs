@@ -318,16 +318,61 @@ impl Loaded {
 impl Loaded {
     /// The code a `macro_rules!` call at `range` of `file` expands to, its tokens separated
     /// by spaces; `None` for a call that does not expand (a proc macro, an unknown macro).
-    pub(crate) fn expand_macro(&self, file: usize, range: Range<usize>) -> Option<String> {
+    pub(crate) fn expand_macro(&self, file: usize, range: Range<usize>) -> Option<Expansion> {
         ra_ap_hir::attach_db(&self.db, || {
             let sema = Semantics::new(&self.db);
             let node = self.node_at(&sema, file, &range)?;
             let call = node.ancestors().find_map(ast::MacroCall::cast)?;
             let mut tokens = Vec::new();
             expand_into(&sema, &call, 0, &mut tokens)?;
-            (!tokens.is_empty()).then(|| tokens.join(" "))
+            if tokens.is_empty() {
+                return None;
+            }
+            let mut expansion = Expansion::default();
+            for (text, origin) in tokens {
+                if !expansion.text.is_empty() {
+                    expansion.text.push(' ');
+                }
+                let at = expansion.text.len();
+                expansion.text.push_str(&text);
+                let origin = origin.and_then(|(id, range)| Some((self.files.iter().position(|f| *f == id)?, range)));
+                expansion.origins.push((at, origin));
+            }
+            Some(expansion)
         })
     }
+}
+
+/// What a `macro_rules!` call expands to: its tokens separated by spaces, and where each token
+/// was written (by its offset in `text`): in the macro's body, or in the call's arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expansion {
+    pub text: String,
+    /// For each token, its offset in `text` and the file (by index) and byte range it comes
+    /// from, when that is a file of the workspace.
+    pub origins: Vec<(usize, Option<Written>)>,
+}
+
+/// A file of the workspace (by index) and a byte range of it.
+pub type Written = (usize, Range<usize>);
+
+/// A token of an expansion, with the database file and bytes it was written at.
+type ExpandedToken = (String, Option<(ra_ap_base_db::FileId, Range<usize>)>);
+
+/// Where a token of an expansion was written.
+fn origin_of(
+    sema: &Semantics<'_, RootDatabase>,
+    file: ra_ap_hir::HirFileId,
+    token: &ra_ap_syntax::SyntaxToken,
+) -> Option<(ra_ap_base_db::FileId, Range<usize>)> {
+    let call = file.macro_file()?;
+    let span = call.expansion_span_map(sema.db).span_at(token.text_range().start());
+    let written = ra_ap_hir_expand::resolve_span(sema.db, span);
+    let range = written.range;
+    Some((
+        written.file_id.file_id(sema.db),
+        usize::from(range.start())..usize::from(range.end()),
+    ))
 }
 
 /// Deepest chain of `macro_rules!` calls inside expansions that is expanded.
@@ -339,12 +384,13 @@ fn expand_into(
     sema: &Semantics<'_, RootDatabase>,
     call: &ast::MacroCall,
     depth: usize,
-    out: &mut Vec<String>,
+    out: &mut Vec<ExpandedToken>,
 ) -> Option<()> {
     if depth > MAX_MACRO_DEPTH {
         return None;
     }
-    let expansion = sema.expand_macro_call(call)?.value;
+    let expanded = sema.expand_macro_call(call)?;
+    let (file, expansion) = (expanded.file_id, expanded.value);
     let mut walk = expansion.preorder_with_tokens();
     while let Some(event) = walk.next() {
         let WalkEvent::Enter(element) = event else { continue };
@@ -359,18 +405,19 @@ fn expand_into(
                 let mut nested = Vec::new();
                 if declarative && expand_into(sema, &inner, depth + 1, &mut nested).is_some() {
                     walk.skip_subtree();
-                    out.push("{".to_string());
+                    out.push(("{".to_string(), None));
                     out.append(&mut nested);
-                    out.push("}".to_string());
+                    out.push(("}".to_string(), None));
                 }
             }
             NodeOrToken::Token(token) if !token.kind().is_trivia() => {
                 let text = token.text();
-                out.push(if text == "$crate" {
+                let text = if text == "$crate" {
                     "crate".to_string()
                 } else {
                     text.to_string()
-                });
+                };
+                out.push((text, origin_of(sema, file, &token)));
             }
             NodeOrToken::Token(_) => {}
         }

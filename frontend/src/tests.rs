@@ -235,10 +235,30 @@ fn a_parameter_s_pointee_is_laid_out_with_generic_arguments_substituted() {
 }
 
 #[test]
-fn a_macro_rules_call_expands_to_its_tokens() {
+fn a_macro_rules_call_expands_to_its_tokens_each_where_it_was_written() {
     let fe = frontend();
-    let text = fe.expand_macro(0, at(KERNELS, "store!(buf, w)", 0)).expect("expands");
-    assert_eq!(text, "buf . set ( w , 1.0 )");
+    let expansion = fe.expand_macro(0, at(KERNELS, "store!(buf, w)", 0)).expect("expands");
+    assert_eq!(expansion.text, "buf . set ( w , 1.0 )");
+    // `buf` and `w` come from the call's arguments, `.set(`, `,`, `1.0` and `)` from the body.
+    let written: Vec<&str> = expansion
+        .origins
+        .iter()
+        .map(|(_, origin)| {
+            origin.as_ref().map_or("?", |(file, range)| {
+                assert_eq!(*file, 0);
+                &KERNELS[range.clone()]
+            })
+        })
+        .collect();
+    assert_eq!(written, ["buf", ".", "set", "(", "w", ",", "1.0", ")"]);
+    let call = at(KERNELS, "store!(buf, w)", 0).start;
+    let (_, buf) = expansion.origins[0].1.clone().expect("written");
+    assert!(buf.start > call, "an argument is at the call");
+    let (_, set) = expansion.origins[2].1.clone().expect("written");
+    assert!(
+        set.start < call,
+        "the body is in the macro's definition, above the call"
+    );
 }
 
 #[test]

@@ -129,8 +129,9 @@ impl Shape {
     fn read(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessReport) -> Result<Shape, Declined> {
         if let Some(call) = access.via.first() {
             return Err(Declined::new(format!(
-                "the access is made in `{}`, a function the kernel calls: the rewrite changes accesses written in the kernel only",
-                call.callee
+                "the access is made in `{}`, {} the kernel calls: the rewrite changes accesses written in the kernel only",
+                call.callee,
+                crate::callee_kind(&call.callee)
             )));
         }
         let text = ws
@@ -330,8 +331,9 @@ impl Shape {
         let same: Vec<&AccessReport> = kernel.accesses.iter().filter(|a| &a.array == array).collect();
         if let Some(helper) = same.iter().find(|a| a.file.is_some() || !a.via.is_empty()) {
             return Err(Declined::new(format!(
-                "`{array}` is also accessed in `{}`, a function the kernel calls: its rows would be padded there too",
-                helper.via.first().map_or(array.as_str(), |c| c.callee.as_str())
+                "`{array}` is also accessed in `{}`, {} the kernel calls: its rows would be padded there too",
+                helper.via.first().map_or(array.as_str(), |c| c.callee.as_str()),
+                crate::callee_kind(helper.via.first().map_or("", |c| c.callee.as_str()))
             )));
         }
         let mut splices = Vec::new();

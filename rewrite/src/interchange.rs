@@ -75,8 +75,9 @@ type Planned = Result<Option<(&'static str, Draft)>, Declined>;
 fn draft(ws: &Workspace<'_>, path: &str, kernel: &KernelReport, access: &AccessReport) -> Planned {
     if let Some(call) = access.via.first() {
         return Err(Declined::new(format!(
-            "the access is made in `{}`, a function the kernel calls: the rewrite changes loops written in the kernel only",
-            call.callee
+            "the access is made in `{}`, {} the kernel calls: the rewrite changes loops written in the kernel only",
+            call.callee,
+            crate::callee_kind(&call.callee)
         )));
     }
     let text = ws

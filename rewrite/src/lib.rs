@@ -24,3 +24,12 @@ pub mod workspace;
 
 pub use proof::{attach_fixes, Attached};
 pub use workspace::Workspace;
+
+/// What a call in an access's chain is, for messages: a macro (`put_pair!`) or a function.
+pub(crate) fn callee_kind(callee: &str) -> &'static str {
+    if callee.ends_with('!') {
+        "a macro"
+    } else {
+        "a function"
+    }
+}

@@ -107,8 +107,9 @@ impl<'a> Kernel<'a> {
     ) -> Result<Self, Declined> {
         if let Some(call) = access.via.first() {
             return Err(Declined::new(format!(
-                "the access is made in `{}`, a function the kernel calls: the rewrite changes accesses written in the kernel only",
-                call.callee
+                "the access is made in `{}`, {} the kernel calls: the rewrite changes accesses written in the kernel only",
+                call.callee,
+                crate::callee_kind(&call.callee)
             )));
         }
         let text = ws

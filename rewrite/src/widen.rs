@@ -155,8 +155,9 @@ impl<'f> Found<'f> {
     ) -> Result<Self, Declined> {
         if let Some(call) = access.via.first() {
             return Err(Declined::new(format!(
-                "the access is made in `{}`, a function the kernel calls: the rewrite changes accesses written in the kernel only",
-                call.callee
+                "the access is made in `{}`, {} the kernel calls: the rewrite changes accesses written in the kernel only",
+                call.callee,
+                crate::callee_kind(&call.callee)
             )));
         }
         let function = syntax::kernel_fn(syntax, &kernel.name)

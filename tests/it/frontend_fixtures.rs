@@ -118,13 +118,27 @@ fn a_macro_rules_body_is_analyzed_at_each_call() {
     assert_eq!(
         found,
         [
-            row("fill_pairs", 16, "out", Strided, Some(8.0)),
-            row("fill_pairs", 16, "out", Strided, Some(8.0)),
+            // Where the macro's body writes them, not at the call.
+            row("fill_pairs", 8, "out", Strided, Some(8.0)),
+            row("fill_pairs", 9, "out", Strided, Some(8.0)),
             // Through `$crate::bump`, then the rule the first one calls.
             row("first_finder", 21, "counter", Broadcast, Some(1.0)),
             row("first_finder", 22, "counter", Broadcast, Some(1.0)),
-            row("first_finder", 43, "slot", Broadcast, Some(1.0)),
+            row("first_finder", 37, "slot", Broadcast, Some(1.0)),
         ]
+    );
+    // Each names the call it was expanded at.
+    let path = "fixtures/frontend/macro_bodies.rs";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("fixture");
+    let report = analyze_source(&SourceFile::new(path, text), &LaunchPlan::default()).expect("parses");
+    let calls: Vec<(usize, String, usize)> = report.kernels[0]
+        .accesses
+        .iter()
+        .flat_map(|a| a.via.iter().map(|c| (a.span.line, c.callee.clone(), c.span.line)))
+        .collect();
+    assert_eq!(
+        calls,
+        [(8, "put_pair!".to_string(), 16), (9, "put_pair!".to_string(), 16)]
     );
 }
 

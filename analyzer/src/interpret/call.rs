@@ -711,7 +711,8 @@ impl Interpreter<'_> {
             return None;
         }
         let span = self.span(mac);
-        let text = self.sources.semantics?.get().expand_macro(self.file_id, span)?;
+        let expansion = self.sources.semantics?.get().expand_macro(self.file_id, span)?;
+        let text = &expansion.text;
         let Ok(block) = syn::parse_str::<syn::Block>(&format!("{{ {text} }}")) else {
             let tokens: proc_macro2::TokenStream = text.parse().unwrap_or_default();
             if may_access(tokens) {
@@ -725,8 +726,22 @@ impl Interpreter<'_> {
             }
             return Some(Value::Unknown);
         };
-        self.expanding = Some(span);
+        // Byte offsets in the text as character columns, as the parser reports them.
+        let origins = expansion
+            .origins
+            .iter()
+            .map(|(at, origin)| (text.get(..*at).map_or(*at, |s| s.chars().count()), origin.clone()))
+            .collect();
+        self.expanding = Some(super::Expanding { call: span, origins });
+        // An access placed in the macro's body names the call it was expanded at.
+        self.calls.push(CallFrame {
+            callee: format!("{}!", last_segment(&mac.path)),
+            file: self.file_id,
+            span,
+            handed: Vec::new(),
+        });
         let (_, value) = self.block(&block);
+        self.calls.pop();
         self.expanding = None;
         Some(value)
     }

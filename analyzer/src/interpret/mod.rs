@@ -170,8 +170,9 @@ pub(crate) struct Interpreter<'a> {
     loop_depth: u32,
     /// The launch values of a CubeCL kernel; `None` for the other dialects.
     cube: Option<cubecl::CubeLaunch>,
-    /// While the expansion of a macro call is walked: the call, where everything in it is.
-    expanding: Option<Span>,
+    /// While the expansion of a macro call is walked: the call, and where its tokens were
+    /// written.
+    expanding: Option<Expanding>,
     /// The device the kernel is compiled for (`None` for CubeCL, compiled for several).
     target: Option<crate::model::cfg::DeviceTarget>,
 }
@@ -276,9 +277,12 @@ impl<'a> Interpreter<'a> {
     }
 
     fn span(&self, node: &impl quote::ToTokens) -> Span {
-        // Code a macro expanded to has no place of its own in the file: it is the call's.
-        match self.expanding {
-            Some(call) => call,
+        match &self.expanding {
+            // Code a macro expanded to is where its body wrote it, when that is in this file;
+            // else at the call.
+            Some(expanding) => expanding
+                .written(node, self.file_id, self.file)
+                .unwrap_or(expanding.call),
             None => self.file.span_of_node(node),
         }
     }
@@ -688,6 +692,59 @@ fn slice_element(path: &syn::Path) -> Option<&syn::Type> {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,
     })
+}
+
+/// The expansion of a macro call being walked: the call, and for each token of the expansion's
+/// text (by character offset) the file and bytes it was written at.
+pub(crate) struct Expanding {
+    pub(crate) call: Span,
+    /// Character offset in the text parsed (after the `{ ` it is wrapped in) and origin.
+    pub(crate) origins: Vec<(usize, Option<crate::model::semantics::Written>)>,
+}
+
+/// How far apart the first and last tokens of a node written in a macro's body may be for the
+/// node to be shown as one span there (a `$arg` substituted from the call is elsewhere).
+const MAX_WRITTEN_SPAN: usize = 400;
+
+impl Expanding {
+    /// Where a node of the expansion was written, when its first token comes from file
+    /// `file_id` (`file`): from that token to its last token when both are in one stretch of it.
+    fn written(&self, node: &impl quote::ToTokens, file_id: usize, file: &SourceFile) -> Option<Span> {
+        // The origin of the token at a character column of the text (the first token at or
+        // before it, for a token's end), parsed as `{ text }` on one line.
+        let origin = |column: usize, at_end: bool| {
+            let offset = column.checked_sub(2)?;
+            let found = match at_end {
+                false => self.origins.binary_search_by_key(&offset, |(at, _)| *at).ok()?,
+                true => self.origins.partition_point(|(at, _)| *at < offset).checked_sub(1)?,
+            };
+            self.origins[found]
+                .1
+                .clone()
+                .filter(|(f, _)| *f == file_id)
+                .map(|(_, range)| range)
+        };
+        let tokens: Vec<proc_macro2::TokenTree> = node.to_token_stream().into_iter().collect();
+        let first = tokens.first()?;
+        let start = origin(first.span().start().column, false)?;
+        // Tokens from the call's arguments (`$i`) are elsewhere: the span ends at the last
+        // token written on the same side of the call as the first.
+        let in_call = |r: &std::ops::Range<usize>| self.call.start <= r.start && r.start < self.call.end;
+        let end = tokens
+            .iter()
+            .filter_map(|t| origin(t.span().end().column, true))
+            .filter(|r| in_call(r) == in_call(&start) && r.end >= start.end && r.end - start.start <= MAX_WRITTEN_SPAN)
+            .map(|r| r.end)
+            .max()
+            .unwrap_or(start.end);
+        let (line, column) = file.line_column(start.start);
+        Some(Span {
+            start: start.start,
+            end,
+            line,
+            column,
+        })
+    }
 }
 
 #[cfg(test)]

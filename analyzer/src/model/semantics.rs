@@ -13,7 +13,7 @@ use kernel_lint_frontend::{CfgAtom, CrateRoot, Frontend, SourceText, Workspace};
 use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use kernel_lint_frontend::Callee;
+pub use kernel_lint_frontend::{Callee, Expansion, Written};
 
 thread_local! {
     /// Whether this thread is inside a question to the front end.
@@ -158,8 +158,9 @@ impl Semantics {
         self.ask(|f| f.pointee_layout(file, span.start..span.end)).map(layout)
     }
 
-    /// The code the `macro_rules!` call at `span` of file `file` expands to.
-    pub fn expand_macro(&self, file: usize, span: Span) -> Option<String> {
+    /// The code the `macro_rules!` call at `span` of file `file` expands to, with where each
+    /// of its tokens was written.
+    pub fn expand_macro(&self, file: usize, span: Span) -> Option<Expansion> {
         self.ask(|f| f.expand_macro(file, span.start..span.end))
     }
 
