@@ -890,14 +890,16 @@ impl Walker<'_> {
                 }
                 _ => Value::Unknown(None),
             },
-            "div_ceil" => match (receiver(), arg(0)) {
-                (Value::Int(a), Value::Int(b)) if b > 0 => Value::Int((a + b - 1) / b),
-                (a, b) => unknown_of(&a).or_unknown(&b),
-            },
-            "min" | "max" => match (receiver(), arg(0)) {
-                (Value::Int(a), Value::Int(b)) => Value::Int(if name == "min" { a.min(b) } else { a.max(b) }),
-                (a, b) => unknown_of(&a).or_unknown(&b),
-            },
+            // Arithmetic on known numbers (`n.div_ceil(block)`, `a.min(b)`), as constants evaluate it.
+            "div_ceil" | "min" | "max" | "pow" | "next_multiple_of" | "next_power_of_two" | "saturating_sub" => {
+                let args: Vec<Value> = (0..m.args.len()).map(arg).collect();
+                match (receiver(), args.iter().map(Value::int).collect::<Option<Vec<i64>>>()) {
+                    (Value::Int(a), Some(ints)) => {
+                        crate::model::layout::integer_method(&name, a, &ints).map_or(Value::Unknown(None), Value::Int)
+                    }
+                    (a, _) => args.iter().fold(unknown_of(&a), |why, b| why.or_unknown(b)),
+                }
+            }
             // `self.launch_dimensions()`: a method of the file.
             _ if matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self")) => {
                 let args = m.args.iter().map(|a| self.eval_at(a, depth + 1)).collect();

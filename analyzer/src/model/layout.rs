@@ -743,13 +743,9 @@ pub fn integer_method(name: &str, receiver: i64, args: &[i64]) -> Option<i64> {
     }
 }
 
-/// `u32::MAX`, `usize::BITS`, `i8::MIN`: an integer type's constants that fit 64-bit arithmetic.
-fn integer_constant(path: &syn::Path) -> Option<i64> {
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let [.., ty, name] = segments.as_slice() else {
-        return None;
-    };
-    let (bits, signed): (u32, bool) = match ty.as_str() {
+/// The bits of an integer type and whether it is signed.
+pub fn int_width(ty: &str) -> Option<(u32, bool)> {
+    Some(match ty {
         "u8" => (8, false),
         "u16" => (16, false),
         "u32" => (32, false),
@@ -759,7 +755,16 @@ fn integer_constant(path: &syn::Path) -> Option<i64> {
         "i32" => (32, true),
         "i64" | "isize" => (64, true),
         _ => return None,
+    })
+}
+
+/// `u32::MAX`, `usize::BITS`, `i8::MIN`: an integer type's constants that fit 64-bit arithmetic.
+fn integer_constant(path: &syn::Path) -> Option<i64> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let [.., ty, name] = segments.as_slice() else {
+        return None;
     };
+    let (bits, signed) = int_width(ty)?;
     let value: i128 = match name.as_str() {
         "BITS" => i128::from(bits),
         "MIN" if signed => -(1i128 << (bits - 1)),

@@ -270,7 +270,7 @@ fn gating_features(
     for (file, module) in modules.iter().enumerate() {
         by_module.entry(module.as_slice()).or_default().push(file);
     }
-    let mut parsed: BTreeMap<usize, Option<syn::File>> = BTreeMap::new();
+    let mut items: BTreeMap<usize, Vec<crate::workspace::ModItem>> = BTreeMap::new();
     let mut features = BTreeSet::new();
     let kernel_modules = modules
         .iter()
@@ -281,18 +281,16 @@ fn gating_features(
         for depth in 2..=module.len() {
             let (parent, name) = (&module[..depth - 1], &module[depth - 1]);
             for &file in by_module.get(parent).into_iter().flatten() {
-                let syntax = parsed
+                let declared = items
                     .entry(file)
-                    .or_insert_with(|| syn::parse_file(&files[file].text).ok());
-                let declarations = syntax.iter().flat_map(|s| &s.items).filter_map(|item| match item {
-                    syn::Item::Mod(m) if m.ident == name.as_str() && m.content.is_none() => Some(m),
-                    _ => None,
-                });
-                for declaration in declarations {
-                    for attr in declaration.attrs.iter().filter(|a| a.path().is_ident("cfg")) {
-                        if let Ok(meta) = attr.parse_args::<syn::Meta>() {
-                            positive_features(&meta, &mut features);
-                        }
+                    .or_insert_with(|| crate::workspace::mod_items(&files[file]).0);
+                let cfgs = declared
+                    .iter()
+                    .filter(|m| m.ident == *name && m.body.is_none())
+                    .flat_map(|m| &m.cfg);
+                for cfg in cfgs {
+                    if let Ok(meta) = syn::parse_str::<syn::Meta>(cfg) {
+                        positive_features(&meta, &mut features);
                     }
                 }
             }

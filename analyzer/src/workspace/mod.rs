@@ -15,6 +15,8 @@ mod discovery;
 mod features;
 mod manifest;
 mod modules;
+/// The `mod` items of a file, with their `#[cfg]`s.
+pub(crate) use modules::{extract as mod_items, ModItem};
 mod paths;
 mod registry;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! initializer, since a device table must be initialised by a constant expression.
 
 use super::Context;
+use kernel_lint_analyzer::model::layout::int_width;
 use std::collections::HashMap;
 use syn::{BinOp, Expr, Lit, Stmt, UnOp};
 
@@ -20,21 +21,6 @@ enum Value {
 
 /// Loop iterations allowed before the evaluation gives up.
 const STEP_LIMIT: usize = 1 << 20;
-
-/// The bits of an integer type and whether it is signed.
-fn int_width(ty: &str) -> Option<(u32, bool)> {
-    Some(match ty {
-        "u8" => (8, false),
-        "u16" => (16, false),
-        "u32" => (32, false),
-        "u64" | "usize" => (64, false),
-        "i8" => (8, true),
-        "i16" => (16, true),
-        "i32" => (32, true),
-        "i64" | "isize" => (64, true),
-        _ => return None,
-    })
-}
 
 fn wrap(v: i128, ty: Option<&str>) -> i128 {
     let Some((bits, signed)) = ty.and_then(int_width) else {
