@@ -222,6 +222,7 @@ impl<'a> Interpreter<'a> {
                     space: MemorySpace::Shared,
                     index: None,
                     len: None,
+                    raw: false,
                 });
             }
             if matches!(name.as_str(), "size_of" | "align_of") {
@@ -243,6 +244,7 @@ impl<'a> Interpreter<'a> {
                 return match args.into_iter().next() {
                     Some(Value::Pointer(mut p)) => {
                         p.len = len;
+                        p.raw = false;
                         Value::Pointer(p)
                     }
                     other => other.unwrap_or(Value::Unknown),
@@ -603,6 +605,8 @@ impl<'a> Interpreter<'a> {
         // evaluated for real below.
         let receiver_type = match self.dry_operand(&call.receiver) {
             Value::Place(p) => p.layout.map(|l| l.name),
+            // Method calls do not look through a raw pointer: only the pointer's methods.
+            Value::Pointer(p) if p.raw => Some("*T".to_string()),
             Value::Pointer(p) => p.elem.map(|l| l.name),
             Value::Struct { ty, .. } => ty,
             _ => None,
@@ -638,6 +642,7 @@ impl<'a> Interpreter<'a> {
                 space: MemorySpace::Shared,
                 index: None,
                 len: None,
+                raw: false,
             });
         }
         // nalgebra's `vector![x, y]` and `point![x, y]`: a vector of the components.

@@ -136,6 +136,7 @@ impl<'a> Interpreter<'a> {
             space: MemorySpace::Global,
             index: None,
             len: None,
+            raw: false,
         }))
     }
 
@@ -286,6 +287,7 @@ impl<'a> Interpreter<'a> {
                     space: MemorySpace::Shared,
                     index: None,
                     len: None,
+                    raw: false,
                 }))
             }
             (_, "cast_from") if call.args.len() == 1 => Some(self.value(&call.args[0])),

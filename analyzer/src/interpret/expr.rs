@@ -142,6 +142,7 @@ impl<'a> Interpreter<'a> {
                 match (value, &*c.ty) {
                     (Value::Pointer(mut p), syn::Type::Ptr(ptr)) => {
                         p.elem = self.scope().layout(&ptr.elem);
+                        p.raw = true;
                         Value::Pointer(p)
                     }
                     // A reference cast to an integer is its address: nothing is read.

@@ -509,6 +509,7 @@ impl Interpreter<'_> {
             space: a.space,
             index: None,
             len: if a.len == b.len { a.len.clone() } else { None },
+            raw: a.raw && b.raw,
         })
     }
 

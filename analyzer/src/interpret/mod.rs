@@ -454,7 +454,7 @@ impl<'a> Interpreter<'a> {
 
     /// The value a parameter of type `ty` (written in `scope`) starts with.
     fn parameter_value(&mut self, scope: Scope<'a>, name: &str, ty: &syn::Type, depth: usize) -> Value {
-        let pointer = |elem: &syn::Type| {
+        let pointer = |elem: &syn::Type, raw: bool| {
             Value::Pointer(Pointer {
                 array: name.to_string(),
                 offset: Poly::default(),
@@ -462,14 +462,15 @@ impl<'a> Interpreter<'a> {
                 space: MemorySpace::Global,
                 index: None,
                 len: None,
+                raw,
             })
         };
         match ty {
             syn::Type::Reference(r) => match &*r.elem {
-                syn::Type::Slice(s) => pointer(&s.elem),
-                elem => pointer(elem),
+                syn::Type::Slice(s) => pointer(&s.elem, false),
+                elem => pointer(elem, false),
             },
-            syn::Type::Ptr(p) => pointer(&p.elem),
+            syn::Type::Ptr(p) => pointer(&p.elem, true),
             syn::Type::Paren(p) => self.parameter_value(scope, name, &p.elem, depth),
             syn::Type::Tuple(t) if depth < 4 => Value::Tuple(
                 t.elems
@@ -480,7 +481,7 @@ impl<'a> Interpreter<'a> {
             ),
             syn::Type::Path(path) => {
                 if let Some(elem) = slice_element(&path.path) {
-                    return pointer(elem);
+                    return pointer(elem, false);
                 }
                 if let Some((field_scope, fields)) = scope.struct_fields(&path.path).filter(|_| depth < 4) {
                     let fields = fields
@@ -759,6 +760,36 @@ mod tests {
             .find(|a| a.array == "out")
             .expect("store to out");
         access.prediction.clone().expect("global")
+    }
+
+    #[test]
+    fn a_raw_pointers_own_methods_win_over_the_elements_operator_methods() {
+        // `Half` has an `add` and a `read` of its own; `table.add(i).read()` on a raw pointer
+        // to it is still pointer arithmetic and a load, since method calls do not look
+        // through raw pointers.
+        let src = "#[derive(Clone, Copy)] #[repr(transparent)] pub struct Half(u16);
+             impl core::ops::Add for Half { type Output = Half; fn add(self, o: Half) -> Half { Half(self.0 + o.0) } }
+             impl Half { pub fn read(&self) -> u16 { self.0 } }
+             #[kernel] pub unsafe fn k(table: *const Half, out: *mut Half, n: usize) {
+                 let i = thread::index_1d() as usize;
+                 let v = table.add(i * n).read();
+                 out.add(i).write(v);
+             }";
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let seen: Vec<(&str, usize, Option<f64>)> = report.kernels[0]
+            .accesses
+            .iter()
+            .map(|a| {
+                let p = a.prediction.as_ref().expect("global");
+                (a.array.as_str(), a.span.line, p.sectors_per_request)
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [("table", 6, None), ("out", 7, Some(2.0))],
+            "{:?}",
+            report.kernels[0].accesses
+        );
     }
 
     #[test]

@@ -32,6 +32,7 @@ impl Interpreter<'_> {
                         if let Some(layout) = self.scope().layout(&ptr.elem) {
                             p.elem = Some(layout);
                         }
+                        p.raw = true;
                         Value::Pointer(p)
                     }
                     _ => value,

@@ -408,6 +408,7 @@ impl Interpreter<'_> {
                     space: p.space,
                     index: None,
                     len: None,
+                    raw: true,
                 }));
             }
             // A slice or an array is passed by reference to a method the analysis does not
@@ -607,6 +608,7 @@ impl Interpreter<'_> {
                 space: MemorySpace::Global,
                 index: None,
                 len: None,
+                raw: false,
             }),
             _ => {
                 let id = self.fresh_id();

@@ -61,6 +61,7 @@ impl Interpreter<'_> {
             space,
             index: None,
             len: None,
+            raw: false,
         })
     }
 }

@@ -54,6 +54,10 @@ pub struct Pointer {
     /// Elements in the slice from `offset` on, when the code says (`a[lo..hi]`,
     /// `from_raw_parts(p, n)`).
     pub len: Option<Poly>,
+    /// A raw pointer (`*const T`, `*mut T`): its methods are the pointer's own (`add`,
+    /// `read`), never the element's, since method calls do not look through raw pointers.
+    /// A reference or a slice is not raw.
+    pub raw: bool,
 }
 
 /// A location in memory that a load or store may use.
