@@ -162,6 +162,8 @@ fn loops_over_slices_reach_each_element_through_their_adaptors() {
             row("every_other", 62, "out", Coalesced, Some(4.0)),
             row("shifted_columns", 76, "src", Misaligned, Some(5.0)),
             row("shifted_columns", 77, "dst", Coalesced, Some(4.0)),
+            row("numbered_stride", 88, "src", Coalesced, Some(4.0)),
+            row("numbered_stride", 88, "dst", Coalesced, Some(4.0)),
         ]
     );
 }

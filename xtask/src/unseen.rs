@@ -207,6 +207,22 @@ pub fn measure(labels: &[Labels], checkouts: &Path, tool: &Path) -> (BTreeMap<St
                             && k["file"].as_str().is_some_and(|f| f.ends_with(&kernel.file))
                     })
                     .collect();
+                // Kernels of one name in one file (a `macro_rules!` that writes a kernel per
+                // call): the instance whose accesses lie where the labels are, then the one
+                // launched with the labelled block.
+                let placed = |k: &Value| {
+                    let lines: Vec<u64> = k["accesses"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(|a| a["line"].as_u64()).collect())
+                        .unwrap_or_default();
+                    kernel
+                        .access
+                        .iter()
+                        .filter(|l| lines.contains(&u64::from(l.line)))
+                        .count()
+                };
+                let most = instances.iter().map(|k| placed(k)).max().unwrap_or(0);
+                let instances: Vec<&Value> = instances.into_iter().filter(|k| placed(k) == most).collect();
                 let instance = instances
                     .iter()
                     .find(|k| kernel.block.is_some_and(|b| k["block"] == serde_json::json!(b)))

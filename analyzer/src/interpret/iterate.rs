@@ -32,8 +32,13 @@ pub(super) enum Seq<'e> {
     Slices { slice: Pointer, len: Poly, stride: Poly },
     /// Pairs of the two iterators' items.
     Zip(Box<Seq<'e>>, Box<Seq<'e>>),
-    /// The position (from `first`) and the item.
-    Enumerate(Box<Seq<'e>>, Poly),
+    /// The position (`first + n * step`: a `step_by` after `enumerate` skips positions too)
+    /// and the item.
+    Enumerate {
+        inner: Box<Seq<'e>>,
+        first: Poly,
+        step: Poly,
+    },
     /// Each item through a closure.
     Map(Box<Seq<'e>>, &'e syn::ExprClosure),
     /// Items the analysis does not follow; `lane` when they may differ between lanes.
@@ -56,7 +61,7 @@ impl Seq<'_> {
                 slice.offset.is_lane_dependent() || len.is_lane_dependent() || stride.is_lane_dependent()
             }
             Seq::Zip(a, b) => a.is_lane_dependent() || b.is_lane_dependent(),
-            Seq::Enumerate(inner, _) | Seq::Map(inner, _) => inner.is_lane_dependent(),
+            Seq::Enumerate { inner, .. } | Seq::Map(inner, _) => inner.is_lane_dependent(),
             Seq::Items { lane } => *lane,
         }
     }
@@ -82,7 +87,7 @@ impl Seq<'_> {
                 let len = slice.len.clone()?;
                 Some(Predicate::Cmp(CmpOp::Lt, n.mul(stride), len))
             }
-            Seq::Enumerate(inner, _) | Seq::Map(inner, _) => inner.guard(n),
+            Seq::Enumerate { inner, .. } | Seq::Map(inner, _) => inner.guard(n),
             Seq::Range { end: None, .. } | Seq::Items { .. } => None,
         }
     }
@@ -92,11 +97,20 @@ impl Seq<'_> {
         match &mut self {
             Seq::Range { step, .. } | Seq::Elements { step, .. } | Seq::Slices { stride: step, .. } => {
                 *step = step.mul(&by);
-                self
+                return self;
             }
-            other => Seq::Items {
-                lane: other.is_lane_dependent() || by.is_lane_dependent(),
+            Seq::Items { .. } => return self,
+            _ => {}
+        }
+        match self {
+            Seq::Enumerate { inner, first, step } => Seq::Enumerate {
+                inner: Box::new(inner.step_by(by.clone())),
+                first,
+                step: step.mul(&by),
             },
+            Seq::Zip(a, b) => Seq::Zip(Box::new(a.step_by(by.clone())), Box::new(b.step_by(by))),
+            Seq::Map(inner, f) => Seq::Map(Box::new(inner.step_by(by)), f),
+            other => other,
         }
     }
 
@@ -116,7 +130,11 @@ impl Seq<'_> {
             _ => {}
         }
         match self {
-            Seq::Enumerate(inner, first) => Seq::Enumerate(Box::new(inner.skip(count.clone())), first.add(&count)),
+            Seq::Enumerate { inner, first, step } => Seq::Enumerate {
+                inner: Box::new(inner.skip(count.clone())),
+                first: first.add(&count.mul(&step)),
+                step,
+            },
             Seq::Zip(a, b) => Seq::Zip(Box::new(a.skip(count.clone())), Box::new(b.skip(count))),
             Seq::Map(inner, f) => Seq::Map(Box::new(inner.skip(count)), f),
             other => other,
@@ -259,7 +277,11 @@ impl<'e> Interpreter<'_> {
                 let inner = self.sequence(&m.receiver);
                 inner.rev()
             }
-            "enumerate" => Seq::Enumerate(Box::new(self.sequence(&m.receiver)), Poly::default()),
+            "enumerate" => Seq::Enumerate {
+                inner: Box::new(self.sequence(&m.receiver)),
+                first: Poly::default(),
+                step: Poly::constant(1),
+            },
             "zip" => {
                 let a = self.sequence(&m.receiver);
                 let b = match m.args.first() {
@@ -332,7 +354,9 @@ impl<'e> Interpreter<'_> {
                 Value::Pointer(sub)
             }
             Seq::Zip(a, b) => Value::Tuple(vec![self.item(a, n, at), self.item(b, n, at)]),
-            Seq::Enumerate(inner, first) => Value::Tuple(vec![Value::Int(first.add(n)), self.item(inner, n, at)]),
+            Seq::Enumerate { inner, first, step } => {
+                Value::Tuple(vec![Value::Int(first.add(&n.mul(step))), self.item(inner, n, at)])
+            }
             Seq::Map(inner, closure) => {
                 let item = self.item(inner, n, at);
                 self.scopes.push(Default::default());
