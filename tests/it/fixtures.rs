@@ -177,6 +177,6 @@ fn every_fixture_kernel_is_found_and_fully_analyzed() {
             kernels += report.kernels.len();
         }
     }
-    assert_eq!(kernels, 84);
+    assert_eq!(kernels, 85);
     assert_eq!(dialect_kernels, 25);
 }

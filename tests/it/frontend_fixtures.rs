@@ -64,6 +64,11 @@ fn a_pointer_read_from_a_struct_is_followed_to_its_target() {
             row("step", 17, "self.heat", Coalesced, Some(4.0)),
             row("step", 22, "state", Broadcast, Some(1.0)),
             row("step", 22, "self.flags", Strided, Some(2.0)),
+            row("finish", 41, "queue", Broadcast, Some(1.0)),
+            row("finish", 61, "queue", Broadcast, Some(1.0)),
+            row("finish", 63, "self.0", Broadcast, Some(1.0)),
+            row("finish", 41, "self.0", Broadcast, Some(1.0)),
+            row("finish", 63, "self.0", Broadcast, Some(1.0)),
         ]
     );
 }

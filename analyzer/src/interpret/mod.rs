@@ -750,7 +750,7 @@ impl Expanding {
 
 #[cfg(test)]
 mod tests {
-    use crate::{analyze_source, AccessClass, LaunchPlan, SourceFile};
+    use crate::{analyze_source, AccessClass, LaunchPlan, Op, SourceFile};
 
     fn first_store(src: &str) -> crate::Prediction {
         let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
@@ -789,6 +789,33 @@ mod tests {
             [("table", 6, None), ("out", 7, Some(2.0))],
             "{:?}",
             report.kernels[0].accesses
+        );
+    }
+
+    #[test]
+    fn a_store_through_a_loaded_pointer_of_unknown_pointee_is_reported() {
+        // `Opaque` is defined nowhere the analysis reads: the store through the pointer the
+        // lanes load is still an access, unknown for want of a layout, not dropped.
+        let src = "#[repr(C)] pub struct Params { pub flags: *mut Opaque, pub n: usize }
+             #[kernel] pub unsafe fn k(params: &mut Params) {
+                 let i = thread::index_1d() as usize;
+                 *params.flags.add(i) = Opaque::default();
+             }";
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let seen: Vec<(Op, usize, AccessClass, Vec<String>)> = report.kernels[0]
+            .accesses
+            .iter()
+            .map(|a| {
+                let p = a.prediction.as_ref().expect("global");
+                (a.op, a.span.line, p.class, p.assumptions.clone())
+            })
+            .collect();
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert_eq!((seen[0].0, seen[0].1, seen[0].2), (Op::Load, 4, AccessClass::Broadcast));
+        assert_eq!((seen[1].0, seen[1].1, seen[1].2), (Op::Store, 4, AccessClass::Unknown));
+        assert!(
+            seen[1].3[0].starts_with("the layout of the element is not known"),
+            "{seen:?}"
         );
     }
 

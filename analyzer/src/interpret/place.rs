@@ -600,8 +600,9 @@ impl Interpreter<'_> {
             }
             // A device pointer read from the same address by every lane (a field of a struct
             // of pointers the kernel is given): the pointer itself, its target in global
-            // memory.
-            Some(l) if l.pointee.is_some() && !lane => Value::Pointer(Pointer {
+            // memory (of unknown layout when the type's pointee was not laid out, so that an
+            // access through it is reported, not dropped).
+            Some(l) if l.name == POINTER && !lane => Value::Pointer(Pointer {
                 array: text,
                 offset: Poly::default(),
                 elem: l.pointee.as_deref().cloned(),

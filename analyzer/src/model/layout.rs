@@ -98,6 +98,11 @@ const MAX_TYPE_DEPTH: usize = 16;
 /// How deep in a type a pointer field's pointee is laid out (a struct of pointers, and a
 /// struct of such structs).
 const POINTEE_DEPTH: usize = 2;
+/// The depths a first and a second pointee are laid out at: past any field depth that lays
+/// out pointees itself, with room for the pointee's own fields (a generic argument adds a
+/// level).
+const FIRST_HOP: usize = MAX_TYPE_DEPTH - 8;
+const SECOND_HOP: usize = MAX_TYPE_DEPTH - 4;
 /// Deepest chain of constants defined by other constants that is evaluated.
 const MAX_CONST_DEPTH: usize = 32;
 
@@ -359,9 +364,18 @@ impl<'a> Scope<'a> {
                     other => (false, other),
                 };
                 let mut layout = Layout::primitive(POINTER, if fat { 16 } else { 8 });
-                // A field's pointee, one level deep: what a struct of device pointers points to.
-                if (1..=POINTEE_DEPTH).contains(&depth) {
-                    layout.pointee = self.layout_at(target, MAX_TYPE_DEPTH - 8).map(Box::new);
+                // A field's pointee: what a struct of device pointers points to, and what the
+                // pointer fields of that pointee point to (a table of records that each hold a
+                // pointer), two hops in all.
+                let hop = if (1..=POINTEE_DEPTH).contains(&depth) {
+                    Some(FIRST_HOP)
+                } else if (FIRST_HOP + 1..=FIRST_HOP + 1 + POINTEE_DEPTH).contains(&depth) {
+                    Some(SECOND_HOP)
+                } else {
+                    None
+                };
+                if let Some(hop) = hop {
+                    layout.pointee = self.layout_at(target, hop).map(Box::new);
                 }
                 Some(layout)
             }
