@@ -6,6 +6,7 @@
 
 use super::{Interpreter, Op, Place, Value};
 use crate::algebra::{Poly, READ_FROM_MEMORY};
+use crate::model::layout::is_atomic_cell;
 
 /// Read-modify-write methods of core's atomic types.
 const ATOMIC_METHODS: &[&str] = &[
@@ -56,10 +57,15 @@ impl<'a> Interpreter<'a> {
     /// arguments already evaluated).
     pub(crate) fn atomic_method(&mut self, call: &syn::ExprMethodCall, receiver: &Value) -> Option<Value> {
         let method = call.method.to_string();
-        let effect = Effect::of_method(&method)?;
         let place = target_place(receiver)?;
+        let atomic_type = place.layout.as_ref().is_some_and(|l| is_atomic_cell(&l.name));
+        // An atomic cell's `load(order)` and `store(value, order)` are one access each.
+        let effect = match (method.as_str(), call.args.len()) {
+            ("load", 1) if atomic_type => Effect::Load,
+            ("store", 2) if atomic_type => Effect::Store,
+            _ => Effect::of_method(&method)?,
+        };
         // `slice.swap(a, b)` is no atomic: only a value of an atomic type swaps atomically.
-        let atomic_type = place.layout.as_ref().is_some_and(|l| l.name.starts_with("Atomic"));
         if method == "swap" && !atomic_type {
             return None;
         }

@@ -7,6 +7,7 @@ use super::value::{why, Operand, DYNAMIC_SHARED, PTX_CONTEXT, SHARED_ARRAY, THRE
 use super::{CallFrame, Interpreter, MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use crate::model::items::{FunctionRef, Target};
+use crate::model::layout::is_atomic_cell;
 use crate::parse::last_segment;
 use crate::workspace::MODELLED_CRATES;
 use syn::punctuated::Punctuated;
@@ -238,6 +239,22 @@ impl<'a> Interpreter<'a> {
             && path.path.segments.len() == 2
             && INTEGER_TYPES.contains(&path.path.segments[0].ident.to_string().as_str());
         match name.as_str() {
+            // `AtomicU32::from_ptr(p)` (core's, and the device crates' atomic cells): the cell
+            // at `p`, whose methods are atomics on that place.
+            "from_ptr" if args.len() == 1 && path.path.segments.len() >= 2 => {
+                let mut owner = path.path.clone();
+                owner.segments.pop();
+                let cell = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: owner,
+                });
+                let layout = self.scope().layout(&cell).filter(|l| is_atomic_cell(&l.name));
+                if let (Some(layout), Some(Value::Pointer(p))) = (layout, args.first()) {
+                    let mut place = Place::at(p);
+                    place.layout = Some(layout);
+                    return Value::Place(place);
+                }
+            }
             // A slice made from a pointer and a length is that many elements long.
             "from_raw_parts" | "from_raw_parts_mut" if args.len() == 2 => {
                 let len = args[1].as_int().cloned();

@@ -265,6 +265,10 @@ impl<'a> Interpreter<'a> {
                 Value::Unknown
             }
             Expr::Verbatim(_) => Value::Unknown,
+            // `value?`: the `Some`/`Ok` payload (the constructors pass their value through).
+            // Lanes that meet `None` or `Err` return early; the accesses after it are counted
+            // for every lane, as under any condition the analysis does not decide.
+            Expr::Try(t) => self.value(&t.expr),
             other => {
                 self.unsupported(other, format!("`{}` is not analyzed", self.text(other)));
                 Value::Unknown

@@ -819,6 +819,88 @@ mod tests {
         );
     }
 
+    fn global_rows(src: &str) -> Vec<(Op, usize, AccessClass, Option<f64>)> {
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        assert_eq!(report.kernels.len(), 1, "the kernel is found");
+        report.kernels[0]
+            .accesses
+            .iter()
+            .filter_map(|a| {
+                let p = a.prediction.as_ref()?;
+                Some((a.op, a.span.line, p.class, p.sectors_per_request))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_atomic_cell_made_from_a_pointer_is_read_and_written_at_it() {
+        // `AtomicU32::from_ptr(p)` is the cell at `p`: its `load` is one load, its `store` one
+        // store, and a read-modify-write both, at the slot the lane's key picks.
+        let rows = global_rows(
+            "use core::sync::atomic::{AtomicU32, Ordering};
+             #[kernel] pub unsafe fn k(keys: &[u32], counts: *mut u32, seen: *mut u32) {
+                 let i = thread::index_1d() as usize;
+                 let slot = keys[i] as usize;
+                 AtomicU32::from_ptr(counts.add(slot)).fetch_add(1, Ordering::Relaxed);
+                 let flag = AtomicU32::from_ptr(seen.add(i));
+                 if flag.load(Ordering::Relaxed) == 0 { flag.store(1, Ordering::Relaxed); }
+             }",
+        );
+        use AccessClass::*;
+        assert_eq!(
+            rows,
+            [
+                (Op::Load, 4, Coalesced, Some(4.0)),
+                (Op::Load, 5, Gather, None),
+                (Op::Store, 5, Gather, None),
+                (Op::Load, 7, Coalesced, Some(4.0)),
+                (Op::Store, 7, Coalesced, Some(4.0)),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_question_mark_operator_passes_the_payload_on() {
+        // `first(..)?` reads through the helper and gives its `Some` value to the caller.
+        let rows = global_rows(
+            "fn first(xs: &[f32], at: usize) -> Option<f32> { if at < xs.len() { Some(xs[at]) } else { None } }
+             fn twice(xs: &[f32], at: usize) -> Option<f32> { let v = first(xs, at)?; Some(v * 2.0) }
+             #[kernel] pub unsafe fn k(xs: &[f32], out: *mut f32) {
+                 let i = thread::index_1d() as usize;
+                 if let Some(v) = twice(xs, 2 * i) { *out.add(i) = v; }
+             }",
+        );
+        use AccessClass::*;
+        assert_eq!(
+            rows,
+            [(Op::Load, 1, Strided, Some(8.0)), (Op::Store, 5, Coalesced, Some(4.0))]
+        );
+    }
+
+    #[test]
+    fn a_per_thread_share_computed_from_unknowns_is_the_row_length_explored() {
+        // Each lane starts its own share of `len` bytes, `(len + n - 1) / n` of them: that
+        // share is the distance between lanes, whatever `len` is, and for any share of a warp
+        // or more each lane has a sector of its own.
+        let rows = global_rows(
+            "#[kernel] pub unsafe fn k(text: &[u8], out: *mut u32) {
+                 let tid = thread::index_1d() as usize;
+                 let threads = (thread::block_dim_x() * thread::grid_dim_x()) as usize;
+                 let share = (text.len() + threads - 1) / threads;
+                 let mut p = tid * share;
+                 let mut lines = 0;
+                 while p < text.len() && text[p] != 10 { p += 1; lines += 1; }
+                 *out.add(tid) = lines;
+             }",
+        );
+        assert_eq!(rows[0].1, 7);
+        assert_eq!(
+            (rows[0].2, rows[0].3),
+            (AccessClass::Transposed, Some(32.0)),
+            "{rows:?}"
+        );
+    }
+
     #[test]
     fn a_diverging_else_guards_the_rest_of_the_block() {
         let p = first_store(

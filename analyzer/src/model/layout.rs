@@ -908,6 +908,11 @@ fn primitive(name: &str) -> Option<Layout> {
 
 /// A device crate's atomic cell (`DeviceAtomicF64`, `BlockAtomicU32`, `AtomicF32`): the
 /// layout of the number its name ends with, as core's atomics have.
+/// Whether a type of this name is an atomic cell (`AtomicU32`, `DeviceAtomicF64`).
+pub fn is_atomic_cell(name: &str) -> bool {
+    atomic(name).is_some()
+}
+
 fn atomic(name: &str) -> Option<Layout> {
     let (scope, number) = name.rsplit_once("Atomic")?;
     if !matches!(

@@ -83,7 +83,15 @@ pub(super) fn unknowns_of(address: &Poly, transposed: bool, block: Dim3) -> Vec<
         let scales_fastest = !transposed && monomial.iter().any(|a| steps_with(a, &fastest));
         let role = if scales_fastest { Role::Stride } else { Role::Pitch };
         for atom in monomial {
-            collect_unknowns(atom, role, &fastest, &mut unknowns);
+            // A stride or row length the launch fixes, computed from unknowns (`(len + n - 1)
+            // / n` elements per thread) and multiplying a lane or loop index: the lanes see
+            // that value, so it is explored as itself, not through candidate values of what
+            // it was computed from.
+            if launch_wide(atom) {
+                add_unknown(atom, role, &mut unknowns);
+            } else {
+                collect_unknowns(atom, role, &fastest, &mut unknowns);
+            }
         }
     }
     unknowns
@@ -149,13 +157,33 @@ fn collect_unknowns(atom: &Atom, role: Role, lane_index: &Atom, unknowns: &mut V
         return;
     }
     if is_fixed_unknown(atom) {
-        match unknowns.iter_mut().find(|(u, _)| u == atom) {
-            // The role that shapes the lanes wins over one that only moves them.
-            Some((_, r)) if rank(role) > rank(*r) => *r = role,
-            Some(_) => {}
-            None => unknowns.push((atom.clone(), role)),
-        }
+        add_unknown(atom, role, unknowns);
     }
+}
+
+fn add_unknown(atom: &Atom, role: Role, unknowns: &mut Vec<(Atom, Role)>) {
+    match unknowns.iter_mut().find(|(u, _)| u == atom) {
+        // The role that shapes the lanes wins over one that only moves them.
+        Some((_, r)) if rank(role) > rank(*r) => *r = role,
+        Some(_) => {}
+        None => unknowns.push((atom.clone(), role)),
+    }
+}
+
+/// An operation on values that are each the same for a whole launch and not known here.
+fn launch_wide(atom: &Atom) -> bool {
+    let Atom::Op(node) = atom else { return false };
+    let mut fixed = true;
+    let mut leaves = 0;
+    for side in [&node.lhs, &node.rhs] {
+        side.visit_atoms(&mut |a| {
+            if !matches!(a, Atom::Op(_)) {
+                leaves += 1;
+                fixed &= is_fixed_unknown(a);
+            }
+        });
+    }
+    fixed && leaves > 0
 }
 
 fn rank(role: Role) -> u8 {

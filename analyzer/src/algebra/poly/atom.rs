@@ -210,7 +210,14 @@ impl fmt::Display for Atom {
             Atom::Iter(_, name) => write!(f, "{name}"),
             Atom::Op(node) => match node.kind {
                 OpKind::Min | OpKind::Max => write!(f, "{}({}, {})", node.kind.symbol(), node.lhs, node.rhs),
-                kind => write!(f, "({} {} {})", node.lhs, kind.symbol(), node.rhs),
+                // A sum or difference as an operand keeps its own parentheses: `(n + 7) / 8`.
+                kind => {
+                    let operand = |p: &Poly| match p.terms().count() {
+                        0 | 1 => p.to_string(),
+                        _ => format!("({p})"),
+                    };
+                    write!(f, "({} {} {})", operand(&node.lhs), kind.symbol(), operand(&node.rhs))
+                }
             },
             Atom::Load { text, .. } => f.write_str(text),
             Atom::Opaque { text, .. } => f.write_str(text),
