@@ -583,16 +583,33 @@ fn a_division_by_a_runtime_value_is_a_case_split_not_a_broadcast() {
 
 #[test]
 fn one_address_in_the_cases_tried_is_not_a_proof() {
-    // Every value tried for `n` (and every block index sampled) gives one address, but
-    // `n = 64` or block 8 would not.
+    // Every block index sampled gives one address, but block 8 would not.
     let src = "#[kernel] pub unsafe fn k(a: &[f32], n: usize) {
         let tid = thread::thread_idx_x() as usize;
         let bid = thread::block_idx_x() as usize;
         let v = a[tid * (n / 64)];
         let w = a[tid * (bid / 8)];
     }";
-    for nth in 0..2 {
-        let p = predict(src, "k", "a", Op::Load, nth);
+    // `n / 64` is the stride itself, fixed for the launch: a figure per value of it, none of
+    // them one address.
+    let p = predict(src, "k", "a", Op::Load, 0);
+    assert_eq!(p.sectors_per_request, None, "{p:?}");
+    let cases: Vec<(&str, AccessClass, f64)> = p
+        .cases
+        .iter()
+        .map(|c| (c.condition.as_str(), c.class, c.sectors_per_request))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            ("(n / 64) == 1", AccessClass::Coalesced, 4.0),
+            ("(n / 64) == 2", AccessClass::Strided, 8.0),
+            ("(n / 64) == 4", AccessClass::Strided, 16.0),
+            ("(n / 64) >= 8", AccessClass::Strided, 32.0),
+        ]
+    );
+    {
+        let p = predict(src, "k", "a", Op::Load, 1);
         assert_eq!(
             (p.class, p.sectors_per_request),
             (AccessClass::Coalesced, Some(1.0)),

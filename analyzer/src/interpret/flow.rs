@@ -6,10 +6,10 @@ use super::iterate::{counter, Seq};
 use super::stmt::Flow;
 use super::value::{why, Operand};
 use super::{Bindings, BreakExit, Interpreter, LaneExits, Pointer, SavedLoop, Value};
-use crate::algebra::{Atom, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
+use crate::algebra::{Atom, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
-use syn::{Block, Expr};
+use syn::{Block, Expr, Pat};
 
 impl Interpreter<'_> {
     /// `if` / `else if` / `else`: each branch under its guard; variables that differ after the
@@ -105,9 +105,36 @@ impl Interpreter<'_> {
         let scrutinee = self.value(&m.expr);
         let lane = scrutinee.is_lane_dependent();
         let mut outcomes = Vec::new();
+        // The arms before this one, as conditions on an integer scrutinee, while each is one
+        // the analysis can state (literals and ranges, no `if` guard): a later arm runs where
+        // none of them matched.
+        let mut earlier: Option<Vec<Predicate>> = Some(Vec::new());
         for arm in &m.arms {
             let text = self.text(&arm.pat);
-            let matched = self.unknown_condition(text, lane);
+            let literal = match &scrutinee {
+                Value::Int(value) => literal_condition(&arm.pat, value),
+                _ => None,
+            };
+            let unmatched = earlier.as_ref().map(|before| {
+                before.iter().fold(None, |all: Option<Predicate>, p| {
+                    let not = Predicate::Not(Box::new(p.clone()));
+                    Some(match all {
+                        Some(all) => Predicate::And(Box::new(all), Box::new(not)),
+                        None => not,
+                    })
+                })
+            });
+            let matched = match (literal.clone(), unmatched) {
+                (Some(this), Some(Some(rest))) => Predicate::And(Box::new(rest), Box::new(this)),
+                (Some(this), Some(None)) => this,
+                // A catch-all after stated arms: where none of them matched.
+                (None, Some(Some(rest))) if is_catch_all(&arm.pat) => rest,
+                _ => self.unknown_condition(text, lane),
+            };
+            match (&mut earlier, literal) {
+                (Some(before), Some(this)) if arm.guard.is_none() => before.push(this),
+                _ => earlier = None,
+            }
             self.guards.push(matched);
             let before = self.scopes.clone();
             self.scopes.push(Bindings::new());
@@ -630,6 +657,76 @@ fn lookup_in<'s>(scopes: &'s [Bindings], name: &str) -> Option<&'s Value> {
 fn same_path(a: &Expr, b: &Expr) -> bool {
     match (a, b) {
         (Expr::Path(a), Expr::Path(b)) => a.path == b.path,
+        _ => false,
+    }
+}
+
+/// The condition under which an integer `value` matches a pattern of literals and ranges
+/// (`0`, `1 | 2`, `4..=7`, `b'a'`), when it is one.
+fn literal_condition(pat: &syn::Pat, value: &Poly) -> Option<Predicate> {
+    let number = |e: &Expr| -> Option<i64> {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse().ok(),
+                syn::Lit::Byte(b) => Some(i64::from(b.value())),
+                syn::Lit::Char(c) => Some(i64::from(u32::from(c.value()))),
+                _ => None,
+            },
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => number_of(&u.expr).map(|n| -n),
+            _ => None,
+        }
+    };
+    match pat {
+        Pat::Lit(l) => {
+            number(&Expr::Lit(l.clone())).map(|n| Predicate::Cmp(CmpOp::Eq, value.clone(), Poly::constant(n)))
+        }
+        Pat::Paren(p) => literal_condition(&p.pat, value),
+        Pat::Or(or) => or.cases.iter().try_fold(None, |any: Option<Predicate>, case| {
+            let this = literal_condition(case, value)?;
+            Some(Some(match any {
+                Some(any) => Predicate::Or(Box::new(any), Box::new(this)),
+                None => this,
+            }))
+        })?,
+        Pat::Range(r) => {
+            let start = match r.start.as_deref() {
+                Some(e) => Some(Predicate::Cmp(CmpOp::Ge, value.clone(), Poly::constant(number(e)?))),
+                None => None,
+            };
+            let end = match r.end.as_deref() {
+                Some(e) => {
+                    let op = match r.limits {
+                        syn::RangeLimits::Closed(_) => CmpOp::Le,
+                        syn::RangeLimits::HalfOpen(_) => CmpOp::Lt,
+                    };
+                    Some(Predicate::Cmp(op, value.clone(), Poly::constant(number(e)?)))
+                }
+                None => None,
+            };
+            match (start, end) {
+                (Some(a), Some(b)) => Some(Predicate::And(Box::new(a), Box::new(b))),
+                (a, b) => a.or(b),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn number_of(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i), ..
+        }) => i.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+/// `_` or a plain binding: matches whatever the earlier arms did not.
+fn is_catch_all(pat: &syn::Pat) -> bool {
+    match pat {
+        Pat::Wild(_) => true,
+        // A name in capitals is a constant, not a binding.
+        Pat::Ident(i) => i.subpat.is_none() && !i.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase()),
         _ => false,
     }
 }

@@ -902,6 +902,30 @@ mod tests {
     }
 
     #[test]
+    fn a_match_on_the_lane_index_runs_each_literal_arm_in_its_lanes() {
+        // Arm `0` runs in one lane, `1 | 2` in two, and `_` in the lanes no earlier arm took.
+        let rows = global_rows(
+            "#[kernel] pub unsafe fn k(out: *mut u32) {
+                 let t = thread::thread_idx_x() as usize;
+                 match t {
+                     0 => *out.add(t) = 7,
+                     1 | 2 => *out.add(2 * t) = 8,
+                     _ => *out.add(t) = 9,
+                 }
+             }",
+        );
+        use AccessClass::*;
+        assert_eq!(
+            rows,
+            [
+                (Op::Store, 4, Broadcast, Some(1.0)),
+                (Op::Store, 5, Coalesced, Some(1.0)),
+                (Op::Store, 6, Coalesced, Some(4.0)),
+            ]
+        );
+    }
+
+    #[test]
     fn a_diverging_else_guards_the_rest_of_the_block() {
         let p = first_store(
             "#[kernel] pub unsafe fn k(out: *mut f32) {
