@@ -114,14 +114,36 @@ impl Interpreter<'_> {
             let (l, r) = (self.int(&b.left), self.int(&b.right));
             return Value::Bool(Predicate::Cmp(op, l, r));
         }
-        let (l, r) = (self.operand_int(&b.left), self.operand_int(&b.right));
-        Arith::of(&b.op).map_or(Value::Unknown, |op| Value::Int(op.apply(&l, &r)))
+        let (l, r) = (self.value(&b.left), self.value(&b.right));
+        let Some(op) = Arith::of(&b.op) else {
+            return Value::Unknown;
+        };
+        // Vectors (glam's `UVec2`, a swizzle) combine component by component, a number with
+        // each component.
+        if let Some(n) = [&l, &r].iter().find_map(|v| match v {
+            Value::Vector(c) => Some(c.len()),
+            _ => None,
+        }) {
+            let lanes = |v: &Value| -> Option<Vec<Poly>> {
+                match v {
+                    Value::Vector(c) if c.len() == n => Some(c.clone()),
+                    Value::Int(p) => Some(vec![p.clone(); n]),
+                    _ => None,
+                }
+            };
+            return match (lanes(&l), lanes(&r)) {
+                (Some(a), Some(b)) => Value::Vector(a.iter().zip(&b).map(|(a, b)| op.apply(a, b)).collect()),
+                _ => Value::Unknown,
+            };
+        }
+        let (l, r) = (self.int_operand(l, &b.left), self.int_operand(r, &b.right));
+        Value::Int(op.apply(&l, &r))
     }
 
     /// An operand of arithmetic: a reference to a number (`n * scale` with `scale: &u32`) is
     /// read through, as the operator traits for references do.
-    fn operand_int(&mut self, expr: &Expr) -> Poly {
-        let value = match self.value(expr) {
+    fn int_operand(&mut self, value: Value, expr: &Expr) -> Poly {
+        let value = match value {
             Value::Pointer(p) if p.elem.as_ref().is_some_and(|l| l.primitive && l.name != "pointer") => {
                 Value::Place(Place::at(&p))
             }

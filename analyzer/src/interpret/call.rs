@@ -7,7 +7,7 @@ use super::value::{why, Operand, DYNAMIC_SHARED, PTX_CONTEXT, SHARED_ARRAY, THRE
 use super::{CallFrame, Interpreter, MemorySpace, Op, Place, Pointer, Value};
 use crate::algebra::{Atom, Axis, CmpOp, OpKind, Poly, Predicate, CANNOT_FOLLOW, READ_FROM_MEMORY};
 use crate::model::items::{FunctionRef, Target};
-use crate::model::layout::is_atomic_cell;
+use crate::model::layout::{is_atomic_cell, vector_constructor};
 use crate::parse::last_segment;
 use crate::workspace::MODELLED_CRATES;
 use syn::punctuated::Punctuated;
@@ -123,6 +123,22 @@ impl<'a> Interpreter<'a> {
         }
         if let Some(value) = self.cube_call(call, &path.path) {
             return value;
+        }
+        // glam's `uvec2(x, y)`, `UVec3::new(x, y, z)`, `Vec2::splat(v)`: a vector of numbers.
+        if let Some(lanes) = vector_constructor(&path.path) {
+            let args: Vec<Value> = call.args.iter().map(|a| self.value(a)).collect();
+            let components: Option<Vec<Poly>> = args
+                .iter()
+                .map(|a| match a {
+                    Value::Int(p) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect();
+            return match components {
+                Some(c) if c.len() == lanes => Value::Vector(c),
+                Some(c) if c.len() == 1 => Value::Vector(vec![c[0].clone(); lanes]),
+                _ => Value::Unknown,
+            };
         }
         // `usize::saturating_sub(x, r)`, `u32::max(a, b)`: a number's method called by path.
         if let Some(method) = number_method_by_path(call, &path.path) {

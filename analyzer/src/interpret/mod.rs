@@ -926,6 +926,48 @@ mod tests {
     }
 
     #[test]
+    fn glam_vectors_are_built_combined_and_read_by_component() {
+        // A constant vector, the constructors and arithmetic on whole vectors keep each
+        // component: the row length is the grid's width in threads.
+        let rows = global_rows(
+            "use spirv_std::glam::{uvec2, UVec2, UVec3, Vec3Swizzles};
+             const TILE: UVec2 = uvec2(8, 4);
+             #[spirv(compute(threads(8, 4)))]
+             pub fn k(#[spirv(global_invocation_id)] id: UVec3, #[spirv(num_workgroups)] groups: UVec3,
+                      #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] out: &mut [u32]) {
+                 let size = UVec2::new(groups.x, groups.y) * TILE;
+                 let at = id.xy() * 2 + UVec2::splat(1);
+                 out[(at.x + at.y * size.x) as usize] = 1;
+             }",
+        );
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows, [(Op::Store, 8, AccessClass::Strided, Some(8.0))]);
+    }
+
+    #[test]
+    fn a_method_of_vectors_read_per_lane_gives_data() {
+        // The distance between two loaded points picks the slot: a gather, not an index the
+        // analysis cannot follow.
+        let rows = global_rows(
+            "use spirv_std::glam::{UVec3, Vec3};
+             #[spirv(compute(threads(64)))]
+             pub fn k(#[spirv(global_invocation_id)] id: UVec3,
+                      #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] xs: &[f32],
+                      #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] bins: &mut [u32]) {
+                 let i = id.x as usize;
+                 let p = Vec3::new(xs[3 * i], xs[3 * i + 1], xs[3 * i + 2]);
+                 let d = p.distance(Vec3::ZERO);
+                 bins[d as usize] = 1;
+             }",
+        );
+        assert_eq!(
+            rows.last(),
+            Some(&(Op::Store, 9, AccessClass::Gather, None)),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
     fn a_diverging_else_guards_the_rest_of_the_block() {
         let p = first_store(
             "#[kernel] pub unsafe fn k(out: *mut f32) {

@@ -34,6 +34,10 @@ impl Interpreter<'_> {
         if let Some(c) = self.scope().const_named(&self.own_path(&p.path)) {
             return Value::Int(Poly::constant(c));
         }
+        // A constant vector (`const TILE: UVec2 = uvec2(16, 8)`).
+        if let Some(v) = self.scope().const_vector(&Expr::Path(p.clone()), 0) {
+            return Value::Vector(v.into_iter().map(Poly::constant).collect());
+        }
         if let Some(c) = primitive_const(&p.path) {
             return c;
         }
@@ -544,6 +548,12 @@ impl Interpreter<'_> {
             (_, Value::Int(a)) => self.int_method(call, method, a, &args),
             (_, receiver) => {
                 self.note_escaping_buffer(call, Some(&receiver), &args);
+                // A method of data read per lane (`a.distance(b)` of loaded vectors) gives
+                // such data.
+                if receiver.is_loaded_per_lane() || args.iter().any(Value::is_loaded_per_lane) {
+                    let inputs = Value::Tuple(std::iter::once(receiver).chain(args).collect());
+                    return self.part_of(&inputs, self.text(call));
+                }
                 // A method the analysis cannot see into may read the thread index itself.
                 let id = self.fresh_id();
                 Value::Int(Poly::opaque_because(id, self.text(call), true, why::INVISIBLE_CALL))

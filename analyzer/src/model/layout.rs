@@ -266,6 +266,14 @@ impl<'a> Scope<'a> {
                     (false, None) => None,
                 }
             }
+            // A component of a constant vector: `TILE.x` with `const TILE: UVec2 = uvec2(16, 8)`.
+            Expr::Field(f) => {
+                let syn::Member::Named(member) = &f.member else {
+                    return None;
+                };
+                let at = ["x", "y", "z", "w"].iter().position(|c| member == c)?;
+                self.const_vector(&f.base, depth + 1)?.get(at).copied()
+            }
             // `N.div_ceil(2)`, `3usize.pow(5)`, `a.min(b)`: integer methods rustc evaluates.
             Expr::MethodCall(m) => {
                 let receiver = self.const_at(&m.receiver, depth + 1)?;
@@ -290,6 +298,34 @@ impl<'a> Scope<'a> {
                 match last.ident.to_string().as_str() {
                     "size_of" => i64::try_from(layout.size).ok(),
                     "align_of" => i64::try_from(layout.align).ok(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The components of a constant vector: glam's `uvec2(a, b)`, `UVec3::new(a, b, c)`,
+    /// `IVec2::splat(v)`, or a constant that is one.
+    pub fn const_vector(&self, expr: &Expr, depth: usize) -> Option<Vec<i64>> {
+        if depth > MAX_CONST_DEPTH {
+            return None;
+        }
+        match expr {
+            Expr::Paren(p) => self.const_vector(&p.expr, depth),
+            Expr::Path(p) => {
+                let target = self.resolve(&p.path)?;
+                let (module, expr) = self.index.const_expr(&target)?;
+                self.at(module).const_vector(expr, depth + 1)
+            }
+            Expr::Call(c) => {
+                let Expr::Path(f) = &*c.func else { return None };
+                let lanes = vector_constructor(&f.path)?;
+                let args: Option<Vec<i64>> = c.args.iter().map(|a| self.const_at(a, depth + 1)).collect();
+                let args = args?;
+                match args.as_slice() {
+                    [v] if lanes > 1 => Some(vec![*v; lanes]),
+                    _ if args.len() == lanes => Some(args),
                     _ => None,
                 }
             }
@@ -1213,5 +1249,33 @@ mod tests {
         assert_eq!(layout_of(&l, "Vec3").size, 12);
         assert_eq!(layout_of(&l, "vek::Vec3<f64>").size, 24);
         assert_eq!(layout_of(&l, "UVec2").size, 8);
+    }
+}
+
+/// How many components a call to `path` builds when it is a vector constructor: glam's
+/// functions (`vec2`, `uvec3`, `ivec4`, `dvec2` ..) and its types' `new` and `splat`
+/// (`UVec2::new`, `Vec3::splat`).
+pub fn vector_constructor(path: &syn::Path) -> Option<usize> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let lanes = |name: &str, prefixes: &[&str]| -> Option<usize> {
+        prefixes.iter().find_map(|p| {
+            let n = name.strip_prefix(p)?.parse::<usize>().ok()?;
+            (2..=4).contains(&n).then_some(n)
+        })
+    };
+    match segments.as_slice() {
+        [.., ty, ctor] if ctor == "new" || ctor == "splat" => lanes(
+            ty,
+            &[
+                "Vec", "UVec", "IVec", "DVec", "BVec", "U64Vec", "I64Vec", "U16Vec", "I16Vec",
+            ],
+        ),
+        [.., function] => lanes(
+            function,
+            &[
+                "vec", "uvec", "ivec", "dvec", "bvec", "u64vec", "i64vec", "u16vec", "i16vec",
+            ],
+        ),
+        _ => None,
     }
 }
