@@ -1042,6 +1042,34 @@ impl<'a> syn::visit::Visit<'a> for PathsIn<'a> {
     }
 }
 
+/// How many components a call to `path` builds when it is a vector constructor: glam's
+/// functions (`vec2`, `uvec3`, `ivec4`, `dvec2` ..) and its types' `new` and `splat`
+/// (`UVec2::new`, `Vec3::splat`).
+pub fn vector_constructor(path: &syn::Path) -> Option<usize> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let lanes = |name: &str, prefixes: &[&str]| -> Option<usize> {
+        prefixes.iter().find_map(|p| {
+            let n = name.strip_prefix(p)?.parse::<usize>().ok()?;
+            (2..=4).contains(&n).then_some(n)
+        })
+    };
+    match segments.as_slice() {
+        [.., ty, ctor] if ctor == "new" || ctor == "splat" => lanes(
+            ty,
+            &[
+                "Vec", "UVec", "IVec", "DVec", "BVec", "U64Vec", "I64Vec", "U16Vec", "I16Vec",
+            ],
+        ),
+        [.., function] => lanes(
+            function,
+            &[
+                "vec", "uvec", "ivec", "dvec", "bvec", "u64vec", "i64vec", "u16vec", "i16vec",
+            ],
+        ),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1249,33 +1277,5 @@ mod tests {
         assert_eq!(layout_of(&l, "Vec3").size, 12);
         assert_eq!(layout_of(&l, "vek::Vec3<f64>").size, 24);
         assert_eq!(layout_of(&l, "UVec2").size, 8);
-    }
-}
-
-/// How many components a call to `path` builds when it is a vector constructor: glam's
-/// functions (`vec2`, `uvec3`, `ivec4`, `dvec2` ..) and its types' `new` and `splat`
-/// (`UVec2::new`, `Vec3::splat`).
-pub fn vector_constructor(path: &syn::Path) -> Option<usize> {
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let lanes = |name: &str, prefixes: &[&str]| -> Option<usize> {
-        prefixes.iter().find_map(|p| {
-            let n = name.strip_prefix(p)?.parse::<usize>().ok()?;
-            (2..=4).contains(&n).then_some(n)
-        })
-    };
-    match segments.as_slice() {
-        [.., ty, ctor] if ctor == "new" || ctor == "splat" => lanes(
-            ty,
-            &[
-                "Vec", "UVec", "IVec", "DVec", "BVec", "U64Vec", "I64Vec", "U16Vec", "I16Vec",
-            ],
-        ),
-        [.., function] => lanes(
-            function,
-            &[
-                "vec", "uvec", "ivec", "dvec", "bvec", "u64vec", "i64vec", "u16vec", "i16vec",
-            ],
-        ),
-        _ => None,
     }
 }
