@@ -266,9 +266,16 @@ impl<'a> Interpreter<'a> {
             }
             Expr::Verbatim(_) => Value::Unknown,
             // `value?`: the `Some`/`Ok` payload (the constructors pass their value through).
-            // Lanes that meet `None` or `Err` return early; the accesses after it are counted
-            // for every lane, as under any condition the analysis does not decide.
-            Expr::Try(t) => self.value(&t.expr),
+            // Lanes that meet `None` or `Err` return early: when that may differ between
+            // lanes, the rest of the block runs under a condition the analysis cannot decide.
+            Expr::Try(t) => {
+                let value = self.value(&t.expr);
+                if value.is_lane_dependent() {
+                    let gave = self.unknown_condition(self.text(t), true);
+                    self.tried.push(gave);
+                }
+                value
+            }
             other => {
                 self.unsupported(other, format!("`{}` is not analyzed", self.text(other)));
                 Value::Unknown

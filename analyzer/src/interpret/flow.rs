@@ -664,21 +664,9 @@ fn same_path(a: &Expr, b: &Expr) -> bool {
 /// The condition under which an integer `value` matches a pattern of literals and ranges
 /// (`0`, `1 | 2`, `4..=7`, `b'a'`), when it is one.
 fn literal_condition(pat: &syn::Pat, value: &Poly) -> Option<Predicate> {
-    let number = |e: &Expr| -> Option<i64> {
-        match e {
-            Expr::Lit(l) => match &l.lit {
-                syn::Lit::Int(i) => i.base10_parse().ok(),
-                syn::Lit::Byte(b) => Some(i64::from(b.value())),
-                syn::Lit::Char(c) => Some(i64::from(u32::from(c.value()))),
-                _ => None,
-            },
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => number_of(&u.expr).map(|n| -n),
-            _ => None,
-        }
-    };
     match pat {
         Pat::Lit(l) => {
-            number(&Expr::Lit(l.clone())).map(|n| Predicate::Cmp(CmpOp::Eq, value.clone(), Poly::constant(n)))
+            pattern_number(&Expr::Lit(l.clone())).map(|n| Predicate::Cmp(CmpOp::Eq, value.clone(), Poly::constant(n)))
         }
         Pat::Paren(p) => literal_condition(&p.pat, value),
         Pat::Or(or) => or.cases.iter().try_fold(None, |any: Option<Predicate>, case| {
@@ -690,7 +678,11 @@ fn literal_condition(pat: &syn::Pat, value: &Poly) -> Option<Predicate> {
         })?,
         Pat::Range(r) => {
             let start = match r.start.as_deref() {
-                Some(e) => Some(Predicate::Cmp(CmpOp::Ge, value.clone(), Poly::constant(number(e)?))),
+                Some(e) => Some(Predicate::Cmp(
+                    CmpOp::Ge,
+                    value.clone(),
+                    Poly::constant(pattern_number(e)?),
+                )),
                 None => None,
             };
             let end = match r.end.as_deref() {
@@ -699,7 +691,7 @@ fn literal_condition(pat: &syn::Pat, value: &Poly) -> Option<Predicate> {
                         syn::RangeLimits::Closed(_) => CmpOp::Le,
                         syn::RangeLimits::HalfOpen(_) => CmpOp::Lt,
                     };
-                    Some(Predicate::Cmp(op, value.clone(), Poly::constant(number(e)?)))
+                    Some(Predicate::Cmp(op, value.clone(), Poly::constant(pattern_number(e)?)))
                 }
                 None => None,
             };
@@ -712,11 +704,16 @@ fn literal_condition(pat: &syn::Pat, value: &Poly) -> Option<Predicate> {
     }
 }
 
-fn number_of(e: &Expr) -> Option<i64> {
+/// The number a literal of a pattern stands for (`7`, `-1`, `b'a'`, `'x'`).
+fn pattern_number(e: &Expr) -> Option<i64> {
     match e {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i), ..
-        }) => i.base10_parse().ok(),
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse().ok(),
+            syn::Lit::Byte(b) => Some(i64::from(b.value())),
+            syn::Lit::Char(c) => Some(i64::from(u32::from(c.value()))),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => pattern_number(&u.expr).map(|n| -n),
         _ => None,
     }
 }

@@ -160,6 +160,9 @@ pub(crate) struct Interpreter<'a> {
     /// Whether the innermost loop walked so far has a `break` or `continue` under a condition
     /// that differs between lanes.
     lane_exits: LaneExits,
+    /// Where the `?` operators of the statement being walked gave a value, when that differs
+    /// between lanes: the rest of the block runs only there.
+    tried: Vec<Predicate>,
     /// The variables as each `break` of the innermost loop walked so far leaves it, with the
     /// conditions it is taken under inside the loop: what the loop hands on is any of them,
     /// besides what its last iteration leaves.
@@ -229,6 +232,7 @@ pub fn interpret(
         call_guards: 0,
         loop_guards: 0,
         lane_exits: LaneExits::default(),
+        tried: Vec::new(),
         break_scopes: Vec::new(),
         loop_walks: 0,
         expanding: None,
@@ -861,19 +865,31 @@ mod tests {
 
     #[test]
     fn the_question_mark_operator_passes_the_payload_on() {
-        // `first(..)?` reads through the helper and gives its `Some` value to the caller.
-        let rows = global_rows(
-            "fn first(xs: &[f32], at: usize) -> Option<f32> { if at < xs.len() { Some(xs[at]) } else { None } }
-             fn twice(xs: &[f32], at: usize) -> Option<f32> { let v = first(xs, at)?; Some(v * 2.0) }
+        // `first(..)?` reads through the helper and gives its `Some` value to the caller; the
+        // store after it runs only in the lanes that got one, which the note says.
+        let src = "fn first(xs: &[f32], at: usize) -> Option<f32> { if at < xs.len() { Some(xs[at]) } else { None } }
+             fn twice(xs: &[f32], at: usize, out: *mut f32) -> Option<f32> {
+                 let v = first(xs, at)?;
+                 unsafe { *out.add(at) = v; }
+                 Some(v * 2.0)
+             }
              #[kernel] pub unsafe fn k(xs: &[f32], out: *mut f32) {
                  let i = thread::index_1d() as usize;
-                 if let Some(v) = twice(xs, 2 * i) { *out.add(i) = v; }
-             }",
-        );
+                 twice(xs, i, out);
+             }";
         use AccessClass::*;
         assert_eq!(
-            rows,
-            [(Op::Load, 1, Strided, Some(8.0)), (Op::Store, 5, Coalesced, Some(4.0))]
+            global_rows(src),
+            [
+                (Op::Load, 1, Coalesced, Some(4.0)),
+                (Op::Store, 4, Coalesced, Some(4.0))
+            ]
+        );
+        let report = analyze_source(&SourceFile::new("k.rs", src), &LaunchPlan::default()).expect("parses");
+        let store = report.kernels[0].accesses[1].prediction.as_ref().expect("global");
+        assert_eq!(
+            store.assumptions,
+            ["the lanes that run it depend on `first(xs, at)?`, which the analysis cannot follow: the figure counts every lane, so each request touches at most that many sectors"]
         );
     }
 

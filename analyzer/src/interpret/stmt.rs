@@ -50,6 +50,15 @@ impl<'a> Interpreter<'a> {
 
     fn stmt(&mut self, stmt: &Stmt, last: bool) -> (Flow, Value) {
         crate::budget::tick();
+        let tried = std::mem::take(&mut self.tried);
+        let walked = self.walk_stmt(stmt, last);
+        // The `?` of this statement guard what follows it in the block.
+        let gave = std::mem::replace(&mut self.tried, tried);
+        self.guards.extend(gave);
+        walked
+    }
+
+    fn walk_stmt(&mut self, stmt: &Stmt, last: bool) -> (Flow, Value) {
         match stmt {
             Stmt::Local(local) => {
                 self.local(local);
